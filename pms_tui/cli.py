@@ -1,0 +1,415 @@
+"""The command line: ``pms-tui`` opens the terminal UI; subcommands serve scripts and tests.
+
+Every error ends as one sentence on stderr and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from .core.config import ConfigError
+
+
+class UserError(Exception):
+    """Something the user can fix; printed as one sentence."""
+
+
+def _kb(args):
+    from .core.kb import KnowledgeBase
+
+    return KnowledgeBase(home=args.home)
+
+
+def _print_json(data) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+class _ProgressBar:
+    """A one-line progress bar on a terminal; silent when stderr is not one."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int, phase: str) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.last < 0.1 and done < total:
+            return
+        self.last = now
+        width = 30
+        filled = int(width * done / total) if total else width
+        sys.stderr.write(f"\r{phase:<10} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}  ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+
+
+# -- commands -------------------------------------------------------------------------------
+def cmd_add(args) -> int:
+    with _kb(args) as kb:
+        col = kb.collections.create(args.path, name=args.name, description=args.description or "")
+        print(f"Added collection {col.name!r} ({col.path}, {len(col.files)} notes). Run `pms-tui sync` to index it.")
+    return 0
+
+
+def cmd_collections(args) -> int:
+    with _kb(args) as kb:
+        rows = []
+        for col in kb.collections.list():
+            docs, chunks = col.counts()
+            rows.append({
+                "name": col.name, "path": str(col.path), "description": col.description,
+                "files": len(col.files), "documents": docs, "chunks": chunks,
+                "last_sync": time.strftime("%Y-%m-%d %H:%M", time.localtime(col.last_sync)) if col.last_sync else None,
+                "folder_exists": col.exists,
+            })
+        if args.json:
+            _print_json(rows)
+        elif not rows:
+            print("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
+        else:
+            for r in rows:
+                missing = "  (folder missing)" if not r["folder_exists"] else ""
+                print(f"{r['name']:<20} {r['path']}{missing}")
+                print(f"{'':<20} {r['files']} files, {r['documents']} indexed, {r['chunks']} chunks, "
+                      f"last sync {r['last_sync'] or 'never'}")
+    return 0
+
+
+def cmd_remove(args) -> int:
+    with _kb(args) as kb:
+        kb.collections.delete(args.name)
+        print(f"Removed collection {args.name!r} from the index; its files were not touched.")
+    return 0
+
+
+def cmd_status(args) -> int:
+    with _kb(args) as kb:
+        cols = kb._selected(args.collection)
+        total = kb.check_sync_status([c.name for c in cols]) if cols else None
+        if args.json:
+            _print_json({
+                "to_add": [str(p) for p in total.to_add] if total else [],
+                "to_update": [str(p) for p in total.to_update] if total else [],
+                "to_delete": [str(p) for p in total.to_delete] if total else [],
+            })
+            return 0
+        if not cols:
+            print("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
+            return 0
+        print(total.summary)
+        for col in cols:
+            part = kb.check_sync_status([col.name])
+            note = "" if col.exists else "  (folder missing)"
+            print(f"  {col.name}: +{len(part.to_add)} new, ~{len(part.to_update)} modified, "
+                  f"-{len(part.to_delete)} deleted{note}")
+        if args.verbose:
+            for label, items in (("+", total.to_add), ("~", total.to_update), ("-", total.to_delete)):
+                for item in items:
+                    print(f"    {label} {item}")
+    return 0
+
+
+def _print_report(report, as_json: bool) -> None:
+    if as_json:
+        _print_json(report.to_json())
+        return
+    print(report.summary)
+    for problem in report.problems:
+        print(f"  ! {problem}")
+    for path, reason in report.skipped:
+        print(f"  skipped {path}: {reason}")
+
+
+def cmd_sync(args) -> int:
+    with _kb(args) as kb:
+        if not kb.collections.list():
+            print("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
+            return 0
+        bar = _ProgressBar()
+        try:
+            report = kb.sync(progress=bar, collections=args.collection)
+        finally:
+            bar.close()
+        _print_report(report, args.json)
+    return 0
+
+
+def cmd_reindex(args) -> int:
+    with _kb(args) as kb:
+        bar = _ProgressBar()
+        try:
+            report = kb.reindex(progress=bar)
+        finally:
+            bar.close()
+        _print_report(report, args.json)
+    return 0
+
+
+def _plain_snippet(text: str) -> str:
+    from .core.results import SNIPPET_CLOSE, SNIPPET_OPEN
+
+    if sys.stdout.isatty():
+        return text.replace(SNIPPET_OPEN, "\x1b[1;33m").replace(SNIPPET_CLOSE, "\x1b[0m")
+    return text.replace(SNIPPET_OPEN, "*").replace(SNIPPET_CLOSE, "*")
+
+
+def cmd_search(args) -> int:
+    with _kb(args) as kb:
+        started = time.perf_counter()
+        result = kb.retrieval.search(args.query, k=args.k, mode=args.mode, collections=args.collection)
+        elapsed = (time.perf_counter() - started) * 1000
+        if args.json:
+            _print_json([
+                {key: getattr(h, key) for key in (
+                    "path", "relpath", "collection", "title", "heading_path", "start_line", "end_line",
+                    "score", "rrf", "bm25_rank", "vector_rank", "bm25", "distance", "snippet", "text")}
+                for h in result.hits
+            ])
+            return 0
+        if not result.hits:
+            print("No matches." if kb.stats()["chunks"] else "The index is empty: add a folder and run `pms-tui sync`.")
+            return 0
+        for i, h in enumerate(result.hits, 1):
+            ranks = f"bm25 {'#' + str(h.bm25_rank) if h.bm25_rank else '-'}  vec {'#' + str(h.vector_rank) if h.vector_rank else '-'}"
+            print(f"{i:>2}. {h.score:.2f}  {ranks}  {h.collection}/{h.relpath}:{h.start_line}")
+            crumb = " › ".join(h.heading_path)
+            print(f"    {h.title}" + (f"  ({crumb})" if crumb and crumb != h.title else ""))
+            print(f"    {_plain_snippet(h.snippet)}")
+        print(f"({len(result.hits)} hits in {elapsed:.0f} ms; lanes: {', '.join(result.lanes)})", file=sys.stderr)
+    return 0
+
+
+def cmd_show(args) -> int:
+    target, line = args.target, None
+    head, sep, tail = target.rpartition(":")
+    if sep and tail.isdigit():
+        target, line = head, int(tail)
+    with _kb(args) as kb:
+        found = kb.find_note(target)
+        if found is None:
+            raise UserError(f"{target} is not a note of any collection.")
+        collection, rel = found
+        chunks = kb.chunks_of(collection, rel)
+        if not chunks:
+            raise UserError(f"{collection.name}/{rel} is not indexed yet; run `pms-tui sync`.")
+        if line is not None:
+            chunks = [c for c in chunks if c.start_line <= line <= c.end_line][:1] or chunks[:1]
+        if args.json:
+            _print_json([c.to_json() for c in chunks])
+            return 0
+        for c in chunks:
+            crumb = " › ".join(c.heading_path)
+            print(f"── {collection.name}/{rel}:{c.start_line}-{c.end_line}  {crumb}")
+            print(c.text)
+            print()
+    return 0
+
+
+def cmd_clip(args) -> int:
+    from .core.extract import ClipError
+
+    with _kb(args) as kb:
+        cols = kb.collections.list()
+        if args.collection:
+            col = kb.collections.get(args.collection)
+        elif len(cols) == 1:
+            col = cols[0]
+        else:
+            raise UserError("Say which collection to clip into with -c NAME." if cols else
+                            "Add a collection first with `pms-tui add PATH`.")
+        try:
+            result = col.add_from_url(args.url, update=args.update)
+        except ClipError as exc:
+            raise UserError(str(exc)) from None
+        if args.json:
+            _print_json({"path": str(result.path), "status": result.status, "title": result.title,
+                         "url": result.url, "message": result.message})
+        else:
+            print(result.path)
+            print(result.message, file=sys.stderr)
+        return 0 if result.status in ("created", "updated") else 3
+
+
+def cmd_doctor(args) -> int:
+    import platform
+
+    from .core import store as st
+
+    ok = True
+
+    def line(label: str, good: bool, detail: str) -> None:
+        nonlocal ok
+        ok &= good
+        print(f"{'ok ' if good else 'BAD'}  {label:<14} {detail}")
+
+    line("python", sys.version_info >= (3, 11), f"{platform.python_version()} ({sys.executable})")
+    try:
+        import sqlean
+        import sqlite_vec
+
+        conn = st.connect(Path(":memory:"))
+        version = conn.execute("SELECT sqlite_version(), vec_version()").fetchone()
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61')")
+        line("sqlite", True, f"sqlean.py {getattr(sqlean, '__version__', '?')}, SQLite {version[0]}, FTS5 ok")
+        line("sqlite-vec", True, f"{version[1]}")
+    except Exception as exc:
+        line("sqlite", False, str(exc))
+    try:
+        kb = _kb(args)
+    except Exception as exc:
+        line("home", False, str(exc))
+        return 1
+    with kb:
+        stats = kb.stats()
+        line("home", True, str(kb.home))
+        line("index", True, f"{kb.db_path} ({stats['db_bytes'] / 1e6:.1f} MB, {stats['documents']} notes, "
+                            f"{stats['chunks']} chunks)")
+        line("model", kb.model_mismatch is None, kb.model_mismatch or kb.embedder.model_name)
+        try:
+            started = time.perf_counter()
+            kb.embedder.load()
+            kb.embedder.embed_query("doctor")
+            line("model load", True, f"{(time.perf_counter() - started):.2f}s, {kb.embedder.dim} dimensions")
+        except Exception as exc:
+            line("model load", False, str(exc))
+    try:
+        import importlib.metadata as md
+
+        versions = ", ".join(f"{p} {md.version(p)}" for p in ("textual", "fastembed", "onnxruntime", "trafilatura"))
+        line("packages", True, versions)
+    except Exception as exc:
+        line("packages", False, str(exc))
+    return 0 if ok else 1
+
+
+def cmd_eval(args) -> int:
+    from .eval.cli import run_eval
+
+    return run_eval(args)
+
+
+def cmd_tui(args) -> int:
+    try:
+        from .tui.app import run_app
+    except ImportError as exc:
+        raise UserError(f"The terminal UI cannot start: {exc}.") from None
+    return run_app(home=args.home) or 0
+
+
+# -- parser ---------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pms-tui",
+        description="Private, local search for your Markdown notes. With no command, opens the terminal UI.",
+    )
+    parser.add_argument("--home", help="folder of the index and config.toml (default: PMS_TUI_HOME or the user data dir)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("add", help="add a folder of notes as a collection")
+    p.add_argument("path")
+    p.add_argument("--name", help="collection name (default: the folder name)")
+    p.add_argument("--description", default="")
+    p.set_defaults(func=cmd_add)
+
+    p = sub.add_parser("collections", help="list collections")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_collections)
+
+    p = sub.add_parser("remove", help="forget a collection (its files are not touched)")
+    p.add_argument("name")
+    p.set_defaults(func=cmd_remove)
+
+    p = sub.add_parser("status", help="what a sync would change")
+    p.add_argument("-c", "--collection", action="append")
+    p.add_argument("-v", "--verbose", action="store_true", help="list the files")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("sync", help="index what changed")
+    p.add_argument("-c", "--collection", action="append")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_sync)
+
+    p = sub.add_parser("reindex", help="re-embed everything (after a model change)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_reindex)
+
+    p = sub.add_parser("search", help="hybrid search")
+    p.add_argument("query")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("-c", "--collection", action="append")
+    p.add_argument("--mode", choices=("hybrid", "bm25", "vector"), default="hybrid")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("show", help="print an indexed note, or the chunk at PATH:LINE")
+    p.add_argument("target", metavar="PATH[:LINE]")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("clip", help="save a web page as a note and index it")
+    p.add_argument("url")
+    p.add_argument("-c", "--collection")
+    p.add_argument("--update", action="store_true", help="refresh a note already clipped from this URL")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_clip)
+
+    p = sub.add_parser("doctor", help="check the driver, FTS5, sqlite-vec, the model and paths")
+    p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("eval", help="measure retrieval quality")
+    eval_sub = p.add_subparsers(dest="eval_kind", metavar="KIND", required=True)
+    e = eval_sub.add_parser("beir", help="a BEIR-style test collection (corpus.jsonl.gz, topics, qrels)")
+    e.add_argument("dir")
+    e.add_argument("--mode", choices=("bm25", "vector", "hybrid", "all"), default="all")
+    e.add_argument("--json", action="store_true")
+    e.add_argument("--limit", type=int, default=None, help="only the first N queries")
+    e = eval_sub.add_parser("known-item", help="known-item queries over a folder of notes")
+    e.add_argument("file")
+    e.add_argument("--collection", required=True, help="folder of Markdown notes")
+    e.add_argument("--mode", choices=("bm25", "vector", "hybrid", "all"), default="all")
+    e.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_eval)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", cmd_tui)
+    try:
+        return func(args)
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # the last line of defence: one sentence, no traceback
+        print(f"pms-tui: {_sentence(exc)}", file=sys.stderr)
+        return 1
+
+
+def _sentence(exc: Exception) -> str:
+    from .core import store as st
+
+    if isinstance(exc, st.DatabaseError):
+        return st.describe_error(exc)
+    known = (UserError, ConfigError, ValueError, RuntimeError, OSError, LookupError)
+    text = str(exc).strip() or type(exc).__name__
+    if not isinstance(exc, known):
+        text = f"unexpected {type(exc).__name__}: {text}"
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+if __name__ == "__main__":
+    sys.exit(main())

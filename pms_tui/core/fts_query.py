@@ -1,0 +1,59 @@
+"""Turn what a person typed into a safe FTS5 MATCH expression.
+
+User text never reaches MATCH raw: it is split into words, every word is quoted (so
+``AND``, ``NEAR``, ``*``, ``:``, ``^``, ``-`` and quotes are just text), stopwords are
+dropped unless nothing else is left, and the words are OR-ed, since FTS5's implicit AND
+returns nothing for a natural question. The last word also matches as a prefix while it
+is still being typed (the query does not end in a space or punctuation).
+"""
+
+from __future__ import annotations
+
+import re
+
+# A compact English stopword list (the words that make up most of a question's tokens but
+# carry no topic). Kept short on purpose: "not", "no" and numbers stay searchable.
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself of off on once only or other our ours ourselves out
+    over own same she should so some such than that the their theirs them themselves then there
+    these they this those through to too under until up very was we were what when where which
+    while who whom why will with would you your yours yourself yourselves s t""".split()
+)
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_TERMS = 48
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased words of a query, in order, repeats kept."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def content_words(text: str) -> list[str]:
+    """Words without stopwords; all words when the query is only stopwords."""
+    all_words = words(text)
+    kept = [w for w in all_words if w not in STOPWORDS]
+    return kept or all_words
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def build_match(text: str, *, prefix: bool = True, max_terms: int = MAX_TERMS) -> str | None:
+    """An FTS5 MATCH string for ``text``, or None when it holds no searchable word.
+
+    Repeated words are kept (a word said twice matters more), but the expression is capped at
+    ``max_terms`` words so a pasted page cannot make a query that scores for seconds.
+    """
+    terms = content_words(text)[:max_terms]
+    if not terms:
+        return None
+    parts = [_quote(t) for t in terms]
+    typing = prefix and text[-1:].isalnum() and len(terms[-1]) >= 2
+    if typing and terms[-1] == words(text)[-1]:
+        parts[-1] = f"{_quote(terms[-1])}*"
+    return " OR ".join(parts)
