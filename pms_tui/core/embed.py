@@ -41,6 +41,10 @@ _SPECIAL_TOKENS = {k: v for k, v in _TOKENIZER_CONFIG.items() if k.endswith("_to
 _MODEL_CONFIG = {"model_type": "bert", "hidden_size": 384, "pad_token_id": 0, "max_position_embeddings": 512}
 _register_lock = threading.Lock()
 _registered = False
+# Loaded models, shared by every Embedder of the process (a test suite or an evaluation opens
+# many knowledge bases; each would otherwise load its own copy).
+_loaded: dict[tuple[str, int], object] = {}
+_loaded_lock = threading.Lock()
 
 
 class EmbeddingModelError(RuntimeError):
@@ -189,7 +193,11 @@ class Embedder:
                 return
             self.state = "loading"
             try:
-                self._model = self._create()
+                key = (self.model_name, self.max_tokens)
+                with _loaded_lock:
+                    if key not in _loaded:
+                        _loaded[key] = self._create()
+                self._model = _loaded[key]
             except EmbeddingModelError as exc:
                 self.state = f"error: {exc}"
                 raise
