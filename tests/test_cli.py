@@ -1,0 +1,92 @@
+"""The command line, run as a user would: a real process, a throwaway home."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import CORPORA, write
+
+
+def run(home, *args, check=True):
+    proc = subprocess.run(
+        [sys.executable, "-m", "pms_tui", "--home", str(home), *args],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_add_sync_search_status_show(tmp_path, notes_dir):
+    home = tmp_path / "home"
+    assert "Added collection 'notes'" in run(home, "add", str(notes_dir), "--name", "notes").stdout
+    assert "+3 new" in run(home, "status").stdout
+    assert "+3 new" in run(home, "sync").stdout
+    hits = json.loads(run(home, "search", "undo the last commit", "-k", "3", "--json").stdout)
+    top = hits[0]
+    assert top["relpath"] == "git/undo-commit.md" and top["collection"] == "notes"
+    assert set(top) >= {"path", "collection", "title", "heading_path", "start_line", "end_line", "score",
+                        "rrf", "bm25_rank", "vector_rank", "snippet", "text"}
+    assert top["bm25_rank"] and top["vector_rank"]
+
+    (notes_dir / "cooking/bread.md").write_text("# Sourdough bread\n\nNow with rye.\n")
+    assert "Sync status: +0 new, ~1 modified, -0 deleted" in run(home, "status").stdout
+    report = json.loads(run(home, "sync", "--json").stdout)
+    assert report["modified"] == ["notes/cooking/bread.md"] and report["chunks_embedded"] == 1
+
+    shown = run(home, "show", f"notes/git/undo-commit.md:{top['start_line']}").stdout
+    assert "git reset --soft HEAD~1" in shown
+    listing = json.loads(run(home, "collections", "--json").stdout)
+    assert listing[0]["documents"] == 3
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("add", "/definitely/not/here"), "is not a folder"),
+        (("remove", "ghost"), "no collection named 'ghost'"),
+        (("search", "x", "-c", "ghost"), "no collection named 'ghost'"),
+        (("show", "nowhere.md"), "not a note of any collection"),
+        (("clip", "ftp://example.org/x"), ""),
+    ],
+)
+def test_errors_are_one_sentence(tmp_path, args, message):
+    proc = run(tmp_path / "home", *args, check=False)
+    assert proc.returncode != 0
+    assert message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_operator_query_from_the_shell(tmp_path, notes_dir):
+    home = tmp_path / "home"
+    run(home, "add", str(notes_dir))
+    run(home, "sync")
+    out = run(home, "search", '"AND * NEAR( -:^', "--json").stdout
+    assert isinstance(json.loads(out), list)
+
+
+def test_corrupt_index_is_one_sentence(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "index.sqlite").write_bytes(b"this is not a database" * 100)
+    proc = run(home, "collections", check=False)
+    assert proc.returncode == 1 and "damaged or not a pms-tui database" in proc.stderr
+
+
+def test_empty_home_is_helpful(tmp_path):
+    assert "No collections yet" in run(tmp_path / "home", "sync").stdout
+
+
+@pytest.mark.skipif(not (CORPORA / "markdown/jbranchaud-til").is_dir(), reason="shared corpora absent")
+def test_real_vault_subset(tmp_path):
+    """A slice of a real personal knowledge base (jbranchaud/til, git folder)."""
+    home = tmp_path / "home"
+    run(home, "add", str(CORPORA / "markdown/jbranchaud-til/git"), "--name", "git")
+    run(home, "sync")
+    hits = json.loads(run(home, "search", "undo the last commit", "--json", "-k", "5").stdout)
+    assert any("commit" in h["relpath"] or "reset" in h["relpath"] for h in hits[:3])
