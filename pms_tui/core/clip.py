@@ -1,0 +1,359 @@
+"""Save an extracted web page as a Markdown note in a collection folder.
+
+A clip is ``YYYY-MM-DD-<slug>.md``: YAML frontmatter (title, url, source, author, published,
+description, clipped_at, sha256) followed by the Markdown body. Notes are written atomically
+and never overwrite another note; clipping a page that is already in the folder (same final
+URL or same body hash) is reported as a duplicate unless ``update=True`` asks to refresh it.
+
+Pure core module: no Textual, no index; :func:`clip_url` is the one call the CLI and TUI need.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import secrets
+import stat
+import unicodedata
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import yaml
+
+from .extract import ClipError, ExtractedPage, extract_from_url
+
+__all__ = ["ClipError", "ClipResult", "clip_page", "clip_url", "render_note", "slugify"]
+
+_WINDOWS_RESERVED = frozenset(
+    {"con", "prn", "aux", "nul", "clock$"}
+    | {f"com{i}" for i in range(10)}
+    | {f"lpt{i}" for i in range(10)}
+)
+# Latin letters that NFKD does not decompose into ASCII.
+_LATIN_EXTRAS = str.maketrans({
+    "ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O",
+    "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "ł": "l", "Ł": "L", "þ": "th", "Þ": "TH", "ı": "i",
+})
+_FRONTMATTER_SCAN_CHARS = 65_536
+_MAX_SUFFIX = 10_000
+_CLIP_KEYS = frozenset({"title", "url", "source", "author", "published", "description", "clipped_at", "sha256"})
+
+
+@dataclass
+class ClipResult:
+    path: Path
+    status: str  # "created" | "duplicate" | "updated"
+    title: str
+    url: str
+    message: str  # one sentence for the user
+
+
+# --------------------------------------------------------------------------------------
+# Names
+# --------------------------------------------------------------------------------------
+
+
+def slugify(title: str, max_len: int = 80) -> str:
+    """A file-name-safe slug: lowercase ASCII letters, digits and single hyphens.
+
+    Accents are folded (``Crème`` -> ``creme``, ``Straße`` -> ``strasse``). A title with no
+    Latin letters or digits left gets ``untitled-<6 hex of its hash>`` so different such
+    titles stay apart; an empty title gets ``untitled``. The result never contains a dot, a
+    slash or a backslash, is never empty and is never a Windows reserved device name.
+    """
+    max_len = max(max_len, 1)
+    text = unicodedata.normalize("NFKD", (title or "").translate(_LATIN_EXTRAS))
+    ascii_text = text.encode("ascii", "ignore").decode("ascii").lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")
+    if len(slug) > max_len:
+        cut = slug[:max_len]
+        if slug[max_len] != "-" and "-" in cut[max_len // 2 :]:
+            cut = cut.rsplit("-", 1)[0]  # end on a whole word when that keeps most of it
+        slug = cut.strip("-")
+    if not slug:
+        stripped = (title or "").strip()
+        if not stripped:
+            return "untitled"[:max_len]
+        digest = hashlib.sha256(stripped.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+        slug = f"untitled-{digest}"[:max_len].strip("-")
+    if slug in _WINDOWS_RESERVED:
+        slug = f"{slug}-page"
+    return slug
+
+
+def _inside(folder: Path, candidate: Path) -> bool:
+    """True when ``candidate`` resolves (symlinks followed) to a path inside ``folder``."""
+    try:
+        return candidate.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):
+        return False
+
+
+# --------------------------------------------------------------------------------------
+# Note text
+# --------------------------------------------------------------------------------------
+
+
+class _FrontmatterDumper(yaml.SafeDumper):
+    """``yaml.safe_dump`` with one fix: a string holding a line break or a control character
+    is written double-quoted with escapes. PyYAML's default for it, a multi-line single-quoted
+    scalar, folds NEL (U+0085) into a space on reading and spreads the value over lines."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = '"' if any(not ch.isprintable() for ch in value) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_FrontmatterDumper.add_representer(str, _represent_str)
+
+
+def _body(page: ExtractedPage) -> str:
+    """The Markdown body exactly as written after the frontmatter (ends with one newline)."""
+    content = page.content.replace("\r\n", "\n").replace("\r", "\n")
+    text = re.sub(r"^(?:[ \t]*\n)+", "", content).rstrip()
+    return text + "\n"
+
+
+def body_sha256(page: ExtractedPage) -> str:
+    """sha256 (hex) of the UTF-8 body that :func:`render_note` writes after the blank line
+    following the frontmatter, i.e. the note's bytes after its first ``\\n---\\n\\n``."""
+    return hashlib.sha256(_body(page).encode("utf-8")).hexdigest()
+
+
+def _hostname(url: str) -> str | None:
+    try:
+        return urlsplit(url).hostname
+    except ValueError:
+        return None
+
+
+def render_note(page: ExtractedPage, clipped_at: datetime) -> str:
+    """Full note text: ``---`` YAML frontmatter ``---``, a blank line, the Markdown body.
+
+    Values are written by PyYAML's safe dumper so any title (colons, quotes, ``#``, ``---``,
+    newlines) reads back unchanged with ``yaml.safe_load``. Unknown fields are left out.
+    """
+    return _render(page, clipped_at)
+
+
+def _render(page: ExtractedPage, clipped_at: datetime, extra: dict | None = None) -> str:
+    """:func:`render_note`, plus ``extra`` keys (a user's own tags etc.) after the clip's keys."""
+    meta: dict = {"title": page.title, "url": page.url}
+    source = page.sitename or _hostname(page.url)
+    if source:
+        meta["source"] = source
+    if page.author:
+        meta["author"] = page.author
+    if page.date:
+        meta["published"] = page.date
+    if page.description:
+        meta["description"] = page.description
+    meta["clipped_at"] = clipped_at.isoformat(timespec="seconds")
+    meta["sha256"] = body_sha256(page)
+    for key, value in (extra or {}).items():
+        if key not in _CLIP_KEYS:
+            meta[key] = value
+    frontmatter = yaml.dump(meta, Dumper=_FrontmatterDumper, allow_unicode=True, sort_keys=False, width=1_000_000)
+    return f"---\n{frontmatter}---\n\n{_body(page)}"
+
+
+# --------------------------------------------------------------------------------------
+# Duplicates
+# --------------------------------------------------------------------------------------
+
+
+def _url_key(url: str) -> str:
+    """Compare URLs the way servers do: scheme/host case, default port and fragment ignored."""
+    try:
+        parts = urlsplit(url.strip())
+        scheme = parts.scheme.lower()
+        host = (parts.hostname or "").lower()
+        port = parts.port
+    except (ValueError, AttributeError):
+        return url
+    default = {"http": 80, "https": 443}.get(scheme)
+    netloc = host if port in (None, default) else f"{host}:{port}"
+    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+
+
+def _read_frontmatter(path: Path) -> dict | None:
+    """The frontmatter mapping of a note, or None; reads only as far as the closing fence."""
+    lines: list[str] = []
+    budget = _FRONTMATTER_SCAN_CHARS
+    try:
+        with path.open("r", encoding="utf-8", errors="replace", newline=None) as handle:
+            if handle.readline(16).lstrip("\ufeff").rstrip() != "---":
+                return None
+            while True:
+                line = handle.readline(budget + 1)
+                budget -= len(line)
+                if not line or budget < 0:
+                    return None  # no closing fence within reach: not a clip's frontmatter
+                if line.rstrip() in ("---", "..."):
+                    break
+                lines.append(line)
+    except OSError:
+        return None
+    try:
+        meta = yaml.safe_load("".join(lines))
+    except Exception:  # noqa: BLE001 - someone else's broken note is simply not a match
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def _iter_notes(folder: Path):
+    """Every visible ``.md`` file under ``folder`` (hidden files and folders skipped)."""
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".md") and not name.startswith("."):
+                yield Path(root, name)
+
+
+def find_existing(folder: Path, url: str, sha256: str) -> Path | None:
+    """The first note in ``folder`` (recursive) clipped from ``url`` or with the same body hash."""
+    key = _url_key(url) if url else None
+    for path in _iter_notes(folder):
+        meta = _read_frontmatter(path)
+        if not meta:
+            continue
+        stored_url, stored_sha = meta.get("url"), meta.get("sha256")
+        same_url = key is not None and isinstance(stored_url, str) and _url_key(stored_url) == key
+        if (same_url or stored_sha == sha256) and _inside(folder, path):
+            return path
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------------------
+
+
+def _write_atomic(target: Path, data: bytes, *, replace: bool) -> None:
+    """Write ``data`` to ``target`` via a fsynced dot-prefixed temp file in the same folder.
+
+    With ``replace=False`` an existing ``target`` raises FileExistsError and is left alone
+    (the temp file is hard-linked into place, which fails atomically if the name is taken).
+    """
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if replace:
+            try:
+                os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
+            except OSError:
+                pass
+            os.replace(tmp, target)
+        else:
+            try:
+                os.link(tmp, target)
+            except FileExistsError:
+                raise
+            except OSError:  # no hard links on this file system: check, then rename
+                if os.path.lexists(target):
+                    raise FileExistsError(str(target)) from None
+                os.replace(tmp, target)
+            else:
+                os.unlink(tmp)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(target.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename durable where the OS allows opening a directory."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _prepare_folder(folder: Path | str) -> Path:
+    folder = Path(folder).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise ClipError(f"Cannot save the note: {folder} is a file, not a folder.")
+    return folder
+
+
+def _display(folder: Path, path: Path) -> str:
+    try:
+        return path.relative_to(folder).as_posix()
+    except ValueError:
+        return str(path)
+
+
+# --------------------------------------------------------------------------------------
+# Clipping
+# --------------------------------------------------------------------------------------
+
+
+def clip_page(page: ExtractedPage, folder: Path, *, update: bool = False, today: date | None = None) -> ClipResult:
+    """Save ``page`` as a new note in ``folder`` (created if missing).
+
+    If the folder already holds it (same final URL, or same body sha256), nothing is
+    written and the status is ``"duplicate"``; with ``update=True`` that note is rewritten
+    in place (keeping frontmatter keys the user added) and the status is ``"updated"``.
+    """
+    folder = _prepare_folder(folder)
+    clipped_at = datetime.now().astimezone()
+    existing = find_existing(folder, page.url, body_sha256(page)) if folder.is_dir() else None
+    if existing is not None:
+        shown = _display(folder, existing)
+        if not update:
+            return ClipResult(
+                existing, "duplicate", page.title, page.url,
+                f"This page is already saved as {shown}; clip it with --update (update=True) to refresh it.",
+            )
+        # Keys the user added to the note (tags, rating…) survive a refresh; the clip's own are renewed.
+        data = _render(page, clipped_at, _read_frontmatter(existing)).encode("utf-8")
+        try:
+            _write_atomic(existing, data, replace=True)
+        except OSError as exc:
+            raise ClipError(f"Could not update {shown}: {exc.strerror or exc}.") from None
+        return ClipResult(existing, "updated", page.title, page.url, f"Refreshed {shown} from {page.url}.")
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ClipError(f"Could not create the folder {folder}: {exc.strerror or exc}.") from None
+    stem = f"{(today or date.today()).isoformat()}-{slugify(page.title)}"
+    for number in range(1, _MAX_SUFFIX + 1):
+        name = f"{stem}.md" if number == 1 else f"{stem}-{number}.md"
+        target = folder / name
+        if os.path.lexists(target):
+            continue
+        if not _inside(folder, target) or target.parent.resolve() != folder.resolve():
+            raise ClipError(f"Refusing to write {name} outside the folder {folder}.")
+        try:
+            _write_atomic(target, render_note(page, clipped_at).encode("utf-8"), replace=False)
+        except FileExistsError:
+            continue  # someone took the name between the check and the link
+        except OSError as exc:
+            raise ClipError(f"Could not save the note {name}: {exc.strerror or exc}.") from None
+        return ClipResult(target, "created", page.title, page.url, f'Clipped "{page.title}" to {name}.')
+    raise ClipError(f"Could not find a free file name for {stem}.md in {folder}.")
+
+
+def clip_url(url: str, folder: Path, *, update: bool = False, **fetch_options) -> ClipResult:
+    """Fetch, extract and save ``url`` in ``folder``; see :func:`clip_page` and ``extract.fetch``."""
+    folder = _prepare_folder(folder)
+    page = extract_from_url(url, **fetch_options)
+    return clip_page(page, folder, update=update)
