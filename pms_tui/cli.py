@@ -254,13 +254,12 @@ def cmd_doctor(args) -> int:
 
     line("python", sys.version_info >= (3, 11), f"{platform.python_version()} ({sys.executable})")
     try:
-        import sqlean
-        import sqlite_vec
+        import importlib.metadata as md
 
         conn = st.connect(Path(":memory:"))
         version = conn.execute("SELECT sqlite_version(), vec_version()").fetchone()
         conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61')")
-        line("sqlite", True, f"sqlean.py {getattr(sqlean, '__version__', '?')}, SQLite {version[0]}, FTS5 ok")
+        line("sqlite", True, f"sqlean.py {md.version('sqlean.py')}, SQLite {version[0]}, FTS5 ok")
         line("sqlite-vec", True, f"{version[1]}")
     except Exception as exc:
         line("sqlite", False, str(exc))
