@@ -1,0 +1,127 @@
+"""UI latency of the terminal app, measured headless with Textual's Pilot.
+
+    python benchmarks/ui_latency.py [HOME]
+
+prints two numbers (and a JSON line): the app's start time to the first screen, and the
+median keystroke-to-results time over ~20 queries typed character by character (from the
+debounce timer firing to the results list rendered). Without HOME, a throwaway home with the
+bundled user guide is built and synced first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+QUERIES = [
+    "undo last commit", "sourdough hydration", "asyncio timeout", "change theme", "sync status",
+    "clip a web page", "keys remap", "reciprocal rank fusion", "bulk fermentation", "git reflog",
+    "empty query recent", "collection filter", "editor line", "vector lane model", "branch rename",
+    "config toml", "blocking code thread", "stretch and fold", "copy chunk", "search modes",
+]
+
+
+def _sample_home(folder: Path) -> Path:
+    from pms_tui.core.kb import KnowledgeBase
+    from pms_tui.tui.sample import SAMPLE_NAME, sample_dir
+
+    with KnowledgeBase(home=folder) as kb:
+        if not kb.collections.list():
+            kb.collections.create(sample_dir(), name=SAMPLE_NAME)
+        kb.sync()
+    return folder
+
+
+async def _run(home: Path, queries: list[str]) -> dict:
+    from pms_tui.tui.app import PmsApp
+
+    started = time.perf_counter()
+    app = PmsApp(home=home, first_run_sample=False, read_clipboard=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        while app.first_screen_ms is None:
+            await pilot.pause(0.01)
+        first_screen_ms = (time.perf_counter() - started) * 1000
+        # wait for the model, as a person would after the first second
+        while app.model_state == "loading":
+            await pilot.pause(0.05)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        per_query: list[float] = []
+        for query in queries:
+            await pilot.press("ctrl+u")  # clear the search bar
+            await pilot.pause(0.2)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            count = len(app.search_latencies_ms)
+            for char in query:
+                await pilot.press("space" if char == " " else char)
+            while len(app.search_latencies_ms) == count or app._debounce is not None:
+                await pilot.pause(0.01)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            per_query.append(app.search_latencies_ms[-1])
+        return {
+            "first_screen_ms": round(first_screen_ms, 1),
+            "first_screen_in_app_ms": round(app.first_screen_ms, 1),
+            "keystroke_to_results_median_ms": round(statistics.median(per_query), 1),
+            "keystroke_to_results_p90_ms": round(sorted(per_query)[int(len(per_query) * 0.9) - 1], 1),
+            "queries": len(per_query),
+            "debounce_ms": app.settings.debounce_ms,
+            "model": app.model_state,
+        }
+
+
+_COLD_START = """
+import time
+started = time.perf_counter()
+import asyncio, sys
+from pms_tui.tui.app import PmsApp
+
+async def main():
+    app = PmsApp(home=sys.argv[1], first_run_sample=False, read_clipboard=False, load_model=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        while app.first_screen_ms is None:
+            await pilot.pause(0.005)
+        print((time.perf_counter() - started) * 1000)
+
+asyncio.run(main())
+"""
+
+
+def _cold_start_ms(home: Path) -> float:
+    """A new Python process: imports, opening the index, first screen (the median of 3)."""
+    runs = []
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-c", _COLD_START, str(home)], capture_output=True,
+                             text=True, check=True)
+        runs.append(float(out.stdout.strip().splitlines()[-1]))
+    return round(statistics.median(runs), 1)
+
+
+def measure_ui(home: str | Path | None = None, queries: list[str] | None = None) -> dict:
+    """Start time to first screen and median keystroke-to-results time, in ms."""
+    queries = queries or QUERIES
+    if home is not None:
+        result = asyncio.run(_run(Path(home), queries))
+        result["process_start_to_first_screen_ms"] = _cold_start_ms(Path(home))
+        return result
+    with tempfile.TemporaryDirectory(prefix="pms-ui-bench-") as tmp:
+        home = _sample_home(Path(tmp))
+        result = asyncio.run(_run(home, queries))
+        result["process_start_to_first_screen_ms"] = _cold_start_ms(home)
+        return result
+
+
+if __name__ == "__main__":
+    result = measure_ui(sys.argv[1] if len(sys.argv) > 1 else None)
+    print(f"app start to first screen: {result['first_screen_ms']:.0f} ms "
+          f"({result['process_start_to_first_screen_ms']:.0f} ms from a new process, imports included)")
+    print(f"keystroke to results (median of {result['queries']} queries): "
+          f"{result['keystroke_to_results_median_ms']:.0f} ms")
+    print(json.dumps(result))

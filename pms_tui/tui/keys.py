@@ -1,0 +1,67 @@
+"""Key bindings of the main screen, each with an id so a person can remap it.
+
+Every key here works while the search bar has focus: none of them is bound by
+:class:`textual.widgets.Input` (which takes ctrl+a/e/k/u/w/d/x/c/v, home/end, arrows left
+and right, backspace and delete). ctrl+h, ctrl+i, ctrl+j and ctrl+m are avoided because
+terminals send them as backspace, tab and enter.
+
+Remap in ``config.toml``::
+
+    [keys]
+    "app.sync" = "f5"
+    "app.open_editor" = "ctrl+e,f4"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from textual.binding import Binding
+
+APP_BINDINGS: list[Binding] = [
+    Binding("ctrl+s", "sync", "Sync", id="app.sync", tooltip="Index what changed in the collections"),
+    Binding("ctrl+o", "clip", "Clip", id="app.clip", tooltip="Save a web page as a note"),
+    Binding("ctrl+n", "add_collection", "Add folder", id="app.add_collection",
+            tooltip="Add a folder of notes as a collection"),
+    Binding("ctrl+t", "cycle_mode", "Mode", id="app.cycle_mode", tooltip="Search mode: hybrid, bm25, vector"),
+    Binding("ctrl+l", "cycle_collection", "Filter", id="app.cycle_collection",
+            tooltip="Search all collections or one of them"),
+    Binding("ctrl+r", "toggle_document", "Chunk/Note", id="app.toggle_document",
+            tooltip="Show the matched chunk or the whole note"),
+    Binding("ctrl+g", "open_editor", "Edit", id="app.open_editor", tooltip="Open the note in $EDITOR at the chunk"),
+    Binding("ctrl+y", "copy_chunk", "Copy", id="app.copy_chunk", tooltip="Copy the chunk's text"),
+    Binding("ctrl+b", "copy_path", "Copy path", id="app.copy_path", show=False, tooltip="Copy the note's path"),
+    Binding("f1", "help", "Help", id="app.help", tooltip="List the keys"),
+    Binding("escape", "clear", "Back/Clear", id="app.clear", show=False,
+            tooltip="Back to the search bar; again to clear the query"),
+    Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True, tooltip="Quit"),
+    # the arrows move the results while the search bar has focus (Input does not bind them)
+    Binding("down", "select_next", "Next result", show=False),
+    Binding("up", "select_previous", "Previous result", show=False),
+    Binding("pagedown", "select_page_down", "Page down", show=False),
+    Binding("pageup", "select_page_up", "Page up", show=False),
+]
+
+RESULTS_BINDINGS: list[Binding] = [
+    Binding("j", "cursor_down", "Next result", show=False, id="results.down"),
+    Binding("k", "cursor_up", "Previous result", show=False, id="results.up"),
+]
+
+
+def keymap_from_settings(table: object) -> tuple[dict[str, str], list[str]]:
+    """The ``[keys]`` table of config.toml as a keymap, and sentences about bad entries."""
+    if not isinstance(table, Mapping):
+        return {}, ["The [keys] table of config.toml must map binding ids to keys."] if table else []
+    known = {b.id for b in APP_BINDINGS + RESULTS_BINDINGS if b.id}
+    keymap: dict[str, str] = {}
+    problems: list[str] = []
+    for binding_id, keys in table.items():
+        if binding_id not in known:
+            problems.append(f"Unknown key binding id {binding_id!r} in config.toml.")
+        elif isinstance(keys, str) and keys.strip():
+            keymap[binding_id] = keys.replace(" ", "")
+        elif isinstance(keys, list) and all(isinstance(k, str) for k in keys) and keys:
+            keymap[binding_id] = ",".join(k.strip() for k in keys)
+        else:
+            problems.append(f"The keys of {binding_id!r} in config.toml must be a string like \"ctrl+e\".")
+    return keymap, problems

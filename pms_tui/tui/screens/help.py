@@ -1,0 +1,72 @@
+"""F1: the keys, generated from the live bindings (so remapped keys show as remapped)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Static
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    keys: str
+    action: str
+    binding_id: str
+
+
+INTRO = (
+    "Keys work while you type in the search bar. Remap any key with a [keys] table in "
+    "config.toml, by its id:  \"app.sync\" = \"f5\".  ctrl+p opens the command palette."
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,f1,q", "dismiss", "Close", id="help.close"),
+    ]
+
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+        & > Vertical {
+            width: 104;
+            max-width: 95%;
+            height: auto;
+            max-height: 90%;
+            background: $surface;
+            border: round $primary;
+            border-title-color: $text-accent;
+            border-title-style: bold;
+            padding: 0 1;
+        }
+        & #help-intro { color: $text-muted; margin: 0 0 1 0; }
+        & DataTable { height: auto; max-height: 28; }
+    }
+    """
+
+    def __init__(self, rows: Iterable[KeyRow]) -> None:
+        super().__init__()
+        self.rows = list(rows)
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = "pms-tui · keys"
+            box.border_subtitle = "escape to close"
+            yield Static(Content(INTRO), id="help-intro")
+            table: DataTable = DataTable(cursor_type="row", zebra_stripes=True, id="help-keys")
+            table.add_columns("Key", "Action", "Id")
+            for row in self.rows:
+                table.add_row(row.keys, row.action, row.binding_id)
+            yield table
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).focus()
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(result)

@@ -1,0 +1,244 @@
+"""The reader: the highlighted hit rendered as Markdown, under its breadcrumb.
+
+Two views: the matched chunk alone, or the whole note scrolled to the chunk with the
+chunk's blocks marked. A long note is rendered as a window of lines around the chunk
+(Textual's Markdown mounts a widget per block, so 5,000 lines at once would stall).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Markdown, Static
+from textual.widgets.markdown import MarkdownBlock
+
+from pms_tui.core.frontmatter import split_frontmatter
+from pms_tui.core.results import Hit
+
+WINDOW_LINES = 600  # a longer note is shown as this many lines around the chunk
+MAX_NOTE_BYTES = 5_000_000
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
+
+EMPTY_TEXT = """\
+Type in the search bar: results appear as you type.
+
+- **↑ ↓** move through the results; this pane follows
+- **ctrl+r** shows the whole note, **ctrl+g** opens it in your editor
+- **ctrl+t** changes the mode, **ctrl+l** the collection filter
+- **F1** lists every key, **ctrl+p** every command
+"""
+
+
+@dataclass
+class NoteWindow:
+    """The part of a note that is rendered: its Markdown and the file line of its first line."""
+
+    markdown: str
+    first_line: int  # 1-based file line of the markdown's first line
+    total_lines: int
+    clipped: bool
+
+
+def cut_points(lines: list[str]) -> list[int]:
+    """Indices where a window may start or end: headings and blank lines outside fences."""
+    points: list[int] = []
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        match = _FENCE.match(line)
+        if fence is not None:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                fence = None
+            continue
+        if match:
+            fence = match.group(1)
+            points.append(i)
+            continue
+        if not line.strip() or _HEADING.match(line):
+            points.append(i)
+    return points
+
+
+def note_window(text: str, start_line: int, end_line: int, budget: int = WINDOW_LINES) -> NoteWindow:
+    """The note's body without frontmatter, or a window of ``budget`` lines around the chunk."""
+    _, body, offset = split_frontmatter(text)
+    lines = body.split("\n")
+    total = len(lines) + offset
+    if len(lines) <= budget:
+        return NoteWindow(body, offset + 1, total, False)
+    start = max(0, start_line - offset - 1)
+    end = min(len(lines), end_line - offset)
+    lo_target = max(0, start - budget // 4)
+    hi_target = min(len(lines), max(end, lo_target + budget))
+    points = cut_points(lines)
+    lo = max((p for p in points if p <= lo_target), default=0)
+    hi = min((p for p in points if p >= hi_target), default=len(lines))
+    return NoteWindow("\n".join(lines[lo:hi]), offset + lo + 1, total, True)
+
+
+class Breadcrumb(Static):
+    """``H1 › H2 › H3`` over ``collection/relpath:start-end`` and the view."""
+
+    DEFAULT_CSS = """
+    Breadcrumb {
+        height: auto;
+        padding: 0 2;
+        background: $panel;
+        color: $text-muted;
+    }
+    """
+
+    def show_hit(self, hit: Hit | None, whole_note: bool, window: NoteWindow | None = None) -> None:
+        if hit is None:
+            self.update(Content.styled("No passage selected", "$text-muted"))
+            return
+        crumbs = hit.heading_path or [hit.title]
+        parts: list[str | tuple[str, str]] = []
+        for i, crumb in enumerate(crumbs):
+            if i:
+                parts.append((" › ", "$text-muted"))
+            parts.append((crumb, "bold $text-accent" if i == len(crumbs) - 1 else "bold $text"))
+        view = "whole note" if whole_note else "chunk"
+        if whole_note and window is not None and window.clipped:
+            last = window.first_line + window.markdown.count("\n")
+            view = f"lines {window.first_line}-{last} of {window.total_lines}"
+        location = Content.assemble(
+            (f"{hit.collection}/{hit.relpath}:{hit.start_line}-{hit.end_line}", "$text-primary"),
+            ("  ·  ", "$text-muted"),
+            (view, "$text-muted italic"),
+        )
+        self.update(Content("\n").join([Content.assemble(*parts), location]))
+
+
+class NoteMarkdown(Markdown, can_focus_children=False):
+    """Markdown that never takes focus from navigation."""
+
+
+class Reader(Vertical):
+    """Breadcrumb above a scrollable Markdown view of the highlighted hit."""
+
+    DEFAULT_CSS = """
+    Reader {
+        height: 1fr;
+        & > VerticalScroll { height: 1fr; background: $background; }
+        & NoteMarkdown { padding: 0 2 1 2; }
+        & NoteMarkdown > .-match {
+            background: $accent 12%;
+            border-left: outer $accent;
+        }
+    }
+    """
+
+    whole_note: reactive[bool] = reactive(False, init=False)
+
+    class ChunkShown(Message):
+        """The reader finished rendering a hit (None: the empty state)."""
+
+        def __init__(self, hit: Hit | None, whole_note: bool) -> None:
+            super().__init__()
+            self.hit = hit
+            self.whole_note = whole_note
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.hit: Hit | None = None
+        self.window: NoteWindow | None = None
+        self._pending: tuple[Hit | None] | None = None
+        self._rendering = False
+        self._shown: tuple[int | None, bool, str] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Breadcrumb(id="breadcrumb")
+        with VerticalScroll(id="reader-scroll"):
+            yield NoteMarkdown(EMPTY_TEXT, id="reader-markdown", open_links=False)
+
+    @property
+    def markdown(self) -> NoteMarkdown:
+        return self.query_one(NoteMarkdown)
+
+    def show(self, hit: Hit | None) -> None:
+        """Render ``hit`` soon; a burst of calls (holding a key down) renders only the last."""
+        self._pending = (hit,)
+        if not self._rendering:
+            self._rendering = True
+            self.run_worker(self._render_pending(), group="reader", exit_on_error=False)
+
+    def refresh_view(self) -> None:
+        """Render the current hit again (after the note changed on disk)."""
+        self._shown = None
+        self.show(self.hit)
+
+    def watch_whole_note(self) -> None:
+        self.show(self.hit)
+
+    async def _render_pending(self) -> None:
+        try:
+            while self._pending is not None:
+                (hit,), self._pending = self._pending, None
+                await self._show_hit(hit)
+        finally:
+            self._rendering = False
+
+    async def _show_hit(self, hit: Hit | None) -> None:
+        key = (hit.chunk_id if hit else None, self.whole_note, hit.text if hit else "")
+        self.hit = hit
+        if key == self._shown:
+            return
+        breadcrumb = self.query_one(Breadcrumb)
+        markdown = self.markdown
+        scroll = self.query_one("#reader-scroll", VerticalScroll)
+        if hit is None:
+            self.window = None
+            breadcrumb.show_hit(None, self.whole_note)
+            await markdown.update(EMPTY_TEXT)
+        elif not self.whole_note:
+            self.window = None
+            breadcrumb.show_hit(hit, False)
+            await markdown.update(hit.text)
+            scroll.scroll_home(animate=False)
+        else:
+            self.window = window = self._read_window(hit)
+            breadcrumb.show_hit(hit, True, window)
+            await markdown.update(window.markdown)
+            first = self._mark_chunk(hit, window)
+            if first is not None:
+                self.call_after_refresh(scroll.scroll_to_widget, first, top=True, animate=False)
+            else:
+                scroll.scroll_home(animate=False)
+        self._shown = key
+        self.post_message(self.ChunkShown(hit, self.whole_note))
+
+    def _read_window(self, hit: Hit) -> NoteWindow:
+        path = Path(hit.path)
+        try:
+            if path.stat().st_size > MAX_NOTE_BYTES:
+                raise OSError("the note is too large to show whole")
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            message = (f"> The note cannot be read from disk ({reason}); the indexed chunk is shown. "
+                       "Sync to bring the index up to date.\n\n")
+            return NoteWindow(message + hit.text, hit.start_line - message.count("\n"), hit.end_line, False)
+        return note_window(text, hit.start_line, hit.end_line)
+
+    def _mark_chunk(self, hit: Hit, window: NoteWindow) -> MarkdownBlock | None:
+        """Mark the top-level blocks of the chunk; return the first."""
+        lo = hit.start_line - window.first_line
+        hi = hit.end_line - window.first_line
+        first = None
+        for block in self.markdown.children:
+            if not isinstance(block, MarkdownBlock):
+                continue
+            start, end = block.source_range
+            inside = start <= hi and end > lo
+            block.set_class(inside, "-match")
+            if inside and first is None:
+                first = block
+        return first

@@ -1,0 +1,166 @@
+"""The results list: one compact, themed row per hit, with the fusion evidence."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from pms_tui.core.results import SNIPPET_CLOSE, SNIPPET_OPEN, Hit
+
+from ..keys import RESULTS_BINDINGS
+
+SNIPPET_LINES = 2
+
+
+def evidence(hit: Hit) -> str:
+    """``0.87  bm25 #2  vec #1``, a dash where a lane did not return the chunk."""
+    bm25 = f"#{hit.bm25_rank}" if hit.bm25_rank else "-"
+    vec = f"#{hit.vector_rank}" if hit.vector_rank else "-"
+    return f"{hit.score:.2f}  bm25 {bm25:<3} vec {vec:<3}".rstrip()
+
+
+_FENCE_MARK = re.compile(r"(?:`{3,}|~{3,})[\w+-]*")
+_HEADING_MARK = re.compile(r"(^|\s)#{1,6}(?=\s)")
+_TABLE_RULE = re.compile(r"\|?(?:\s*:?-{2,}:?\s*\|)+(?:\s*:?-{2,}:?)?")
+
+
+def plain_snippet(snippet: str) -> str:
+    """A snippet without Markdown's block marks (#, fences, table rules), on one line."""
+    text = _FENCE_MARK.sub(" ", snippet)
+    text = _TABLE_RULE.sub(" ", text)
+    text = _HEADING_MARK.sub(r"\1", text)
+    return " ".join(text.split())
+
+
+def marked_snippet(snippet: str) -> Content:
+    """The snippet with the words between « » highlighted (the marks themselves dropped)."""
+    parts: list[str | tuple[str, str]] = []
+    rest = snippet
+    while SNIPPET_OPEN in rest:
+        before, _, tail = rest.partition(SNIPPET_OPEN)
+        word, _, rest = tail.partition(SNIPPET_CLOSE)
+        parts += [before, (word, "bold $text-accent underline")]
+    parts.append(rest)
+    return Content.assemble(*parts)
+
+
+def hit_row(hit: Hit, width: int, recent: bool) -> Content:
+    """Title and evidence, location and breadcrumb, then the snippet: one hit."""
+    width = max(width, 20)
+    right = Content.styled("recent" if recent else evidence(hit), "$text-muted")
+    if not recent:
+        score = f"{hit.score:.2f}"
+        right = Content.assemble((score, "bold $text-success"), (evidence(hit)[len(score):], "$text-muted"))
+    title_width = max(8, width - right.cell_length - 2)
+    title = Content.styled(hit.title or hit.relpath, "bold").truncate(title_width, ellipsis=True, pad=True)
+    first = Content.assemble(title, "  ", right)
+    location = Content.styled(f"{hit.collection}/{hit.relpath}:{hit.start_line}", "$text-primary")
+    crumb = " › ".join(hit.heading_path[1:] if hit.heading_path[:1] == [hit.title] else hit.heading_path)
+    second = location
+    if crumb:
+        second = Content.assemble(location, ("  ", ""), (crumb, "$text-secondary italic"))
+    second = second.truncate(width, ellipsis=True)
+    snippet = marked_snippet(plain_snippet(hit.snippet)).wrap(width)
+    if len(snippet) > SNIPPET_LINES:
+        snippet = snippet[:SNIPPET_LINES]
+        snippet[-1] = snippet[-1].truncate(width - 1) + "…"
+    return Content("\n").join([first, second, *snippet])
+
+
+class ResultsList(OptionList):
+    """Ranked hits; the highlighted one is announced so the reader can follow."""
+
+    BINDINGS = RESULTS_BINDINGS
+
+    DEFAULT_CSS = """
+    ResultsList {
+        height: 1fr;
+        border: none;
+        padding: 0;
+        background: $surface;
+        & > .option-list--option { padding: 0 1; }
+        &:focus { background-tint: $foreground 3%; }
+    }
+    """
+
+    class HitHighlighted(Message):
+        """The highlighted hit changed (None: the list is empty)."""
+
+        def __init__(self, hit: Hit | None) -> None:
+            super().__init__()
+            self.hit = hit
+
+    class HitChosen(Message):
+        """Enter was pressed on a hit."""
+
+        def __init__(self, hit: Hit) -> None:
+            super().__init__()
+            self.hit = hit
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.hits: list[Hit] = []
+        self.recent = False
+        self.empty_message = ""
+        self._built_width = 0
+
+    @property
+    def current(self) -> Hit | None:
+        if self.highlighted is None or not self.hits:
+            return None
+        option = self.get_option_at_index(self.highlighted)
+        return self.hits[int(option.id)] if option.id is not None else None
+
+    def _row_width(self) -> int:
+        width = self.scrollable_content_region.width or self.size.width or 60
+        return max(20, width - 2)
+
+    def show_hits(self, hits: Sequence[Hit], *, recent: bool = False, empty_message: str = "",
+                  keep_selection: bool = False) -> None:
+        """Replace the rows and highlight the first; with ``keep_selection`` (the same query run
+        again) the highlighted chunk stays highlighted where it is still listed."""
+        previous = self.current if keep_selection else None
+        self.hits = list(hits)
+        self.recent = recent
+        self.empty_message = empty_message
+        index = 0
+        if previous is not None:
+            index = next((i for i, h in enumerate(self.hits) if h.chunk_id == previous.chunk_id), 0)
+        self._rebuild(index if self.hits else None)
+        # announce even when the index did not change (the hit under it did)
+        self.post_message(self.HitHighlighted(self.hits[index] if self.hits else None))
+
+    def _rebuild(self, highlight: int | None) -> None:
+        width = self._row_width()
+        self._built_width = width
+        options: list[Option | None] = []
+        for i, hit in enumerate(self.hits):
+            if i:
+                options.append(None)
+            options.append(Option(hit_row(hit, width, self.recent), id=str(i)))
+        if not self.hits and self.empty_message:
+            options.append(Option(Content.styled(self.empty_message, "$text-muted"), disabled=True))
+        with self.app.batch_update():
+            self.clear_options()
+            self.add_options(options)
+            if highlight is not None:
+                self.highlighted = highlight  # separators are not options: index == hit index
+
+    def on_resize(self) -> None:
+        if self.hits and self._row_width() != self._built_width:
+            self._rebuild(self.highlighted)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if event.option.id is not None and self.hits:
+            self.post_message(self.HitHighlighted(self.hits[int(event.option.id)]))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is not None and self.hits:
+            self.post_message(self.HitChosen(self.hits[int(event.option.id)]))

@@ -1,0 +1,28 @@
+"""Fixtures for the terminal UI: a real index of a few fixed notes, synced with the real model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tui_helpers import MTIMES, TUI_NOTES, write_note
+
+
+@pytest.fixture
+def tui_notes(tmp_path: Path) -> Path:
+    folder = tmp_path / "notes"
+    for rel, text in TUI_NOTES.items():
+        write_note(folder, rel, text, MTIMES[rel])
+    return folder
+
+
+@pytest.fixture
+def tui_home(tmp_path: Path, tui_notes: Path) -> Path:
+    """A home whose index holds the notes above as the collection ``notes``, fully synced."""
+    from pms_tui.core.kb import KnowledgeBase
+
+    home = tmp_path / "home"
+    with KnowledgeBase(home=home) as kb:
+        kb.collections.create(tui_notes, name="notes")
+        kb.sync()
+    return home

@@ -1,0 +1,119 @@
+"""Helpers for the terminal UI tests: fixed notes, the app under test, waiting without sleeping."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import textwrap
+from pathlib import Path
+
+TUI_NOTES = {
+    "git/undo-commit.md": """
+        ---
+        title: Undo the last commit
+        tags: [git]
+        ---
+        # Git
+
+        Everyday commands for the version control system, and how to get out of trouble when a
+        commit went wrong. Every recipe here keeps your work safe unless it says otherwise, so
+        read the whole section before you type anything.
+
+        ## Fixing mistakes
+
+        Mistakes happen to everyone: a commit with the wrong files, a message with a typo, a
+        branch that went the wrong way. Git keeps enough history to undo almost all of them,
+        as long as you have not pushed the commit to a shared remote yet.
+
+        ### Undo the last commit
+
+        Keep the changes in the working tree and drop only the commit:
+
+        ```bash
+        git reset --soft HEAD~1
+        git status
+        ```
+
+        The files stay staged, so you can fix them and commit again with a better message and
+        the right content. Nothing is lost, and the reflog still remembers the old commit.
+
+        ### Throw the changes away
+
+        A hard reset discards the commit and the working tree changes. Recover with the reflog
+        if you change your mind: it remembers where HEAD was for about ninety days.
+        """,
+    "cooking/pancakes.md": """
+        # Pancakes
+
+        Fluffy pancakes for a lazy Sunday breakfast.
+
+        ## Ingredients
+
+        | Ingredient | Amount |
+        |------------|--------|
+        | flour      | 200 g  |
+        | milk       | 300 ml |
+        | eggs       | 2      |
+
+        ## Method
+
+        Whisk everything, rest the batter for ten minutes, and fry in butter until golden.
+        """,
+    "python/asyncio.md": """
+        # Python asyncio
+
+        ## Tasks
+
+        Create concurrent coroutines with `asyncio.create_task` and wait for them with
+        `asyncio.gather`.
+
+        ## Event loop
+
+        The event loop schedules callbacks and runs coroutines until they complete.
+        """,
+}
+# fixed modification times, so "recent notes" (the empty query) has a stable order
+MTIMES = {"git/undo-commit.md": 1_700_000_300, "cooking/pancakes.md": 1_700_000_200, "python/asyncio.md": 1_700_000_100}
+
+
+def write_note(folder: Path, rel: str, text: str, mtime: int | None = None) -> Path:
+    path = folder / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+def make_app(home: Path, **kwargs):
+    from pms_tui.tui.app import PmsApp
+
+    kwargs.setdefault("first_run_sample", False)
+    kwargs.setdefault("read_clipboard", False)
+    kwargs.setdefault("show_timings", False)
+    return PmsApp(home=home, **kwargs)
+
+
+async def settle(app, pilot, rounds: int = 3) -> None:
+    """Let pending work finish: the debounce timer, workers, and the renders they cause."""
+    for _ in range(rounds):
+        while app.search_pending:
+            await pilot.pause(0.02)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def wait_for_model(app, pilot) -> None:
+    while app.model_state == "loading" and app.load_model_at_start:
+        await pilot.pause(0.05)
+    await settle(app, pilot)
+
+
+async def type_query(app, pilot, text: str) -> None:
+    for char in text:
+        await pilot.press("space" if char == " " else char)
+    await settle(app, pilot)
+
+
+def run(coro):
+    return asyncio.run(coro)
