@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import CORPORA, write
+from kb_helpers import CORPORA, write
 
 
 def run(home, *args, check=True):

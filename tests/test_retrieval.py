@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from conftest import write
+from kb_helpers import write
 from pms_tui.core import fts_query
 from pms_tui.core.results import SNIPPET_CLOSE, SNIPPET_OPEN
 from pms_tui.core.retrieval import fuse, mark_words

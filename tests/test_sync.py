@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import write
+from kb_helpers import write
 from pms_tui.core import store as st
 from pms_tui.core.collections import CollectionError
 from pms_tui.core.kb import KnowledgeBase, ModelMismatchError

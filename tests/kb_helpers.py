@@ -1,0 +1,57 @@
+"""Test data and helpers shared by the core tests (imported by name: tests/tui has its own conftest)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CORPORA = REPO.parent / "shared" / "corpora"
+
+
+def write(folder: Path, rel: str, text: str) -> Path:
+    path = folder / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+NOTES = {
+    "git/undo-commit.md": """
+        ---
+        title: Undo the last commit
+        tags: [git]
+        ---
+        # Undo the last commit
+
+        ## Keep the changes
+
+        Use a soft reset to move HEAD back one commit while keeping your work staged.
+
+        ```bash
+        git reset --soft HEAD~1
+        ```
+
+        ## Throw the changes away
+
+        A hard reset discards the commit and the working tree changes.
+        """,
+    "cooking/bread.md": """
+        # Sourdough bread
+
+        Mix flour, water and starter. Let the dough rise overnight, then bake at 250 degrees
+        in a dutch oven for forty minutes.
+        """,
+    "python/asyncio.md": """
+        # Python asyncio
+
+        ## Tasks
+
+        Create concurrent coroutines with `asyncio.create_task` and wait for them with
+        `asyncio.gather`.
+
+        ## Event loop
+
+        The event loop schedules callbacks and runs coroutines until they complete.
+        """,
+}
