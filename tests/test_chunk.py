@@ -278,7 +278,7 @@ def test_setext_headings():
     chunks = chunk_markdown(md, target_chars=10, overlap_lines=0)
     assert [c.heading_path for c in chunks] == [("Title",), ("Title", "Section")]
     assert chunks[1].start_line == 6 and chunks[1].text.startswith("Section\n-------")
-    assert chunk_markdown(md)[0].embed_text.startswith("Title\nTitle\n\n")
+    assert chunk_markdown(md)[0].embed_text.startswith("Title\n\nTitle\n=====")
 
 
 def test_heading_cut_preferred_over_paragraph_cut():
@@ -333,7 +333,9 @@ def test_embed_text_and_titles():
     assert chunk.embed_text == "My Title\nHeading One\n\n" + chunk.text
     assert chunk_markdown("plain text")[0].embed_text == "plain text"
     assert chunk_markdown("plain", title="T")[0].embed_text == "T\n\nplain"
-    assert chunk_markdown("# First\n\n# Second\n\nx")[0].embed_text.startswith("First\nFirst\n\n")
+    assert chunk_markdown("# First\n\n# Second\n\nx")[0].embed_text.startswith("First\n\n# First")
+    sub = chunk_markdown("# Git\n\n" + "intro line\n" * 60 + "\n## Undo\n\n" + "text line\n" * 60, title="Git")
+    assert sub[-1].embed_text.startswith("Git > Undo\n\n")  # the title once, as the breadcrumb's root
 
     fm = "---\ntitle: From Frontmatter\n---\n# From H1\n\ntext\n"
     assert parse_note(fm, "notes/file-name.md").title == "From Frontmatter"
