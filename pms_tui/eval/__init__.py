@@ -1,0 +1,1 @@
+"""Retrieval-quality evaluation: BEIR-style test collections and known-item query sets."""

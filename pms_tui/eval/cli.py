@@ -1,0 +1,73 @@
+"""``pms-tui eval``: print an evaluation as a table, or as JSON with ``--json``."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from . import harness
+
+PUBLISHED_SCIFACT = "published SciFact nDCG@10: BM25 0.665 (BEIR) / 0.679 (Anserini), " \
+    "all-MiniLM-L6-v2 ~0.645, bge-small 0.713, RRF(BM25+bge-base) 0.742"
+
+
+def _index_line(build: dict) -> str:
+    state = "cached" if build["cached"] else "built now"
+    rate = f", {build['chunks_per_second']:.1f} chunks/s" if build["chunks_per_second"] else ""
+    return (
+        f"index: {build['documents']} notes, {build['chunks']} chunks, {build['vectors']} vectors; "
+        f"embedding {build['embed_seconds']:.0f} s of a {build['build_seconds']:.0f} s build{rate} ({state})\n"
+        f"       model {build['settings']['model']}, chunk_target {build['settings']['chunk_target']}, "
+        f"chunk_overlap {build['settings']['chunk_overlap']}; {build['path']}"
+    )
+
+
+def print_beir(report: dict) -> None:
+    print(f"{report['collection']}: {report['queries']} judged queries, {report['documents']} documents")
+    print(_index_line(report["index"]))
+    r = report["retrieval"]
+    print("retrieval: " + ", ".join(f"{k}={v}" for k, v in r.items()))
+    print()
+    print(f"{'mode':<8} {'nDCG@10':>8} {'Recall@100':>11} {'MRR@10':>8} {'median ms':>10} {'p95 ms':>8}")
+    for mode, m in report["modes"].items():
+        print(f"{mode:<8} {m['ndcg@10']:>8.4f} {m['recall@100']:>11.4f} {m['mrr@10']:>8.4f} "
+              f"{m['median_ms']:>10.1f} {m['p95_ms']:>8.1f}")
+    if "scifact" in report["collection"].lower():
+        print(f"\n({PUBLISHED_SCIFACT})")
+
+
+def print_known_item(report: dict) -> None:
+    print(f"{report['collection']}: {report['queries']} known-item queries from {report['file']}")
+    print(_index_line(report["index"]))
+    print("retrieval: " + ", ".join(f"{k}={v}" for k, v in report["retrieval"].items()))
+    print()
+    print(f"{'mode':<8} {'kind':<12} {'n':>4} {'R@1':>6} {'R@5':>6} {'MRR@10':>7} {'median ms':>10}")
+    for mode, m in report["modes"].items():
+        rows = [("all", m["overall"])] + sorted(m["by_kind"].items())
+        for kind, s in rows:
+            ms = f"{m['median_ms']:>10.1f}" if kind == "all" else ""
+            print(f"{mode:<8} {kind:<12} {s['n']:>4} {s['recall@1']:>6.3f} {s['recall@5']:>6.3f} "
+                  f"{s['mrr@10']:>7.3f} {ms}")
+    missing = report.get("missing_targets") or []
+    if missing:
+        print(f"\n{len(missing)} targets are not indexed notes: {', '.join(missing[:5])}")
+
+
+def run_eval(args) -> int:
+    modes = harness.modes_for(args.mode)
+    if args.eval_kind == "beir":
+        from .beir import evaluate
+
+        report = evaluate(args.dir, modes, limit=args.limit)
+        printer = print_beir
+    else:
+        from .known_item import evaluate
+
+        report = evaluate(args.file, args.collection, modes)
+        printer = print_known_item
+    if args.json:
+        json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        printer(report)
+    return 0
