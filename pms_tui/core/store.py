@@ -21,6 +21,8 @@ import sqlite_vec
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 5000
+# The full-text tokenizer; search uses it too, to find the stems of query words.
+FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
 OperationalError = sqlite3.OperationalError
 DatabaseError = sqlite3.DatabaseError
@@ -52,7 +54,7 @@ CREATE TABLE documents (
 );
 CREATE TABLE vectors (
     id   INTEGER PRIMARY KEY AUTOINCREMENT,
-    hash TEXT NOT NULL UNIQUE             -- sha256 of embed_text
+    hash BLOB NOT NULL UNIQUE             -- sha256 of embed_text, 32 raw bytes
 );
 CREATE TABLE chunks (
     id          INTEGER PRIMARY KEY,
@@ -88,6 +90,8 @@ CREATE TRIGGER chunks_au AFTER UPDATE ON chunks BEGIN
 END;
 """
 
+assert f"tokenize='{FTS_TOKENIZE}'" in _SCHEMA_V1
+
 # Each entry upgrades the schema from version i+1 to i+2; append, never edit.
 MIGRATIONS: list[str] = []
 
@@ -100,7 +104,7 @@ def connect(path: Path) -> sqlite3.Connection:
     """Open a connection with sqlite-vec loaded, WAL, a busy timeout and foreign keys on."""
     try:
         conn = sqlite3.connect(
-            str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
         )
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
@@ -199,7 +203,7 @@ class Store:
         self.path = path
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._all: list[sqlite3.Connection] = []
+        self._all: list[tuple[threading.Thread, sqlite3.Connection]] = []
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = self.conn
         try:
@@ -214,15 +218,20 @@ class Store:
             conn = connect(self.path)
             self._local.conn = conn
             with self._lock:
-                self._all.append(conn)
+                self._all.append((threading.current_thread(), conn))
         return conn
 
     def close(self) -> None:
+        """Close this thread's connection and forget the others.
+
+        Another thread's connection is never closed from here: that thread may be inside a
+        query (closing under it crashes the process). Dropping our reference lets it close
+        when its thread ends and the thread-local goes.
+        """
+        me = threading.current_thread()
         with self._lock:
-            conns, self._all = self._all, []
-        for conn in conns:
-            try:
+            pairs, self._all = self._all, []
+        for thread, conn in pairs:
+            if thread is me:
                 conn.close()
-            except Exception:  # a connection of a finished thread
-                pass
         self._local = threading.local()
