@@ -9,11 +9,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Button, Input, Label, Static
 
 from ..errors import sentence
+
+from .form import FormDialog
 
 if TYPE_CHECKING:
     from pms_tui.core.kb import KnowledgeBase
@@ -39,31 +40,14 @@ class FolderSuggester(Suggester):
         return None
 
 
-class AddCollectionDialog(ModalScreen[str | None]):
+class AddCollectionDialog(FormDialog[str | None]):
     """Dismisses with the new collection's name (None when cancelled)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="add.cancel")]
 
     DEFAULT_CSS = """
     AddCollectionDialog {
-        align: center middle;
-        & > Vertical {
-            width: 76;
-            max-width: 95%;
-            height: auto;
-            background: $surface;
-            border: round $primary;
-            border-title-color: $text-accent;
-            border-title-style: bold;
-            padding: 1 2;
-        }
-        & Label { color: $text-muted; margin: 1 0 0 0; }
         & #add-hint { color: $text-muted; }
-        & #add-error { color: $text-error; height: auto; margin: 1 0 0 0; }
-        & #add-error { display: none; }
-        & #add-error.-shown { display: block; }
-        & Horizontal { height: auto; align: right middle; margin: 1 0 0 0; }
-        & Button { margin: 0 0 0 2; }
     }
     """
 
@@ -81,7 +65,7 @@ class AddCollectionDialog(ModalScreen[str | None]):
             yield Input(self.initial_path, placeholder="~/notes", suggester=FolderSuggester(), id="add-path")
             yield Label("Name (default: the folder's name)")
             yield Input(placeholder="notes", id="add-name")
-            yield Static("", id="add-error")
+            yield Static("", id="add-error", classes="form-error")
             with Horizontal():
                 yield Button("Cancel", id="add-cancel")
                 yield Button("Add and sync", variant="primary", id="add-ok")
@@ -127,9 +111,7 @@ class AddCollectionDialog(ModalScreen[str | None]):
         self.app.call_from_thread(self.dismiss, collection.name)
 
     def _show_error(self, text: str) -> None:
-        error = self.query_one("#add-error", Static)
-        error.update(text)
-        error.add_class("-shown")
+        self.show_error(text)
         self.query_one("#add-ok", Button).disabled = False
 
     def action_cancel(self) -> None:

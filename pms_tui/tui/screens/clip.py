@@ -8,8 +8,9 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+
+from .form import FormDialog
 
 
 @dataclass(frozen=True)
@@ -34,28 +35,11 @@ def clipboard_text() -> str:
         return ""
 
 
-class ClipDialog(ModalScreen[ClipRequest | None]):
+class ClipDialog(FormDialog[ClipRequest | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="clip.cancel")]
 
     DEFAULT_CSS = """
     ClipDialog {
-        align: center middle;
-        & > Vertical {
-            width: 76;
-            max-width: 95%;
-            height: auto;
-            background: $surface;
-            border: round $primary;
-            border-title-color: $text-accent;
-            border-title-style: bold;
-            padding: 1 2;
-        }
-        & Label { color: $text-muted; margin: 1 0 0 0; }
-        & #clip-error { color: $text-error; height: auto; margin: 1 0 0 0; }
-        & #clip-error { display: none; }
-        & #clip-error.-shown { display: block; }
-        & Horizontal { height: auto; align: right middle; margin: 1 0 0 0; }
-        & Button { margin: 0 0 0 2; }
         & Checkbox { margin: 1 0 0 0; }
     }
     """
@@ -80,7 +64,7 @@ class ClipDialog(ModalScreen[ClipRequest | None]):
                          allow_blank=False, id="clip-collection")
             yield Checkbox("Update the note if this page was clipped before", self.initial_update,
                            id="clip-update")
-            yield Static("", id="clip-error")
+            yield Static("", id="clip-error", classes="form-error")
             with Horizontal():
                 yield Button("Cancel", id="clip-cancel")
                 yield Button("Clip", variant="primary", id="clip-ok")
@@ -116,9 +100,7 @@ class ClipDialog(ModalScreen[ClipRequest | None]):
     def _submit(self) -> None:
         url = self.query_one("#clip-url", Input).value.strip()
         if not url:
-            error = self.query_one("#clip-error", Static)
-            error.update("Give the address of the page to clip.")
-            error.add_class("-shown")
+            self.show_error("Give the address of the page to clip.")
             return
         collection = self.query_one("#clip-collection", Select).value
         update = self.query_one("#clip-update", Checkbox).value

@@ -1,0 +1,41 @@
+"""The look both form dialogs share: a centred bordered box with an inline error line."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+Result = TypeVar("Result")
+
+
+class FormDialog(ModalScreen[Result]):
+    """Subclasses compose a ``Vertical`` holding their fields and a ``Static`` of class
+    ``form-error``, and call :meth:`show_error` with one sentence."""
+
+    DEFAULT_CSS = """
+    FormDialog {
+        align: center middle;
+        & > Vertical {
+            width: 76;
+            max-width: 95%;
+            height: auto;
+            background: $surface;
+            border: round $primary;
+            border-title-color: $text-accent;
+            border-title-style: bold;
+            padding: 1 2;
+        }
+        & Label { color: $text-muted; margin: 1 0 0 0; }
+        & .form-error { color: $text-error; height: auto; margin: 1 0 0 0; display: none; }
+        & .form-error.-shown { display: block; }
+        & Horizontal { height: auto; align: right middle; margin: 1 0 0 0; }
+        & Button { margin: 0 0 0 2; }
+    }
+    """
+
+    def show_error(self, text: str) -> None:
+        error = self.query_one(".form-error", Static)
+        error.update(text)
+        error.add_class("-shown")
