@@ -98,10 +98,14 @@ def _cold_start_ms(home: Path) -> float:
     """A new Python process: imports, opening the index, first screen (the median of 3)."""
     runs = []
     for _ in range(3):
-        out = subprocess.run([sys.executable, "-c", _COLD_START, str(home)], capture_output=True,
-                             text=True, check=True)
+        try:
+            out = subprocess.run([sys.executable, "-c", _COLD_START, str(home)], capture_output=True,
+                                 text=True, check=True, timeout=120)
+        except (subprocess.TimeoutExpired, subprocess.CalledProcessError) as exc:
+            print(f"cold start run failed: {type(exc).__name__}", file=sys.stderr)
+            continue
         runs.append(float(out.stdout.strip().splitlines()[-1]))
-    return round(statistics.median(runs), 1)
+    return round(statistics.median(runs), 1) if runs else float("nan")
 
 
 def measure_ui(home: str | Path | None = None, queries: list[str] | None = None) -> dict:
