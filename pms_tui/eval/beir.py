@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.config import Settings
+from ..core.sync import sha256_file
 from . import harness, metrics
 
 NOTE_FORMAT = 1  # bump when note_text / note_name change: the cache key includes it
@@ -160,14 +161,6 @@ def note_text(title: str, text: str) -> str:
     return f"# {title}\n\n{body}\n" if title else f"{body}\n"
 
 
-def corpus_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def write_notes(corpus: Path, notes: Path, key_dir: Path) -> dict[str, str]:
     """Write every document as a note (once) and return {relpath: doc id}."""
     id_map = key_dir / "docids.json"
@@ -203,7 +196,7 @@ def prepare(folder: str | os.PathLike, settings: Settings | None = None, *, quie
     topics = read_topics(files.topics)
     qrels = read_qrels(files.qrels)
     settings = settings or harness.eval_settings()
-    content = f"beir{NOTE_FORMAT}:{corpus_sha256(files.corpus)}"
+    content = f"beir{NOTE_FORMAT}:{sha256_file(files.corpus)}"
     key = harness.index_key("beir", content, settings)
     key_dir = harness.cache_root() / key
     key_dir.mkdir(parents=True, exist_ok=True)
