@@ -18,7 +18,7 @@ from . import sync as sync_mod
 from .collections import Collection, Collections
 from .config import DB_FILE, Settings, default_home, load_settings
 from .embed import Embedder
-from .results import Hit, SyncReport, SyncStatus
+from .results import HIT_COLUMNS, HIT_JOINS, Hit, SyncReport, SyncStatus, hit_from_row
 from .retrieval import Retrieval
 from .vector_index import VectorIndex, bump_generation
 
@@ -75,11 +75,6 @@ class KnowledgeBase:
         if self.model_mismatch:
             raise ModelMismatchError(self.model_mismatch)
 
-    # -- paths -------------------------------------------------------------------------------
-    @staticmethod
-    def note_path(collection_path: str | Path, rel: str) -> Path:
-        return Path(collection_path) / rel
-
     # -- sync --------------------------------------------------------------------------------
     def _selected(self, collections: Sequence[str] | None) -> list[Collection]:
         if collections:
@@ -134,7 +129,7 @@ class KnowledgeBase:
             conn.execute("DELETE FROM collections WHERE id = ?", (collection_id,))
 
         sync_mod.with_tx(conn, drop)
-        sync_mod.Indexer(self)._collect_garbage()
+        sync_mod.collect_garbage(conn)
 
     # -- search ------------------------------------------------------------------------------
     def search(
@@ -145,26 +140,15 @@ class KnowledgeBase:
     def recent(self, limit: int = 30, collections: Sequence[str] | None = None) -> list[Hit]:
         """The first chunk of the most recently changed notes: what an empty query shows."""
         conn = self.store.conn
-        sql = (
-            "SELECT c.id, c.start_line, c.end_line, c.title, c.heading, c.body, d.path, col.name, col.path "
-            "FROM documents d JOIN collections col ON col.id = d.collection_id "
-            "JOIN chunks c ON c.document_id = d.id AND c.seq = 0"
-        )
+        sql = f"SELECT {HIT_COLUMNS} {HIT_JOINS} WHERE c.seq = 0"
         params: list = []
         if collections:
             ids = [self.collections.get(n).id for n in collections]
-            sql += f" WHERE d.collection_id IN ({','.join('?' * len(ids))})"
+            sql += f" AND d.collection_id IN ({','.join('?' * len(ids))})"
             params += ids
         sql += " ORDER BY d.mtime_ns DESC, d.id DESC LIMIT ?"
         params.append(limit)
-        hits = []
-        for cid, start, end, title, heading, body, rel, col_name, col_path in conn.execute(sql, params):
-            hits.append(Hit(
-                chunk_id=cid, collection=col_name, path=str(self.note_path(col_path, rel)), relpath=rel,
-                title=title, heading_path=heading.split(" > ") if heading else [], start_line=start,
-                end_line=end, text=body, snippet=" ".join(body.split())[:200], score=0.0, rrf=0.0,
-            ))
-        return hits
+        return [hit_from_row(row, " ".join(row[5].split())[:200]) for row in conn.execute(sql, params)]
 
     def find_note(self, path: str) -> tuple[Collection, str] | None:
         """The collection and relative path of a note given as an absolute, relative or
@@ -186,16 +170,10 @@ class KnowledgeBase:
     def chunks_of(self, collection: Collection, rel: str) -> list[Hit]:
         """Every chunk of one indexed note, in order."""
         rows = self.store.conn.execute(
-            "SELECT c.id, c.start_line, c.end_line, c.title, c.heading, c.body FROM chunks c "
-            "JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ? AND d.path = ? ORDER BY c.seq",
+            f"SELECT {HIT_COLUMNS} {HIT_JOINS} WHERE d.collection_id = ? AND d.path = ? ORDER BY c.seq",
             (collection.id, rel),
-        ).fetchall()
-        return [
-            Hit(chunk_id=cid, collection=collection.name, path=str(collection.path / rel), relpath=rel,
-                title=title, heading_path=heading.split(" > ") if heading else [], start_line=start,
-                end_line=end, text=body, snippet="", score=0.0, rrf=0.0)
-            for cid, start, end, title, heading, body in rows
-        ]
+        )
+        return [hit_from_row(row) for row in rows]
 
     # -- facts -------------------------------------------------------------------------------
     def stats(self) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import NamedTuple
 
 SNIPPET_OPEN = "«"
@@ -36,6 +37,24 @@ class Hit:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+
+# The columns hit_from_row reads, in order; join chunks c, documents d, collections col.
+HIT_COLUMNS = "c.id, c.start_line, c.end_line, c.title, c.heading, c.body, d.path, col.name, col.path"
+HIT_JOINS = (
+    "FROM chunks c JOIN documents d ON d.id = c.document_id "
+    "JOIN collections col ON col.id = d.collection_id"
+)
+
+
+def hit_from_row(row, snippet: str = "", **evidence) -> Hit:
+    """A Hit from a row of HIT_COLUMNS; ``evidence`` sets score, ranks and lane scores."""
+    chunk_id, start, end, title, heading, body, rel, collection, collection_path = row
+    return Hit(
+        chunk_id=chunk_id, collection=collection, path=str(Path(collection_path) / rel), relpath=rel,
+        title=title, heading_path=heading.split(" > ") if heading else [], start_line=start,
+        end_line=end, text=body, snippet=snippet, **{"score": 0.0, "rrf": 0.0, **evidence},
+    )
 
 
 class PendingFile(NamedTuple):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from . import fts_query
 from . import store as st
-from .results import SNIPPET_CLOSE, SNIPPET_OPEN, Hit
+from .results import HIT_COLUMNS, HIT_JOINS, SNIPPET_CLOSE, SNIPPET_OPEN, Hit, hit_from_row
 
 if TYPE_CHECKING:
     from .kb import KnowledgeBase
@@ -540,13 +540,7 @@ class Retrieval:
         marks = ",".join("?" * len(ids))
         conn = self.kb.store.conn
         rows = {
-            r[0]: r
-            for r in conn.execute(
-                "SELECT c.id, c.start_line, c.end_line, c.title, c.heading, c.body, d.path, col.name, col.path "
-                "FROM chunks c JOIN documents d ON d.id = c.document_id "
-                f"JOIN collections col ON col.id = d.collection_id WHERE c.id IN ({marks})",
-                ids,
-            )
+            r[0]: r for r in conn.execute(f"SELECT {HIT_COLUMNS} {HIT_JOINS} WHERE c.id IN ({marks})", ids)
         }
         snippets = self._snippets(query, [rows[i] for i in ids if i in bm25_scores and i in rows])
         words = fts_query.content_words(query)
@@ -555,27 +549,16 @@ class Retrieval:
             row = rows.get(f.chunk_id)
             if row is None:  # deleted by a sync between ranking and fetching
                 continue
-            _, start, end, title, heading, body, rel, col_name, col_path = row
-            hits.append(
-                Hit(
-                    chunk_id=f.chunk_id,
-                    collection=col_name,
-                    path=str(self.kb.note_path(col_path, rel)),
-                    relpath=rel,
-                    title=title,
-                    heading_path=heading.split(" > ") if heading else [],
-                    start_line=start,
-                    end_line=end,
-                    text=body,
-                    snippet=snippets.get(f.chunk_id) or mark_words(body, words),
-                    score=round(f.score, 6),
-                    rrf=round(f.rrf, 8),
-                    bm25_rank=f.ranks.get("bm25"),
-                    vector_rank=f.ranks.get("vector"),
-                    bm25=bm25_scores.get(f.chunk_id),
-                    distance=distances.get(f.chunk_id),
-                )
-            )
+            hits.append(hit_from_row(
+                row,
+                snippets.get(f.chunk_id) or mark_words(row[5], words),
+                score=round(f.score, 6),
+                rrf=round(f.rrf, 8),
+                bm25_rank=f.ranks.get("bm25"),
+                vector_rank=f.ranks.get("vector"),
+                bm25=bm25_scores.get(f.chunk_id),
+                distance=distances.get(f.chunk_id),
+            ))
         return hits
 
     def _snippets(self, query: str, rows: list) -> dict[int, str]:
