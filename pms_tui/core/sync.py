@@ -199,7 +199,8 @@ class Indexer:
                     self._flush(pending)
                     pending, pending_chunks = [], 0
         self._flush(pending)
-        self._collect_garbage()
+        if self.report.deleted or self.report.modified:
+            collect_garbage(self.conn)  # an edit or a delete may leave vectors no chunk uses
         self._compact_fts()
         now = time.time()
         for plan in plans:
@@ -333,22 +334,24 @@ class Indexer:
         except Exception:  # a reader holds the WAL: it is checkpointed later
             pass
 
-    def _collect_garbage(self) -> None:
-        """Drop vectors no chunk uses any more (after deletes and edits)."""
-        def drop() -> int:
-            orphans = [r[0] for r in self.conn.execute(
-                "SELECT id FROM vectors WHERE id NOT IN (SELECT vector_id FROM chunks)"
-            )]
-            for start in range(0, len(orphans), 500):
-                part = orphans[start : start + 500]
-                marks = ",".join("?" * len(part))
-                self.conn.execute(f"DELETE FROM vec_vectors WHERE rowid IN ({marks})", part)
-                self.conn.execute(f"DELETE FROM vectors WHERE id IN ({marks})", part)
-            if orphans:
-                bump_generation(self.conn)
-            return len(orphans)
 
-        with_tx(self.conn, drop)
+
+def collect_garbage(conn) -> int:
+    """Drop vectors no chunk uses any more (after deletes, edits and removed collections)."""
+    def drop() -> int:
+        orphans = [r[0] for r in conn.execute(
+            "SELECT id FROM vectors WHERE id NOT IN (SELECT vector_id FROM chunks)"
+        )]
+        for start in range(0, len(orphans), 500):
+            part = orphans[start : start + 500]
+            marks = ",".join("?" * len(part))
+            conn.execute(f"DELETE FROM vec_vectors WHERE rowid IN ({marks})", part)
+            conn.execute(f"DELETE FROM vectors WHERE id IN ({marks})", part)
+        if orphans:
+            bump_generation(conn)
+        return len(orphans)
+
+    return with_tx(conn, drop)
 
 
 def with_tx(conn, work):
