@@ -93,14 +93,20 @@ def cmd_remove(args) -> int:
 
 
 def cmd_status(args) -> int:
+    from .core.results import SyncStatus
+
     with _kb(args) as kb:
         cols = kb._selected(args.collection)
-        total = kb.check_sync_status([c.name for c in cols]) if cols else None
+        parts = {col.name: kb.check_sync_status([col.name]) for col in cols}  # each folder scanned once
+        total = SyncStatus([], [], [])
+        for part in parts.values():
+            for mine, theirs in zip(total, part):
+                mine.extend(theirs)
         if args.json:
             _print_json({
-                "to_add": [str(p) for p in total.to_add] if total else [],
-                "to_update": [str(p) for p in total.to_update] if total else [],
-                "to_delete": [str(p) for p in total.to_delete] if total else [],
+                "to_add": [str(p) for p in total.to_add],
+                "to_update": [str(p) for p in total.to_update],
+                "to_delete": [str(p) for p in total.to_delete],
             })
             return 0
         if not cols:
@@ -108,7 +114,7 @@ def cmd_status(args) -> int:
             return 0
         print(total.summary)
         for col in cols:
-            part = kb.check_sync_status([col.name])
+            part = parts[col.name]
             note = "" if col.exists else "  (folder missing)"
             print(f"  {col.name}: +{len(part.to_add)} new, ~{len(part.to_update)} modified, "
                   f"-{len(part.to_delete)} deleted{note}")
