@@ -1,0 +1,118 @@
+"""What a note can be filtered by besides its words: its tags and its date.
+
+Tags come from the frontmatter (``tags:``/``tag:`` as a list, a comma or space separated
+string, with or without ``#``) and from inline ``#tags`` in the text, but not from code
+(fenced blocks, inline code spans) nor from a heading's ``#`` marks, CSS colours like
+``#fff`` inside code, URL fragments (``page#part``) or issue numbers (``#123``). Tags are lower
+case without the ``#``; nested tags keep their ``/`` (``project/alpha``).
+
+A note's date is its frontmatter ``updated``, ``date`` or ``created`` (the first present that
+reads as a date), else None: the caller falls back to the file's modification time.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+
+MAX_TAGS = 200
+MAX_TAG_CHARS = 100
+DATE_KEYS = ("updated", "modified", "lastmod", "date", "created")
+_TAG_KEYS = ("tags", "tag", "keywords")
+# a tag: after start, whitespace or ( [ , ; then '#', a letter/digit/_ run with / - allowed
+# inside, holding at least one non-digit (so '#123' is an issue number, not a tag)
+_INLINE = re.compile(r"(?:(?<=^)|(?<=[\s(\[,;]))#([\w][\w/-]*)", re.UNICODE)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
+def normalize_tag(value: object) -> str | None:
+    """``#Git/Rebase,`` -> ``git/rebase``; None for what cannot be a tag."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    tag = str(value).strip().lstrip("#").strip().strip(",;").strip("/").lower()
+    if not tag or len(tag) > MAX_TAG_CHARS or any(c.isspace() for c in tag):
+        return None
+    return tag
+
+
+def frontmatter_tags(meta: dict) -> list[str]:
+    out: list[str] = []
+    for key, value in meta.items():
+        if str(key).lower() not in _TAG_KEYS:
+            continue
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if isinstance(item, list):  # a nested list: flatten one level
+                parts = item
+            elif isinstance(item, str):
+                parts = re.split(r"[,\s]+", item)
+            else:
+                parts = [item]
+            out.extend(t for t in map(normalize_tag, parts) if t)
+    return out
+
+
+def inline_tags(body: str) -> list[str]:
+    """``#tags`` in the text, outside code."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in body.split("\n"):
+        m = _FENCE.match(line)
+        if fence is not None:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip(" `~"):
+                fence = None
+            continue
+        if m:
+            fence = m.group(1)
+            continue
+        if "#" not in line or line.startswith("    ") or line.startswith("\t"):
+            continue
+        line = _CODE_SPAN.sub(" ", line)
+        for found in _INLINE.finditer(line):
+            tag = found.group(1).rstrip("/-")
+            if not tag.replace("_", "").isdigit() and not tag.isdigit():
+                normal = normalize_tag(tag)
+                if normal:
+                    out.append(normal)
+    return out
+
+
+def note_tags(meta: dict, body: str) -> list[str]:
+    """A note's tags, each once, frontmatter first, at most MAX_TAGS."""
+    tags = list(dict.fromkeys([*frontmatter_tags(meta), *inline_tags(body)]))
+    return tags[:MAX_TAGS]
+
+
+def parse_day(value: object) -> _dt.date | None:
+    """A date from a frontmatter value: an ISO date or datetime string (or its first 10
+    characters), a YAML date (already ISO text after the frontmatter reader), a year."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, _dt.datetime):
+        return value.date()
+    if isinstance(value, _dt.date):
+        return value
+    if isinstance(value, int) and 1000 <= value <= 9999:
+        return _dt.date(value, 1, 1)
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    m = _ISO.match(text.replace("/", "-"))
+    if not m:
+        return None
+    try:
+        return _dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
+
+
+def note_date(meta: dict) -> _dt.date | None:
+    lowered = {str(k).lower(): v for k, v in meta.items()}
+    for key in DATE_KEYS:
+        if key in lowered:
+            day = parse_day(lowered[key])
+            if day is not None:
+                return day
+    return None

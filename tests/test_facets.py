@@ -1,0 +1,79 @@
+"""Tags and dates of a note, from its frontmatter and its text."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pms_tui.core.facets import inline_tags, note_date, note_tags
+from pms_tui.core.frontmatter import split_frontmatter
+
+
+@pytest.mark.parametrize("front, expected", [
+    ("tags: [git, Tools]", ["git", "tools"]),
+    ("tags:\n  - git\n  - '#tools'", ["git", "tools"]),
+    ("tags: git, tools", ["git", "tools"]),
+    ("tags: git tools", ["git", "tools"]),
+    ("tags: '#git #tools'", ["git", "tools"]),
+    ("Tags: project/alpha", ["project/alpha"]),
+    ("tag: solo", ["solo"]),
+    ("keywords: [a, b]", ["a", "b"]),
+    ("tags: 2024", ["2024"]),
+    ("tags: {a: 1}", []),
+    ("tags:", []),
+    ("tags: [git, git, '']", ["git"]),
+])
+def test_frontmatter_tags(front, expected):
+    meta, body, _ = split_frontmatter(f"---\n{front}\n---\nbody\n")
+    assert note_tags(meta, body) == expected
+
+
+def test_inline_tags_outside_code_and_headings():
+    body = (
+        "# Heading #inheading\n"
+        "Some #idea and #Project/Alpha, (#paren) [#bracket]\n"
+        "not: page#anchor, a/#b, &#123;, #123, ##double, `#span`\n"
+        "```css\ncolor: #fff;\n```\n"
+        "~~~\n#tilde\n~~~\n"
+        "    #indented code\n"
+        "end #last-one.\n"
+    )
+    assert inline_tags(body) == ["inheading", "idea", "project/alpha", "paren", "bracket", "last-one"]
+
+
+def test_frontmatter_and_inline_merge_once():
+    meta, body, _ = split_frontmatter("---\ntags: [git]\n---\n#git #rebase\n")
+    assert note_tags(meta, body) == ["git", "rebase"]
+
+
+@pytest.mark.parametrize("front, expected", [
+    ("date: 2024-05-17", "2024-05-17"),
+    ("created: 2024-05-17T10:30:00", "2024-05-17"),
+    ("updated: '2024/05/17'", "2024-05-17"),
+    ("created: 2020-01-01\nupdated: 2024-02-02", "2024-02-02"),
+    ("Date: 2024-05-17 10:30", "2024-05-17"),
+    ("date: not a date\ncreated: 2021-03-04", "2021-03-04"),
+    ("date: 2024-13-45", None),
+    ("title: x", None),
+    ("date: 2019", "2019-01-01"),
+])
+def test_note_date(front, expected):
+    meta, _, _ = split_frontmatter(f"---\n{front}\n---\n")
+    day = note_date(meta)
+    assert (day.isoformat() if day else None) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=400), st.dictionaries(st.sampled_from(["tags", "date", "tag", "x"]),
+       st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+                    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=5), c, max_size=3),
+                    max_leaves=8)))
+def test_never_raises(body, meta):
+    tags = note_tags(meta, body)
+    assert len(tags) == len(set(tags))
+    assert all(t and t == t.lower() and not t.startswith("#") and " " not in t for t in tags)
+    day = note_date(meta)
+    assert day is None or isinstance(day, dt.date)
