@@ -34,14 +34,14 @@ def test_frontmatter_tags(front, expected):
 def test_inline_tags_outside_code_and_headings():
     body = (
         "# Heading #inheading\n"
-        "Some #idea and #Project/Alpha, (#paren) [#bracket]\n"
+        "Some #idea and #Project/Alpha, [link](#anchor) [#bracket]\n"
         "not: page#anchor, a/#b, &#123;, #123, ##double, `#span`\n"
         "```css\ncolor: #fff;\n```\n"
         "~~~\n#tilde\n~~~\n"
         "    #indented code\n"
         "end #last-one.\n"
     )
-    assert inline_tags(body) == ["inheading", "idea", "project/alpha", "paren", "bracket", "last-one"]
+    assert inline_tags(body) == ["inheading", "idea", "project/alpha", "bracket", "last-one"]
 
 
 def test_frontmatter_and_inline_merge_once():
