@@ -1,6 +1,6 @@
 """Benchmark-only embedders. Never used by the application.
 
-``RandomUnitEmbedder`` has the interface of :class:`pms_tui.core.embed.Embedder` (``model_name``,
+``RandomUnitEmbedder`` has the interface of :class:`pms_tui.core.indexing.embed.Embedder` (``model_name``,
 ``dim``, ``ready``, ``load()``, ``embed_documents(texts, progress=None)``, ``embed_query(text)``)
 but returns *random unit vectors* (deterministic per text) instead of running a model. It lets
 the benchmark build 100,000-chunk indexes through the real sync / store / vector-index code in
@@ -30,7 +30,6 @@ class RandomUnitEmbedder:
         self.model_name = model_name
         self.dim = dim
         self.query_model = query_model
-        self.state = "ready"
         self.calls = 0
         self.texts_embedded = 0
 

@@ -222,7 +222,7 @@ def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: 
     import numpy as np
 
     from fake_embed import RandomUnitEmbedder
-    from pms_tui.core.embed import Embedder
+    from pms_tui.core.indexing.embed import Embedder
     from pms_tui.core.kb import KnowledgeBase
 
     queries = load_queries()
@@ -331,9 +331,9 @@ def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: 
 
 def w_throughput(folder: str) -> dict:
     """Whole-pipeline indexing of real notes with the real model, and naive batching."""
-    from pms_tui.core.chunk import parse_note
-    from pms_tui.core.collections import walk_notes
-    from pms_tui.core.embed import Embedder
+    from pms_tui.core.indexing.chunk import parse_note
+    from pms_tui.core.indexing.notes import walk_notes
+    from pms_tui.core.indexing.embed import Embedder
     from pms_tui.core.kb import KnowledgeBase
 
     with tempfile.TemporaryDirectory(prefix="pms-bench-tp-") as tmp:
@@ -357,7 +357,7 @@ def w_throughput(folder: str) -> dict:
     from fastembed import TextEmbedding
 
     from pms_tui.core.config import DEFAULT_MODEL
-    from pms_tui.core.embed import _register_bundled_model, bundled_model_dir
+    from pms_tui.core.indexing.embed import _register_bundled_model, bundled_model_dir
 
     if settings.model == DEFAULT_MODEL:
         _register_bundled_model()
@@ -384,7 +384,7 @@ def w_throughput(folder: str) -> dict:
 def w_sync(collections: list, edits: list) -> dict:
     """Sync of an unchanged ~10,000-file vault, then of one edited note (real model)."""
     from fake_embed import RandomUnitEmbedder
-    from pms_tui.core.embed import Embedder
+    from pms_tui.core.indexing.embed import Embedder
     from pms_tui.core.kb import KnowledgeBase
 
     with tempfile.TemporaryDirectory(prefix="pms-bench-sync-") as tmp:

@@ -14,8 +14,8 @@ import re
 import shutil
 from pathlib import Path
 
-from pms_tui.core.chunk import parse_note
-from pms_tui.core.collections import walk_notes
+from pms_tui.core.indexing.chunk import parse_note
+from pms_tui.core.indexing.notes import walk_notes
 
 CORPORA = Path(os.environ.get("PMS_BENCH_CORPORA", "/work/shared/corpora/markdown"))
 TIL, TLDR, PS = "jbranchaud-til", "tldr-pages-en", "powershell-docs"

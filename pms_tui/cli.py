@@ -9,13 +9,9 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
-from .core.config import ConfigError
-
-
-class UserError(Exception):
-    """Something the user can fix; printed as one sentence."""
+from .core.errors import UsageError, describe
+from .core.results import MODES
 
 
 def _kb(args):
@@ -96,7 +92,7 @@ def cmd_status(args) -> int:
     from .core.results import SyncStatus
 
     with _kb(args) as kb:
-        cols = kb._selected(args.collection)
+        cols = kb.collections.select(args.collection)
         parts = {col.name: kb.check_sync_status([col.name]) for col in cols}  # each folder scanned once
         total = SyncStatus([], [], [])
         for part in parts.values():
@@ -172,7 +168,7 @@ def _plain_snippet(text: str) -> str:
 def cmd_search(args) -> int:
     with _kb(args) as kb:
         started = time.perf_counter()
-        result = kb.retrieval.search(args.query, k=args.k, mode=args.mode, collections=args.collection)
+        result = kb.search(args.query, k=args.k, mode=args.mode, collections=args.collection)
         elapsed = (time.perf_counter() - started) * 1000
         if args.json:
             _print_json([
@@ -203,11 +199,11 @@ def cmd_show(args) -> int:
     with _kb(args) as kb:
         found = kb.find_note(target)
         if found is None:
-            raise UserError(f"{target} is not a note of any collection.")
+            raise UsageError(f"{target} is not a note of any collection.")
         collection, rel = found
         chunks = kb.chunks_of(collection, rel)
         if not chunks:
-            raise UserError(f"{collection.name}/{rel} is not indexed yet; run `pms-tui sync`.")
+            raise UsageError(f"{collection.name}/{rel} is not indexed yet; run `pms-tui sync`.")
         if line is not None:
             chunks = [c for c in chunks if c.start_line <= line <= c.end_line][:1] or chunks[:1]
         if args.json:
@@ -222,8 +218,6 @@ def cmd_show(args) -> int:
 
 
 def cmd_clip(args) -> int:
-    from .core.extract import ClipError
-
     with _kb(args) as kb:
         cols = kb.collections.list()
         if args.collection:
@@ -231,12 +225,9 @@ def cmd_clip(args) -> int:
         elif len(cols) == 1:
             col = cols[0]
         else:
-            raise UserError("Say which collection to clip into with -c NAME." if cols else
+            raise UsageError("Say which collection to clip into with -c NAME." if cols else
                             "Add a collection first with `pms-tui add PATH`.")
-        try:
-            result = col.add_from_url(args.url, update=args.update)
-        except ClipError as exc:
-            raise UserError(str(exc)) from None
+        result = kb.clip(args.url, col, update=args.update)
         if args.json:
             _print_json({"path": str(result.path), "status": result.status, "title": result.title,
                          "url": result.url, "message": result.message})
@@ -247,54 +238,18 @@ def cmd_clip(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    import platform
+    from .core.kb import Check, KnowledgeBase, environment_checks
 
-    from .core import store as st
-
-    ok = True
-
-    def line(label: str, good: bool, detail: str) -> None:
-        nonlocal ok
-        ok &= good
-        print(f"{'ok ' if good else 'BAD'}  {label:<14} {detail}")
-
-    line("python", sys.version_info >= (3, 11), f"{platform.python_version()} ({sys.executable})")
     try:
-        import importlib.metadata as md
-
-        conn = st.connect(Path(":memory:"))
-        version = conn.execute("SELECT sqlite_version(), vec_version()").fetchone()
-        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61')")
-        line("sqlite", True, f"sqlean.py {md.version('sqlean.py')}, SQLite {version[0]}, FTS5 ok")
-        line("sqlite-vec", True, f"{version[1]}")
+        kb = KnowledgeBase(home=args.home)
     except Exception as exc:
-        line("sqlite", False, str(exc))
-    try:
-        kb = _kb(args)
-    except Exception as exc:
-        line("home", False, str(exc))
-        return 1
-    with kb:
-        stats = kb.stats()
-        line("home", True, str(kb.home))
-        line("index", True, f"{kb.db_path} ({stats['db_bytes'] / 1e6:.1f} MB, {stats['documents']} notes, "
-                            f"{stats['chunks']} chunks)")
-        line("model", kb.model_mismatch is None, kb.model_mismatch or kb.embedder.model_name)
-        try:
-            started = time.perf_counter()
-            kb.embedder.load()
-            kb.embedder.embed_query("doctor")
-            line("model load", True, f"{(time.perf_counter() - started):.2f}s, {kb.embedder.dim} dimensions")
-        except Exception as exc:
-            line("model load", False, str(exc))
-    try:
-        import importlib.metadata as md
-
-        versions = ", ".join(f"{p} {md.version(p)}" for p in ("textual", "fastembed", "onnxruntime", "trafilatura"))
-        line("packages", True, versions)
-    except Exception as exc:
-        line("packages", False, str(exc))
-    return 0 if ok else 1
+        checks = [*environment_checks(), Check("home", False, describe(exc))]
+    else:
+        with kb:
+            checks = kb.diagnose()
+    for check in checks:
+        print(f"{'ok ' if check.ok else 'BAD'}  {check.label:<14} {check.detail}")
+    return 0 if all(check.ok for check in checks) else 1
 
 
 def cmd_eval(args) -> int:
@@ -307,7 +262,7 @@ def cmd_tui(args) -> int:
     try:
         from .tui.app import run_app
     except ImportError as exc:
-        raise UserError(f"The terminal UI cannot start: {exc}.") from None
+        raise UsageError(f"The terminal UI cannot start: {exc}.") from None
     return run_app(home=args.home) or 0
 
 
@@ -353,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query")
     p.add_argument("-k", type=int, default=10)
     p.add_argument("-c", "--collection", action="append")
-    p.add_argument("--mode", choices=("hybrid", "bm25", "vector"), default="hybrid")
+    p.add_argument("--mode", choices=MODES, default="hybrid")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)
 
@@ -376,13 +331,13 @@ def build_parser() -> argparse.ArgumentParser:
     eval_sub = p.add_subparsers(dest="eval_kind", metavar="KIND", required=True)
     e = eval_sub.add_parser("beir", help="a BEIR-style test collection (corpus.jsonl.gz, topics, qrels)")
     e.add_argument("dir")
-    e.add_argument("--mode", choices=("bm25", "vector", "hybrid", "all"), default="all")
+    e.add_argument("--mode", choices=(*MODES, "all"), default="all")
     e.add_argument("--json", action="store_true")
     e.add_argument("--limit", type=int, default=None, help="only the first N queries")
     e = eval_sub.add_parser("known-item", help="known-item queries over a folder of notes")
     e.add_argument("file")
     e.add_argument("--collection", required=True, help="folder of Markdown notes")
-    e.add_argument("--mode", choices=("bm25", "vector", "hybrid", "all"), default="all")
+    e.add_argument("--mode", choices=(*MODES, "all"), default="all")
     e.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
     return parser
@@ -400,20 +355,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # the last line of defence: one sentence, no traceback
-        print(f"pms-tui: {_sentence(exc)}", file=sys.stderr)
+        print(f"pms-tui: {describe(exc)}", file=sys.stderr)
         return 1
-
-
-def _sentence(exc: Exception) -> str:
-    from .core import store as st
-
-    if isinstance(exc, st.DatabaseError):
-        return st.describe_error(exc)
-    known = (UserError, ConfigError, ValueError, RuntimeError, OSError, LookupError)
-    text = str(exc).strip() or type(exc).__name__
-    if not isinstance(exc, known):
-        text = f"unexpected {type(exc).__name__}: {text}"
-    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 if __name__ == "__main__":

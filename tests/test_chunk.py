@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from pms_tui.core.chunk import Chunk, chunk_markdown, parse_note
-from pms_tui.core.frontmatter import split_frontmatter
+from pms_tui.core.indexing.chunk import Chunk, chunk_markdown, parse_note
+from pms_tui.core.indexing.frontmatter import split_frontmatter
 
 CORPORA = Path(__file__).resolve().parents[1].parent / "shared/corpora/markdown"
 

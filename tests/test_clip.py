@@ -14,9 +14,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pms_tui.core import clip as clip_module
-from pms_tui.core.clip import ClipResult, clip_page, clip_url, render_note, slugify
-from pms_tui.core.extract import ClipError, ExtractedPage
+from pms_tui.core.clip import note as clip_module
+from pms_tui.core.clip.note import ClipResult, clip_page, clip_url, render_note, slugify
+from pms_tui.core.clip.html_to_markdown import ExtractedPage
+from pms_tui.core.errors import ClipError
 
 try:
     from webserver import BLOG_BOILERPLATE, JS_CODE, PY_CODE, web  # noqa: F401 - the fixture is used by name

@@ -6,7 +6,7 @@ import json
 
 import yaml
 
-from pms_tui.core.frontmatter import split_frontmatter
+from pms_tui.core.indexing.frontmatter import split_frontmatter
 from test_cli import run
 from webserver import web  # noqa: F401  (fixture)
 

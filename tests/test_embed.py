@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pms_tui.core.embed import Embedder, length_batches
+from pms_tui.core.indexing.embed import Embedder, length_batches
 
 
 def test_offline_model_embeds_meaningfully():

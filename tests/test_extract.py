@@ -7,17 +7,10 @@ import time
 
 import pytest
 
-from pms_tui.core import extract as extract_module
-from pms_tui.core.extract import (
-    ClipError,
-    ExtractedPage,
-    decode_html,
-    extract_from_html,
-    extract_from_url,
-    fetch,
-    normalize_url,
-    user_agent,
-)
+from pms_tui.core.clip import html_to_markdown as extract_module
+from pms_tui.core.clip.fetch import decode_html, fetch, normalize_url, user_agent
+from pms_tui.core.clip.html_to_markdown import ExtractedPage, extract_from_html, extract_from_url
+from pms_tui.core.errors import ClipError
 
 try:
     from webserver import BLOG_BOILERPLATE, JS_CODE, PY_CODE, SLOW_DELAY, web  # noqa: F401 - fixture used by name

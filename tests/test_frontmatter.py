@@ -1,6 +1,6 @@
 import json
 
-from pms_tui.core.frontmatter import frontmatter_title, split_frontmatter
+from pms_tui.core.indexing.frontmatter import frontmatter_title, split_frontmatter
 
 
 def test_valid_frontmatter_is_parsed_and_stripped():

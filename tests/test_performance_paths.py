@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 
 from kb_helpers import write
-from pms_tui.core import retrieval as rt
+from pms_tui.core.search import bm25_planner as rt
+from pms_tui.core.search.bm25 import SNIPPET_TOKENS
 from pms_tui.core.config import DEFAULT_MODEL
 from pms_tui.core.kb import KnowledgeBase
-from pms_tui.core.vector_index import VectorIndex
+from pms_tui.core.search.vector_index import VectorIndex
 
 
 class HashEmbedder:
@@ -130,7 +131,7 @@ def test_hybrid_and_snippets_unchanged_by_planning(big_kb):
             (raw,) = conn.execute(
                 "SELECT snippet(chunks_fts, 2, '«', '»', '…', ?) FROM chunks_fts "
                 "WHERE chunks_fts MATCH ? AND rowid = ?",
-                (rt.SNIPPET_TOKENS, '"zoxide" OR "file" OR "command"*', h.chunk_id),
+                (SNIPPET_TOKENS, '"zoxide" OR "file" OR "command"*', h.chunk_id),
             ).fetchone()
             assert h.snippet == " ".join(raw.split())
 

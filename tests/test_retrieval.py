@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from kb_helpers import write
-from pms_tui.core import fts_query
+from pms_tui.core.search import query as fts_query
 from pms_tui.core.results import SNIPPET_CLOSE, SNIPPET_OPEN
-from pms_tui.core.retrieval import fuse, mark_words
+from pms_tui.core.search.fusion import fuse, mark_words
 
 HOSTILE = [
     '"', '""', "'", "*", "-", ":", "^", "(", ")", "()", "NEAR", "NEAR(a b)", "AND", "OR NOT",

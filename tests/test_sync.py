@@ -9,7 +9,7 @@ import pytest
 
 from kb_helpers import write
 from pms_tui.core import store as st
-from pms_tui.core.collections import CollectionError
+from pms_tui.core.errors import CollectionError
 from pms_tui.core.kb import KnowledgeBase, ModelMismatchError
 
 
@@ -178,7 +178,7 @@ def test_locked_database_gives_one_sentence(synced_kb, notes_dir, monkeypatch):
 
 def test_interrupted_sync_is_completed_next_time(kb, notes_dir, monkeypatch):
     kb.collections.create(notes_dir, name="notes")
-    from pms_tui.core import sync as sync_mod
+    from pms_tui.core.indexing import sync as sync_mod
 
     real = sync_mod.Indexer._write_document
     calls = {"n": 0}

@@ -14,14 +14,12 @@ from pathlib import Path
 import platformdirs
 import tomli_w
 
+from .errors import ConfigError
+
 APP_NAME = "pms-tui"
 CONFIG_FILE = "config.toml"
 DB_FILE = "index.sqlite"
 DEFAULT_MODEL = "pms-tui/all-MiniLM-L6-v2-int8"
-
-
-class ConfigError(ValueError):
-    """A config file or environment value that cannot be used, said in one sentence."""
 
 
 @dataclass

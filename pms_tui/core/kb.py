@@ -1,34 +1,94 @@
-"""KnowledgeBase: the engine's front door, used by the CLI, the terminal UI, scripts and tests.
+"""KnowledgeBase: the engine's one front door, used by the CLI, the terminal UI, the eval
+harness, scripts and tests.
 
     kb = KnowledgeBase(home="~/kb")      # or PMS_TUI_HOME, or the platform's user data dir
     kb.collections.create("./notes", name="notes")
     kb.sync()
-    hits = kb.search("undo the last commit", k=5)
+    for hit in kb.search("undo the last commit", k=5):
+        print(hit.score, hit.path, hit.start_line)
+
+Front ends import this module (and the other top-level contract modules: errors, results,
+config, markdown), never the rooms below it. The rooms receive what they need (the store,
+the settings, the embedder, a callable or two), never the KnowledgeBase: data flows one way,
+files -> chunks -> store -> retrieval -> UI.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import sys
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
-from . import store as st
-from . import sync as sync_mod
-from .collections import Collection, Collections
+from .clip.html_to_markdown import ExtractedPage, extract_from_html, extract_from_url
+from .clip.note import ClipResult, clip_url
 from .config import DB_FILE, Settings, default_home, load_settings
-from .embed import Embedder
-from .results import HIT_COLUMNS, HIT_JOINS, Hit, SyncReport, SyncStatus, hit_from_row
-from .retrieval import Retrieval
-from .vector_index import VectorIndex, bump_generation
+from .errors import (
+    ClipError,
+    CollectionError,
+    ConfigError,
+    EmbeddingModelError,
+    ModelMismatchError,
+    PmsError,
+    SkipFile,
+    StoreError,
+    SyncBusyError,
+    UsageError,
+    describe,
+)
+from .indexing import chunk as _chunk_module
+from .indexing import frontmatter as _frontmatter_module
+from .indexing.chunk import Chunk, chunk_markdown, parse_note
+from .indexing.collections import Collection, Collections
+from .indexing.embed import Embedder
+from .indexing.frontmatter import split_frontmatter
+from .indexing.notes import MAX_NOTE_BYTES, read_note, sha256_file, walk_notes
+from .indexing.plan import sync_status
+from .indexing.sync import Indexer
+from .results import (
+    MODES,
+    SNIPPET_CLOSE,
+    SNIPPET_OPEN,
+    Hit,
+    PendingFile,
+    SearchResult,
+    SyncProgress,
+    SyncReport,
+    SyncStatus,
+)
+from .search.fusion import fuse
+from .search.hits import hit_from_row, preview
+from .search.retrieval import Retrieval
+from .search.vector_index import VectorIndex
+from .store import Store, check_driver, transaction
+from .store import chunks as chunk_rows
+from .store import collections as collection_rows
+from .store import documents as document_rows
+from .store import meta
+from .store import vectors as vector_rows
+from .store.schema import ensure_vector_table
+
+__all__ = [
+    "MAX_NOTE_BYTES", "MODES", "SNIPPET_CLOSE", "SNIPPET_OPEN", "Check", "Chunk", "ClipError",
+    "ClipResult", "Collection", "CollectionError", "ConfigError", "EmbeddingModelError",
+    "ExtractedPage", "Hit", "KnowledgeBase", "ModelMismatchError", "PendingFile", "PmsError",
+    "SearchResult", "Settings", "SkipFile", "StoreError", "SyncBusyError", "SyncProgress",
+    "SyncReport", "SyncStatus", "UsageError", "chunk_markdown", "describe", "environment_checks",
+    "extract_from_html", "extract_from_url", "fuse", "indexing_fingerprint", "parse_note",
+    "read_note", "sha256_file", "split_frontmatter", "walk_notes",
+]
 
 
-class ModelMismatchError(RuntimeError):
-    """The index holds vectors of another model than the one configured."""
+class Check(NamedTuple):
+    """One line of ``pms-tui doctor``."""
 
-
-class SyncBusyError(RuntimeError):
-    """A sync is already running in this process."""
+    label: str
+    ok: bool
+    detail: str
 
 
 class KnowledgeBase:
@@ -37,118 +97,159 @@ class KnowledgeBase:
         self.home.mkdir(parents=True, exist_ok=True)
         self.settings = settings or load_settings(self.home)
         self.db_path = self.home / DB_FILE
-        self.store = st.Store(self.db_path)
+        self.store = Store(self.db_path)
         self.embedder = Embedder(self.settings.model, self.settings.embed_batch_size, self.settings.max_tokens)
+        self._model_state = "not loaded"
+        self.model_error: str | None = None
         self.model_mismatch: str | None = self._check_model()
         self.vectors = VectorIndex(self.store, self._index_dim())
-        self.collections = Collections(self)
-        self.retrieval = Retrieval(self)
+        self.collections = Collections(self.store, clip=self.clip)
+        self.retrieval = Retrieval(
+            self.store, self.settings, self.embedder, self.vectors, self.collections.ids, self.require_vectors
+        )
         self._sync_lock = threading.Lock()
 
-    # -- model bookkeeping -------------------------------------------------------------------
+    # -- the embedding model -------------------------------------------------------------------
+    @property
+    def embedder(self) -> Embedder:
+        return self._embedder
+
+    @embedder.setter
+    def embedder(self, embedder: Embedder) -> None:
+        """Swap the embedder (benchmarks index with a fake one); search and sync follow."""
+        self._embedder = embedder
+        if "retrieval" in self.__dict__:
+            self.retrieval.embedder = embedder
+
     def _check_model(self) -> str | None:
         """Record the model on a new index; on an old one, say if it was built with another."""
         conn = self.store.conn
-        stored = st.get_meta(conn, "embedding_model")
+        stored, dim = meta.recorded_model(conn)
         if stored is None:
-            sync_mod.with_tx(conn, self._record_model)
+            with transaction(conn):
+                self._record_model(conn)
             return None
-        if stored != self.embedder.model_name or int(st.get_meta(conn, "embedding_dim") or 0) != self.embedder.dim:
+        if stored != self.embedder.model_name or dim != self.embedder.dim:
             return (
                 f"The index was built with the embedding model {stored!r} but the configured model is "
                 f"{self.embedder.model_name!r}; run `pms-tui reindex` to re-embed with it "
                 f"(vectors of two models are never mixed)."
             )
-        st.ensure_vector_table(conn, self.embedder.dim)
+        ensure_vector_table(conn, self.embedder.dim)
         return None
 
-    def _record_model(self) -> None:
-        conn = self.store.conn
-        st.set_meta(conn, "embedding_model", self.embedder.model_name)
-        st.set_meta(conn, "embedding_dim", self.embedder.dim)
-        st.ensure_vector_table(conn, self.embedder.dim)
+    def _record_model(self, conn) -> None:
+        meta.record_model(conn, self.embedder.model_name, self.embedder.dim)
+        ensure_vector_table(conn, self.embedder.dim)
 
     def _index_dim(self) -> int:
-        return int(st.get_meta(self.store.conn, "embedding_dim") or self.embedder.dim)
+        return meta.recorded_model(self.store.conn)[1] or self.embedder.dim
 
     def require_vectors(self) -> None:
+        """Raise ModelMismatchError when the index's vectors are not the configured model's."""
         if self.model_mismatch:
             raise ModelMismatchError(self.model_mismatch)
 
-    # -- sync --------------------------------------------------------------------------------
-    def _selected(self, collections: Sequence[str] | None) -> list[Collection]:
-        if collections:
-            return [self.collections.get(name) for name in collections]
-        return self.collections.list()
+    @property
+    def model_state(self) -> str:
+        """``"not loaded"``, ``"loading"``, ``"ready"``, ``"error"`` (see ``model_error``) or
+        ``"mismatch"`` (see ``model_mismatch``)."""
+        if self.model_mismatch:
+            return "mismatch"
+        if self.embedder.ready:
+            return "ready"
+        return self._model_state
 
+    @property
+    def model_ready(self) -> bool:
+        """True when vector search can run now: the model is loaded and matches the index."""
+        return self.embedder.ready and not self.model_mismatch
+
+    def load_model(self) -> None:
+        """Load the embedding model (slow the first time; safe from a worker thread).
+        Raises EmbeddingModelError or ModelMismatchError with the sentence to show."""
+        self.require_vectors()
+        self._model_state = "loading"
+        try:
+            self.embedder.load()
+        except EmbeddingModelError as exc:
+            self._model_state, self.model_error = "error", str(exc)
+            raise
+        self._model_state, self.model_error = "ready", None
+
+    def clear_query_cache(self) -> None:
+        """Forget cached query vectors (evaluations time queries with a cold embedding)."""
+        self.embedder.clear_query_cache()
+
+    # -- sync --------------------------------------------------------------------------------
     def check_sync_status(self, collections: Sequence[str] | None = None) -> SyncStatus:
         """``to_add, to_delete, to_update`` (and ``.summary``) without changing anything."""
-        return sync_mod.status(self, self._selected(collections))
+        return sync_status(self.store.conn, self.collections.select(collections))
 
     def sync(
         self,
-        progress: sync_mod.Progress | None = None,
+        progress: SyncProgress | None = None,
         collections: Sequence[str] | None = None,
         only_paths: set[str] | None = None,
+        cancel: threading.Event | None = None,
     ) -> SyncReport:
-        """Index what changed. ``progress(done, total, phase)`` is called as files are done."""
+        """Index what changed. ``progress(done, total, phase)`` is called as files are done;
+        setting ``cancel`` stops the sync between documents (the report says ``cancelled``)."""
         self.require_vectors()
         if not self._sync_lock.acquire(blocking=False):
             raise SyncBusyError("A sync is already running; wait for it to finish.")
         try:
-            return sync_mod.Indexer(self, progress).run(self._selected(collections), only_paths)
+            indexer = Indexer(self.store, self.settings, self.embedder, progress, cancel)
+            return indexer.run(self.collections.select(collections), only_paths)
         finally:
             self._sync_lock.release()
 
-    def reindex(self, progress: sync_mod.Progress | None = None) -> SyncReport:
+    def reindex(self, progress: SyncProgress | None = None, cancel: threading.Event | None = None) -> SyncReport:
         """Drop every vector and chunk, record the configured model, and index everything again."""
         if not self._sync_lock.acquire(blocking=False):
             raise SyncBusyError("A sync is already running; wait for it to finish.")
         try:
-            conn = self.store.conn
-
-            def reset() -> None:
-                conn.execute("DELETE FROM documents")
-                conn.execute("DROP TABLE IF EXISTS vec_vectors")
-                conn.execute("DELETE FROM vectors")
-                bump_generation(conn)
-                self._record_model()
-
-            sync_mod.with_tx(conn, reset)
+            with self.store.transaction() as conn:
+                document_rows.delete_all(conn)
+                vector_rows.drop_all(conn, self.embedder.dim)
+                self._record_model(conn)
             self.model_mismatch = None
-            self.vectors = VectorIndex(self.store, self.embedder.dim)
+            self.vectors.reset(self.embedder.dim)
         finally:
             self._sync_lock.release()
-        return self.sync(progress)
+        return self.sync(progress, cancel=cancel)
 
-    def remove_collection_rows(self, collection_id: int) -> None:
-        conn = self.store.conn
-
-        def drop() -> None:
-            conn.execute("DELETE FROM documents WHERE collection_id = ?", (collection_id,))
-            conn.execute("DELETE FROM collections WHERE id = ?", (collection_id,))
-
-        sync_mod.with_tx(conn, drop)
-        sync_mod.collect_garbage(conn)
+    # -- clip --------------------------------------------------------------------------------
+    def clip(self, url: str, collection: str | Collection, *, update: bool = False, **fetch_options) -> ClipResult:
+        """Save a web page as a note in a collection's folder and index it at once.
+        ``fetch_options``: timeout, max_bytes, max_redirects (see clip.fetch.fetch)."""
+        col = self.collections.get(collection) if isinstance(collection, str) else collection
+        if not col.exists:
+            raise CollectionError(f"The folder of collection {col.name!r} ({col.path}) does not exist.")
+        result = clip_url(url, col.path, update=update, **fetch_options)
+        if result.status in ("created", "updated"):
+            rel = result.path.resolve().relative_to(col.path.resolve()).as_posix()
+            self.sync(collections=[col.name], only_paths={rel})
+        return result
 
     # -- search ------------------------------------------------------------------------------
     def search(
-        self, query: str, k: int = 10, mode: str = "hybrid", collections: Sequence[str] | None = None
-    ) -> list[Hit]:
-        return self.retrieval.search(query, k, mode, collections).hits
+        self,
+        query: str,
+        k: int = 10,
+        mode: str = "hybrid",
+        collections: Sequence[str] | None = None,
+        *,
+        vector: bool = True,
+    ) -> SearchResult:
+        """Hits (best first) with the lanes that answered; iterate it for the hits.
+        ``vector=False`` answers from BM25 alone (while the model is loading)."""
+        return self.retrieval.search(query, k, mode, collections, vector=vector)
 
     def recent(self, limit: int = 30, collections: Sequence[str] | None = None) -> list[Hit]:
         """The first chunk of the most recently changed notes: what an empty query shows."""
-        conn = self.store.conn
-        sql = f"SELECT {HIT_COLUMNS} {HIT_JOINS} WHERE c.seq = 0"
-        params: list = []
-        if collections:
-            ids = [self.collections.get(n).id for n in collections]
-            sql += f" AND d.collection_id IN ({','.join('?' * len(ids))})"
-            params += ids
-        sql += " ORDER BY d.mtime_ns DESC, d.id DESC LIMIT ?"
-        params.append(limit)
-        return [hit_from_row(row, " ".join(row[5].split())[:200]) for row in conn.execute(sql, params)]
+        rows = chunk_rows.first_chunks_by_recency(self.store.conn, limit, self.collections.ids(collections))
+        return [hit_from_row(row, preview(row.body)) for row in rows]
 
     def find_note(self, path: str) -> tuple[Collection, str] | None:
         """The collection and relative path of a note given as an absolute, relative or
@@ -167,31 +268,53 @@ class KnowledgeBase:
                 return collection, path[len(prefix):]
         return None
 
-    def chunks_of(self, collection: Collection, rel: str) -> list[Hit]:
+    def chunks_of(self, collection: str | Collection, rel: str) -> list[Hit]:
         """Every chunk of one indexed note, in order."""
-        rows = self.store.conn.execute(
-            f"SELECT {HIT_COLUMNS} {HIT_JOINS} WHERE d.collection_id = ? AND d.path = ? ORDER BY c.seq",
-            (collection.id, rel),
-        )
-        return [hit_from_row(row) for row in rows]
+        col = self.collections.get(collection) if isinstance(collection, str) else collection
+        return [hit_from_row(row) for row in chunk_rows.of_document(self.store.conn, col.id, rel)]
+
+    def indexed_paths(self) -> set[str]:
+        """Relative paths of every indexed note, all collections together."""
+        return document_rows.all_paths(self.store.conn)
+
+    def chunk_notes(self) -> dict[int, str]:
+        """Chunk id -> relative path of its note (evaluations map ranked chunks to notes)."""
+        return chunk_rows.note_paths(self.store.conn)
 
     # -- facts -------------------------------------------------------------------------------
     def stats(self) -> dict:
         conn = self.store.conn
-        documents = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
-        chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        vectors = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
         size = sum(p.stat().st_size for p in self.home.glob(DB_FILE + "*") if p.is_file())
         return {
-            "documents": documents,
-            "chunks": chunks,
-            "vectors": vectors,
-            "collections": len(self.collections.list()),
+            "documents": document_rows.count(conn),
+            "chunks": chunk_rows.count(conn),
+            "vectors": vector_rows.count(conn),
+            "collections": collection_rows.count(conn),
             "db_bytes": size,
             "model": self.embedder.model_name,
         }
 
+    def diagnose(self) -> list[Check]:
+        """What ``pms-tui doctor`` prints: the environment, this index, and the model."""
+        checks = environment_checks()
+        stats = self.stats()
+        checks.append(Check("home", True, str(self.home)))
+        checks.append(Check("index", True, f"{self.db_path} ({stats['db_bytes'] / 1e6:.1f} MB, "
+                                           f"{stats['documents']} notes, {stats['chunks']} chunks)"))
+        checks.append(Check("model", self.model_mismatch is None, self.model_mismatch or self.embedder.model_name))
+        try:
+            started = time.perf_counter()
+            self.load_model()
+            self.embedder.embed_query("doctor")
+            checks.append(Check("model load", True, f"{time.perf_counter() - started:.2f}s, "
+                                                     f"{self.embedder.dim} dimensions"))
+        except Exception as exc:
+            checks.append(Check("model load", False, describe(exc)))
+        checks.append(_package_check())
+        return checks
+
     def close(self) -> None:
+        self.retrieval.close()
         self.store.close()
 
     def __enter__(self) -> "KnowledgeBase":
@@ -199,3 +322,36 @@ class KnowledgeBase:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def environment_checks() -> list[Check]:
+    """Python, and the SQLite driver with FTS5 and sqlite-vec: checks that need no index."""
+    import platform
+
+    checks = [Check("python", sys.version_info >= (3, 11), f"{platform.python_version()} ({sys.executable})")]
+    try:
+        driver, sqlite_version, vec_version = check_driver()
+        checks.append(Check("sqlite", True, f"sqlean.py {driver}, SQLite {sqlite_version}, FTS5 ok"))
+        checks.append(Check("sqlite-vec", True, vec_version))
+    except Exception as exc:
+        checks.append(Check("sqlite", False, describe(exc)))
+    return checks
+
+
+def _package_check() -> Check:
+    import importlib.metadata as md
+
+    try:
+        names = ("textual", "fastembed", "onnxruntime", "trafilatura")
+        return Check("packages", True, ", ".join(f"{p} {md.version(p)}" for p in names))
+    except Exception as exc:
+        return Check("packages", False, describe(exc))
+
+
+def indexing_fingerprint() -> str:
+    """A hash of the source that decides chunks and their embed text (the chunker, the
+    frontmatter reader): when it changes, an index built before has other vectors."""
+    digest = hashlib.sha256()
+    for module in (_chunk_module, _frontmatter_module):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:12]

@@ -1,13 +1,18 @@
-"""Plain data the engine hands out: search hits, sync plans and sync reports."""
+"""Plain data the engine hands out: search hits and results, sync plans and sync reports."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import NamedTuple
 
 SNIPPET_OPEN = "«"
 SNIPPET_CLOSE = "»"
+# The search modes: both lanes fused, or one lane alone.
+MODES = ("hybrid", "bm25", "vector")
+# ``progress(done, total, phase)`` of a sync; phase is scanning, deleting, indexing, embedding
+# or done.
+SyncProgress = Callable[[int, int, str], None]
 
 
 @dataclass
@@ -39,22 +44,22 @@ class Hit:
         return asdict(self)
 
 
-# The columns hit_from_row reads, in order; join chunks c, documents d, collections col.
-HIT_COLUMNS = "c.id, c.start_line, c.end_line, c.title, c.heading, c.body, d.path, col.name, col.path"
-HIT_JOINS = (
-    "FROM chunks c JOIN documents d ON d.id = c.document_id "
-    "JOIN collections col ON col.id = d.collection_id"
-)
+class SearchResult(list):
+    """What a search found: a list of hits, best first, that also says which lanes answered
+    (``lanes``) and carries notes for the user (``notes``, e.g. "vector lane waiting for the
+    model"). ``for hit in kb.search(...)`` and ``kb.search(...)[0]`` work as on a list."""
 
+    def __init__(self, hits: Iterable[Hit] = (), lanes: Iterable[str] = (), notes: Iterable[str] = ()):
+        super().__init__(hits)
+        self.lanes: list[str] = list(lanes)
+        self.notes: list[str] = list(notes)
 
-def hit_from_row(row, snippet: str = "", **evidence) -> Hit:
-    """A Hit from a row of HIT_COLUMNS; ``evidence`` sets score, ranks and lane scores."""
-    chunk_id, start, end, title, heading, body, rel, collection, collection_path = row
-    return Hit(
-        chunk_id=chunk_id, collection=collection, path=str(Path(collection_path) / rel), relpath=rel,
-        title=title, heading_path=heading.split(" > ") if heading else [], start_line=start,
-        end_line=end, text=body, snippet=snippet, **{"score": 0.0, "rrf": 0.0, **evidence},
-    )
+    @property
+    def hits(self) -> list[Hit]:
+        return self
+
+    def __repr__(self) -> str:
+        return f"SearchResult({list.__repr__(self)}, lanes={self.lanes!r}, notes={self.notes!r})"
 
 
 class PendingFile(NamedTuple):
@@ -96,6 +101,7 @@ class SyncReport:
     chunks_reused: int = 0
     seconds: float = 0.0
     embed_seconds: float = 0.0
+    cancelled: bool = False  # stopped between documents; the next sync does the rest
 
     @property
     def changed(self) -> bool:
@@ -109,7 +115,7 @@ class SyncReport:
             f"{self.chunks_embedded} chunks embedded, {self.chunks_reused} reused "
             f"in {self.seconds:.1f}s"
         )
-        return text
+        return text + " (cancelled; sync again to finish)" if self.cancelled else text
 
     def to_json(self) -> dict:
         data = asdict(self)

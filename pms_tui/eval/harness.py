@@ -22,14 +22,13 @@ from pathlib import Path
 
 import platformdirs
 
-from ..core import chunk as chunk_mod
-from ..core import frontmatter as frontmatter_mod
 from ..core.config import APP_NAME, Settings, load_settings
-from ..core.kb import KnowledgeBase
-from ..core.results import Hit
+from ..core.kb import KnowledgeBase, indexing_fingerprint
+from ..core.results import MODES, Hit
 from . import metrics
 
-MODES = ("bm25", "vector", "hybrid")
+# The modes an evaluation reports, the two lanes first and then their fusion.
+EVAL_MODES = tuple(sorted(MODES, key=lambda mode: mode == "hybrid"))
 RETRIEVAL_KEYS = (
     "rrf_k", "bm25_weight", "vector_weight", "lane_depth", "title_weight", "heading_weight", "body_weight",
 )
@@ -53,10 +52,7 @@ def eval_settings() -> Settings:
 
 def chunker_fingerprint() -> str:
     """A hash of the chunker's source: a changed chunker (or embed_text) means new vectors."""
-    digest = hashlib.sha256()
-    for module in (chunk_mod, frontmatter_mod):
-        digest.update(Path(module.__file__).read_bytes())
-    return digest.hexdigest()[:12]
+    return indexing_fingerprint()
 
 
 def index_key(kind: str, content: str, settings: Settings) -> str:
@@ -178,7 +174,7 @@ def run_mode(
     exclude_self: bool = False,
     timed_k: int = 10,
 ) -> ModeRun:
-    """Every query through ``kb.retrieval.search``, the product's one search path.
+    """Every query through ``kb.search``, the product's one search path.
 
     Each query is searched twice: once with ``k=timed_k`` (what a person waits for: the timed
     latency, query-embedding cache cleared so every query pays for its embedding), once with
@@ -186,15 +182,15 @@ def run_mode(
     ``exclude_self`` a document whose id equals the query id is dropped (BEIR's rule).
     """
     if queries:  # warm up: model load, vector mirror, SQLite pages
-        kb.retrieval.search(queries[0][1], k=timed_k, mode=mode)
+        kb.search(queries[0][1], k=timed_k, mode=mode)
     run: dict[str, list[str]] = {}
     latencies: list[float] = []
     for qid, text in queries:
-        kb.embedder._query_cache.clear()
+        kb.clear_query_cache()
         started = time.perf_counter()
-        kb.retrieval.search(text, k=timed_k, mode=mode)
+        kb.search(text, k=timed_k, mode=mode)
         latencies.append((time.perf_counter() - started) * 1000)
-        hits = kb.retrieval.search(text, k=depth, mode=mode).hits
+        hits = kb.search(text, k=depth, mode=mode).hits
         ranked = metrics.unique(doc_of(h) for h in hits)
         if exclude_self:
             ranked = [d for d in ranked if d != qid]
@@ -203,4 +199,4 @@ def run_mode(
 
 
 def modes_for(choice: str) -> list[str]:
-    return list(MODES) if choice == "all" else [choice]
+    return list(EVAL_MODES) if choice == "all" else [choice]

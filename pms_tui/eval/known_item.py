@@ -93,7 +93,7 @@ def evaluate(
     items = read_queries(file)
     kb, build = open_collection(folder, settings, quiet=quiet)
     try:
-        indexed = {r[0] for r in kb.store.conn.execute("SELECT path FROM documents")}
+        indexed = kb.indexed_paths()
         missing = sorted({i.target for i in items if i.target not in indexed})
         queries = [(i.qid, i.query) for i in items]
         results: dict[str, dict] = {}

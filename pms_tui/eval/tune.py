@@ -23,13 +23,12 @@ import statistics
 import sys
 from collections.abc import Callable, Iterable, Sequence
 
-from ..core.retrieval import fuse
+from ..core.kb import fuse
 from . import beir, metrics
 
 
 def chunk_docs(kb, mapping: dict[str, str]) -> dict[int, str]:
-    rows = kb.store.conn.execute("SELECT c.id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")
-    return {cid: mapping.get(path) for cid, path in rows}
+    return {cid: mapping.get(path) for cid, path in kb.chunk_notes().items()}
 
 
 def bm25_lanes(kb, queries, depth) -> dict[str, list[tuple[int, float]]]:

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
+from pms_tui.core.errors import describe
+
 
 def sentence(exc: BaseException) -> str:
-    from pms_tui.core import store as st
-
-    if isinstance(exc, st.DatabaseError):
-        return st.describe_error(exc)
-    text = str(exc).strip() or type(exc).__name__
-    if not isinstance(exc, (ValueError, RuntimeError, OSError, LookupError)):
-        text = f"{type(exc).__name__}: {text}"
-    return text if text.endswith((".", "!", "?")) else text + "."
+    """One sentence for any exception (see :func:`pms_tui.core.errors.describe`)."""
+    return describe(exc)

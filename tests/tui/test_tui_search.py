@@ -13,7 +13,7 @@ from pms_tui.tui.widgets.results import evidence
 
 
 def test_core_never_imports_textual():
-    code = ("import pms_tui.core.kb, pms_tui.core.retrieval, pms_tui.core.sync, sys; "
+    code = ("import pms_tui.core.kb, pms_tui.core.search.retrieval, pms_tui.core.indexing.sync, sys; "
             "assert not any(m.startswith('textual') for m in sys.modules), 'core imported textual'")
     subprocess.run([sys.executable, "-c", code], check=True)
 

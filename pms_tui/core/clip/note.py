@@ -5,7 +5,7 @@ description, clipped_at, sha256) followed by the Markdown body. Notes are writte
 and never overwrite another note; clipping a page that is already in the folder (same final
 URL or same body hash) is reported as a duplicate unless ``update=True`` asks to refresh it.
 
-Pure core module: no Textual, no index; :func:`clip_url` is the one call the CLI and TUI need.
+No index and no UI here: the KnowledgeBase calls :func:`clip_url` and then indexes the note.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 
-from .extract import ClipError, ExtractedPage, extract_from_url
+from ..errors import ClipError
+from ..indexing.notes import walk_notes
+from .html_to_markdown import ExtractedPage, extract_from_url
 
 __all__ = ["ClipError", "ClipResult", "clip_page", "clip_url", "render_note", "slugify"]
 
@@ -205,19 +207,11 @@ def _read_frontmatter(path: Path) -> dict | None:
     return meta if isinstance(meta, dict) else None
 
 
-def _iter_notes(folder: Path):
-    """Every visible ``.md`` file under ``folder`` (hidden files and folders skipped)."""
-    for root, dirs, files in os.walk(folder, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            if name.endswith(".md") and not name.startswith("."):
-                yield Path(root, name)
-
-
 def find_existing(folder: Path, url: str, sha256: str) -> Path | None:
     """The first note in ``folder`` (recursive) clipped from ``url`` or with the same body hash."""
     key = _url_key(url) if url else None
-    for path in _iter_notes(folder):
+    for rel in sorted(rel for rel, _ in walk_notes(folder)):
+        path = folder / rel
         meta = _read_frontmatter(path)
         if not meta:
             continue

@@ -1,8 +1,8 @@
 """Split a Markdown note into search chunks along its structure.
 
-The document is parsed once with markdown-it (block rules only; inline parsing is run
-just for heading text). Every body line gets a *cut score*: the value of starting a new
-chunk at that line.
+The document is parsed once with markdown-it (``core.markdown.scan``: block rules only;
+inline parsing is run just for heading text). Every body line gets a *cut score*: the value
+of starting a new chunk at that line.
 
     heading H1..H6        90, 80, 70, 60, 50, 40
     after a blank line    30   (paragraph / block break; ">" alone counts as blank)
@@ -40,15 +40,10 @@ from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import PurePath
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-
-from pms_tui.core.frontmatter import frontmatter_title, normalize_newlines, split_frontmatter
+from ..markdown import normalize_newlines, scan
+from .frontmatter import frontmatter_title, split_frontmatter
 
 __all__ = ["Chunk", "ParsedNote", "chunk_markdown", "parse_note"]
-
-_MD_BLOCK = MarkdownIt("commonmark").disable("inline")
-_MD_INLINE = MarkdownIt("commonmark")
 
 _PATH_DEPTH = 3  # H1..H3 enter the heading path
 _SCORE_NONE = -1
@@ -132,8 +127,7 @@ class _Layout:
         # cum[i]: chars of lines[:i] including their newlines; cum has n + 1 entries.
         self.cum = [0, *accumulate(len(line) + 1 for line in lines)]
 
-        env: dict = {}
-        tokens = _MD_BLOCK.parse(body, env)
+        structure = scan(body)
         # skip_to[i] > 0: line i is strictly inside a fence/heading block ending at skip_to[i].
         skip_to = [0] * n
         heading_at: dict[int, int] = {}  # first line -> level (top-level headings only)
@@ -145,33 +139,28 @@ class _Layout:
         stack: list[str] = [""] * _PATH_DEPTH
         self.first_h1: str | None = None
 
-        for i, tok in enumerate(tokens):
-            if tok.map is None or tok.nesting == -1 or tok.type == "inline":
-                continue
-            start, end = tok.map[0], min(tok.map[1], n)
-            if start >= n:
-                continue
+        for block in structure.blocks:
+            start, end = block.start, block.end
             block_start[start] = True
-            if tok.type == "fence" or (tok.type == "heading_open" and tok.level == 0):
+            if block.kind == "fence" or (block.kind == "heading" and block.top):
                 for j in range(start + 1, end):
                     skip_to[j] = end
-            elif tok.type in _RAW_BLOCKS:
+            elif block.kind in _RAW_BLOCKS:
                 for j in range(start + 1, end):
                     raw_line[j] = True
-            if tok.type == "heading_open" and tok.level == 0:
-                level = int(tok.tag[1])
-                heading_at[start] = level
-                for j in range(start, end):
-                    in_heading[j] = True
-                text = _plain_heading(tokens[i + 1], env)
-                if level == 1 and text and self.first_h1 is None:
-                    self.first_h1 = text
-                if level <= _PATH_DEPTH:
-                    stack[level - 1] = text
-                    for deeper in range(level, _PATH_DEPTH):
-                        stack[deeper] = ""
-                    path_lines.append(start)
-                    paths.append(tuple(t for t in stack if t))
+        for heading in structure.headings:
+            start, level, text = heading.start, heading.level, heading.text
+            heading_at[start] = level
+            for j in range(start, heading.end):
+                in_heading[j] = True
+            if level == 1 and text and self.first_h1 is None:
+                self.first_h1 = text
+            if level <= _PATH_DEPTH:
+                stack[level - 1] = text
+                for deeper in range(level, _PATH_DEPTH):
+                    stack[deeper] = ""
+                path_lines.append(start)
+                paths.append(tuple(t for t in stack if t))
         self.skip_to = skip_to
         self.heading_at = heading_at
         self.path_lines = path_lines
@@ -210,24 +199,6 @@ class _Layout:
     def path_at(self, line: int) -> tuple[str, ...]:
         k = bisect_right(self.path_lines, line)
         return self.paths[k - 1] if k else ()
-
-
-def _plain_heading(inline: Token, env: dict) -> str:
-    """Heading text with inline markup removed: emphasis, code ticks, links -> their text."""
-    tokens = _MD_INLINE.parseInline(inline.content, env)
-    parts: list[str] = []
-    _collect_text(tokens[0].children or [], parts)
-    return " ".join("".join(parts).split())
-
-
-def _collect_text(tokens: list[Token], out: list[str]) -> None:
-    for tok in tokens:
-        if tok.type in ("text", "text_special", "code_inline"):
-            out.append(tok.content)
-        elif tok.type in ("softbreak", "hardbreak"):
-            out.append(" ")
-        elif tok.type == "image":
-            _collect_text(tok.children or [], out)
 
 
 def _spans(layout: _Layout, target: int, overlap: int) -> list[tuple[int, int]]:

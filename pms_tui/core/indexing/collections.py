@@ -5,46 +5,19 @@ from __future__ import annotations
 import os
 import re
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .clip import ClipResult
-    from .kb import KnowledgeBase
+from ..errors import CollectionError
+from ..store import Store
+from ..store import collections as collection_rows
+from ..store import vectors as vector_rows
+from .notes import note_files
 
-NOTE_SUFFIXES = (".md", ".markdown")
 _NAME = re.compile(r"^[\w][\w .-]{0,63}$", re.UNICODE)
-
-
-class CollectionError(ValueError):
-    """A collection cannot be created, found or used, said in one sentence."""
-
-
-def walk_notes(folder: Path):
-    """Yield (relative posix path, os.stat_result) of every note under ``folder``.
-
-    Recursive; dot-folders (.git, .obsidian, .trash) and dot-files are skipped; links to
-    folders are not followed, so a link loop cannot hang a sync.
-    """
-    stack = [folder]
-    while stack:
-        current = stack.pop()
-        try:
-            entries = list(os.scandir(current))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
-                elif entry.name.lower().endswith(NOTE_SUFFIXES) and entry.is_file():
-                    rel = Path(entry.path).relative_to(folder).as_posix()
-                    yield rel, entry.stat()
-            except OSError:
-                continue
+# clip(url, collection, update=..., **fetch_options) -> ClipResult: the KnowledgeBase's clip
+Clipper = Callable[..., object]
 
 
 @dataclass
@@ -55,14 +28,12 @@ class Collection:
     description: str
     created_at: float
     last_sync: float | None
-    kb: "KnowledgeBase"
+    _service: "Collections | None" = field(default=None, repr=False, compare=False)
 
     @property
     def files(self) -> list[Path]:
         """The note files under the folder (recursive, dot-folders ignored), sorted."""
-        if not self.path.is_dir():
-            return []
-        return sorted(self.path / rel for rel, _ in walk_notes(self.path))
+        return note_files(self.path)
 
     @property
     def exists(self) -> bool:
@@ -70,34 +41,32 @@ class Collection:
 
     def counts(self) -> tuple[int, int]:
         """(documents, chunks) indexed for this collection."""
-        row = self.kb.store.conn.execute(
-            "SELECT count(DISTINCT d.id), count(c.id) FROM documents d "
-            "LEFT JOIN chunks c ON c.document_id = d.id WHERE d.collection_id = ?",
-            (self.id,),
-        ).fetchone()
-        return int(row[0]), int(row[1])
+        return collection_rows.counts(self._require_service().store.conn, self.id)
 
-    def add_from_url(self, url: str, *, update: bool = False, **fetch_options) -> "ClipResult":
-        """Clip a web page into this folder as a note and index it at once."""
-        from .clip import clip_url
+    def add_from_url(self, url: str, *, update: bool = False, **fetch_options):
+        """Clip a web page into this folder as a note and index it at once (a ClipResult)."""
+        service = self._require_service()
+        if service.clip is None:
+            raise CollectionError("This collection was not opened through a KnowledgeBase; it cannot clip.")
+        return service.clip(url, self, update=update, **fetch_options)
 
-        if not self.exists:
-            raise CollectionError(f"The folder of collection {self.name!r} ({self.path}) does not exist.")
-        result = clip_url(url, self.path, update=update, **fetch_options)
-        if result.status in ("created", "updated"):
-            rel = result.path.resolve().relative_to(self.path.resolve()).as_posix()
-            self.kb.sync(collections=[self.name], only_paths={rel})
-        return result
+    def _require_service(self) -> "Collections":
+        if self._service is None:
+            raise CollectionError(f"The collection {self.name!r} is not attached to an index.")
+        return self._service
 
 
 class Collections:
-    def __init__(self, kb: "KnowledgeBase"):
-        self.kb = kb
+    """create / get / list / delete, over the store's ``collections`` table."""
 
-    def _row_to_collection(self, row) -> Collection:
+    def __init__(self, store: Store, clip: Clipper | None = None):
+        self.store = store
+        self.clip = clip
+
+    def _collection(self, row: collection_rows.CollectionRow) -> Collection:
         return Collection(
-            id=row[0], name=row[1], path=Path(row[2]), description=row[3],
-            created_at=row[4], last_sync=row[5], kb=self.kb,
+            id=row.id, name=row.name, path=Path(row.path), description=row.description,
+            created_at=row.created_at, last_sync=row.last_sync, _service=self,
         )
 
     def create(self, path: str | os.PathLike, name: str | None = None, description: str = "") -> Collection:
@@ -109,35 +78,40 @@ class Collections:
             raise CollectionError(
                 f"{name!r} cannot be a collection name; use letters, digits, spaces, '.', '_' or '-'."
             )
-        conn = self.kb.store.conn
         for other in self.list():
             if other.name == name:
                 raise CollectionError(f"A collection named {name!r} already exists ({other.path}).")
             if other.path == folder:
                 raise CollectionError(f"{folder} is already the collection {other.name!r}.")
-        conn.execute(
-            "INSERT INTO collections(name, path, description, created_at) VALUES (?, ?, ?, ?)",
-            (name, str(folder), description, time.time()),
-        )
+        collection_rows.insert(self.store.conn, name, str(folder), description, time.time())
         return self.get(name)
 
     def list(self) -> list[Collection]:
-        rows = self.kb.store.conn.execute(
-            "SELECT id, name, path, description, created_at, last_sync FROM collections ORDER BY name"
-        ).fetchall()
-        return [self._row_to_collection(r) for r in rows]
+        return [self._collection(r) for r in collection_rows.all_collections(self.store.conn)]
 
     def get(self, name: str) -> Collection:
-        row = self.kb.store.conn.execute(
-            "SELECT id, name, path, description, created_at, last_sync FROM collections WHERE name = ?",
-            (name,),
-        ).fetchone()
+        row = collection_rows.by_name(self.store.conn, name)
         if row is None:
             known = ", ".join(c.name for c in self.list()) or "none yet"
             raise CollectionError(f"There is no collection named {name!r} (collections: {known}).")
-        return self._row_to_collection(row)
+        return self._collection(row)
+
+    def select(self, names=None) -> list[Collection]:
+        """The named collections (each must exist), or all of them when no names are given."""
+        if names:
+            return [self.get(name) for name in names]
+        return self.list()
+
+    def ids(self, names=None) -> list[int] | None:
+        """Ids of the named collections, or None (no filter) when no names are given."""
+        if not names:
+            return None
+        return [self.get(name).id for name in names]
 
     def delete(self, name: str) -> None:
         """Forget a collection: its index rows go, its files stay untouched."""
         collection = self.get(name)
-        self.kb.remove_collection_rows(collection.id)
+        with self.store.transaction() as conn:
+            collection_rows.delete(conn, collection.id)
+        with self.store.transaction() as conn:
+            vector_rows.delete_unused(conn)

@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import platformdirs
 
-from .config import APP_NAME, DEFAULT_MODEL
+from ..config import APP_NAME, DEFAULT_MODEL
+from ..errors import EmbeddingModelError
 
 _TOKENIZER_CONFIG = {
     "model_max_length": 256,
@@ -49,10 +50,6 @@ _registered = False
 # many knowledge bases; each would otherwise load its own copy).
 _loaded: dict[tuple[str, int], object] = {}
 _loaded_lock = threading.Lock()
-
-
-class EmbeddingModelError(RuntimeError):
-    """The embedding model cannot be loaded or run, said in one sentence."""
 
 
 def embed_hash(text: str) -> str:
@@ -188,7 +185,6 @@ class Embedder:
         self.workers = max(1, min(EMBED_WORKERS, os.cpu_count() or 1))
         self._run_slots = threading.BoundedSemaphore(self.workers)
         self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self.state = "not loaded"
 
     @property
     def ready(self) -> bool:
@@ -201,20 +197,16 @@ class Embedder:
         with self._load_lock:
             if self._model is not None:
                 return
-            self.state = "loading"
             try:
                 key = (self.model_name, self.max_tokens)
                 with _loaded_lock:
                     if key not in _loaded:
                         _loaded[key] = self._create()
                 self._model = _loaded[key]
-            except EmbeddingModelError as exc:
-                self.state = f"error: {exc}"
+            except EmbeddingModelError:
                 raise
             except Exception as exc:  # fastembed/onnxruntime raise many kinds
-                self.state = f"error: {exc}"
                 raise EmbeddingModelError(self._explain(exc)) from None
-            self.state = "ready"
 
     def _create(self):
         """The fastembed model, with ONNX Runtime on one thread per run.
@@ -298,6 +290,10 @@ class Embedder:
             if progress:
                 progress(len(batch))
         return out
+
+    def clear_query_cache(self) -> None:
+        """Forget cached query vectors (evaluations time cold queries)."""
+        self._query_cache.clear()
 
     def embed_query(self, text: str) -> np.ndarray:
         """One query vector; cached, since search-as-you-type repeats queries."""

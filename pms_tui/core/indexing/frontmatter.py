@@ -14,17 +14,10 @@ from typing import Any
 
 import yaml
 
+from ..markdown import normalize_newlines
+
 _OPEN = "---"
 _CLOSE = ("---", "...")
-
-
-def normalize_newlines(text: str) -> str:
-    """``\\r\\n`` and lone ``\\r`` become ``\\n``; a leading BOM is dropped (line count unchanged)."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
 
 
 def split_frontmatter(text: str) -> tuple[dict, str, int]:

@@ -1,65 +1,42 @@
 """Sync: bring the index in step with the folders, doing only the work that changed.
 
-A file whose size and mtime match its row is unchanged without being read. Otherwise it is
-hashed (SHA-256); the same hash only refreshes the stat. Changed files are chunked, and only
-chunks whose embed_text has never been embedded go to the model: vectors are keyed by the
-hash of their embed_text, so an edited paragraph re-embeds one chunk and identical chunks
-share one vector. Each document is written in its own transaction, so a crash leaves a
-consistent index that the next sync completes.
+The plan (``plan.py``) says which notes are new, modified, touched or deleted. Changed notes
+are chunked, and only chunks whose embed_text has never been embedded go to the model:
+vectors are keyed by the hash of their embed_text, so an edited paragraph re-embeds one chunk
+and identical chunks share one vector. Each document is written in its own transaction, so a
+crash, or a cancel between documents, leaves a consistent index that the next sync completes.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
+import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-import numpy as np
-
-from .chunk import parse_note
-from .collections import Collection, walk_notes
+from ..config import Settings
+from ..errors import SkipFile
+from ..results import SyncProgress, SyncReport
+from ..store import Store
+from ..store import chunks as chunk_rows
+from ..store import collections as collection_rows
+from ..store import documents as document_rows
+from ..store import fts
+from ..store import vectors as vector_rows
+from .chunk import Chunk, parse_note
+from .collections import Collection
 from .embed import embed_hash
-from .results import PendingFile, SyncReport, SyncStatus
-from .vector_index import bump_generation
+from .notes import read_note
+from .plan import CollectionPlan, FileState, plan_collection
 
-if TYPE_CHECKING:
-    from .kb import KnowledgeBase
-
-Progress = Callable[[int, int, str], None]
 # Documents are embedded in groups: enough chunks to fill length-sorted batches well,
 # few enough that memory stays bounded and progress moves.
 EMBED_GROUP_CHUNKS = 512
-MAX_NOTE_BYTES = 20_000_000
 # Merge the full-text index after a sync that wrote at least this many chunks and this share
 # of the index (see Indexer._compact_fts).
 FTS_COMPACT_MIN_CHUNKS = 1000
 FTS_COMPACT_SHARE = 0.1
-
-
-class SkipFile(Exception):
-    """A file that cannot be indexed; the message is the reason shown in the report."""
-
-
-@dataclass
-class FileState:
-    rel: str
-    size: int
-    mtime_ns: int
-
-
-@dataclass
-class CollectionPlan:
-    collection: Collection
-    new: list[FileState]
-    modified: list[FileState]
-    touched: list[tuple[FileState, int]]  # same content, new stat: (state, document id)
-    deleted: list[tuple[str, int]]  # (rel, document id)
-    unchanged: int
-    problem: str | None = None
 
 
 @dataclass
@@ -69,110 +46,46 @@ class PreparedDoc:
     sha256: str
     title: str
     frontmatter: dict
-    chunks: list  # chunk.Chunk
+    chunks: list[Chunk]
     hashes: list[str]
     is_new: bool
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def plan_collection(conn, collection: Collection, only_paths: set[str] | None = None) -> CollectionPlan:
-    """Compare the folder with the index: stat first, hash only where the stat differs."""
-    if not collection.path.is_dir():
-        indexed = conn.execute(
-            "SELECT count(*) FROM documents WHERE collection_id = ?", (collection.id,)
-        ).fetchone()[0]
-        return CollectionPlan(
-            collection, [], [], [], [], 0,
-            problem=f"The folder of {collection.name!r} ({collection.path}) is missing; "
-            f"its {indexed} indexed notes are kept until it is back or the collection is removed.",
-        )
-    rows = {
-        r[0]: r[1:]
-        for r in conn.execute(
-            "SELECT path, id, sha256, size, mtime_ns FROM documents WHERE collection_id = ?",
-            (collection.id,),
-        )
-    }
-    plan = CollectionPlan(collection, [], [], [], [], 0)
-    seen: set[str] = set()
-    for rel, stat in walk_notes(collection.path):
-        if only_paths is not None and rel not in only_paths:
-            continue
-        seen.add(rel)
-        state = FileState(rel, stat.st_size, stat.st_mtime_ns)
-        row = rows.get(rel)
-        if row is None:
-            plan.new.append(state)
-            continue
-        doc_id, sha, size, mtime_ns = row
-        if size == state.size and mtime_ns == state.mtime_ns:
-            plan.unchanged += 1
-            continue
-        try:
-            same = sha256_file(collection.path / rel) == sha
-        except OSError:
-            same = False
-        if same:
-            plan.touched.append((state, doc_id))
-        else:
-            plan.modified.append(state)
-    for rel, row in rows.items():
-        if rel not in seen and (only_paths is None or rel in only_paths):
-            plan.deleted.append((rel, row[0]))
-    plan.new.sort(key=lambda s: s.rel)
-    plan.modified.sort(key=lambda s: s.rel)
-    return plan
-
-
-def status(kb: "KnowledgeBase", collections: list[Collection]) -> SyncStatus:
-    result = SyncStatus([], [], [])
-    conn = kb.store.conn
-    for collection in collections:
-        plan = plan_collection(conn, collection)
-        result.to_add.extend(PendingFile(collection.name, s.rel) for s in plan.new)
-        result.to_update.extend(PendingFile(collection.name, s.rel) for s in plan.modified)
-        result.to_delete.extend(PendingFile(collection.name, rel) for rel, _ in plan.deleted)
-    return result
-
-
-def read_note(path: Path) -> tuple[str, str]:
-    """(text, sha256) of a note, or SkipFile with the reason it cannot be indexed."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise SkipFile("deleted during sync") from None
-    except PermissionError:
-        raise SkipFile("permission denied") from None
-    except OSError as exc:
-        raise SkipFile(f"unreadable ({exc.strerror or exc})") from None
-    if len(data) > MAX_NOTE_BYTES:
-        raise SkipFile(f"too large ({len(data) // 1_000_000} MB)")
-    if b"\x00" in data[:8192]:
-        raise SkipFile("binary file, not Markdown")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SkipFile(f"not UTF-8 text (bad byte at offset {exc.start})") from None
-    return text, hashlib.sha256(data).hexdigest()
+def collect_garbage(store: Store) -> int:
+    """Drop vectors no chunk uses any more (after deletes, edits and removed collections)."""
+    with store.transaction() as conn:
+        return vector_rows.delete_unused(conn)
 
 
 class Indexer:
-    """Runs one sync: plans, prepares, embeds and writes, reporting progress."""
+    """Runs one sync: plans, prepares, embeds and writes, reporting progress.
 
-    def __init__(self, kb: "KnowledgeBase", progress: Progress | None = None):
-        self.kb = kb
-        self.conn = kb.store.conn
+    ``cancel`` (a threading.Event) is checked between documents: a cancelled sync stops
+    there, keeps what it wrote, and reports ``cancelled``; the next sync does the rest.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        embedder,
+        progress: SyncProgress | None = None,
+        cancel: threading.Event | None = None,
+    ):
+        self.store = store
+        self.conn = store.conn
+        self.settings = settings
+        self.embedder = embedder
         self.progress = progress or (lambda done, total, phase: None)
+        self.cancel = cancel
         self.report = SyncReport()
         self.done = 0
         self.total = 0
+
+    def _cancelled(self) -> bool:
+        if self.cancel is not None and self.cancel.is_set():
+            self.report.cancelled = True
+        return self.report.cancelled
 
     def run(self, collections: list[Collection], only_paths: set[str] | None = None) -> SyncReport:
         started = time.perf_counter()
@@ -190,6 +103,8 @@ class Indexer:
         pending_chunks = 0
         for plan in plans:
             for state, is_new in [(s, True) for s in plan.new] + [(s, False) for s in plan.modified]:
+                if self._cancelled():
+                    break
                 doc = self._prepare(plan.collection, state, is_new)
                 if doc is None:
                     continue
@@ -198,16 +113,18 @@ class Indexer:
                 if pending_chunks >= EMBED_GROUP_CHUNKS:
                     self._flush(pending)
                     pending, pending_chunks = [], 0
-        self._flush(pending)
+        if not self._cancelled():
+            self._flush(pending)
         if self.report.deleted or self.report.modified:
-            collect_garbage(self.conn)  # an edit or a delete may leave vectors no chunk uses
+            collect_garbage(self.store)  # an edit or a delete may leave vectors no chunk uses
         self._compact_fts()
-        now = time.time()
-        for plan in plans:
-            if not plan.problem:
-                self.conn.execute("UPDATE collections SET last_sync = ? WHERE id = ?", (now, plan.collection.id))
+        if not self.report.cancelled:
+            now = time.time()
+            for plan in plans:
+                if not plan.problem:
+                    collection_rows.set_last_sync(self.conn, plan.collection.id, now)
         self.report.seconds = time.perf_counter() - started
-        self.progress(self.total, self.total, "done")
+        self.progress(self.done if self.report.cancelled else self.total, self.total, "done")
         return self.report
 
     def _tick(self, phase: str) -> None:
@@ -217,15 +134,16 @@ class Indexer:
     def _apply_touched(self, plan: CollectionPlan) -> None:
         if not plan.touched:
             return
-        with_tx(self.conn, lambda: self.conn.executemany(
-            "UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?",
-            [(s.size, s.mtime_ns, doc_id) for s, doc_id in plan.touched],
-        ))
+        with self.store.transaction() as conn:
+            document_rows.update_stats(conn, [(s.size, s.mtime_ns, doc_id) for s, doc_id in plan.touched])
         self.report.unchanged += len(plan.touched)
 
     def _delete(self, plan: CollectionPlan) -> None:
         for rel, doc_id in plan.deleted:
-            with_tx(self.conn, lambda: self.conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,)))
+            if self._cancelled():
+                return
+            with self.store.transaction() as conn:
+                document_rows.delete(conn, doc_id)
             self.report.deleted.append(f"{plan.collection.name}/{rel}")
             self._tick("deleting")
 
@@ -234,7 +152,7 @@ class Indexer:
         path = collection.path / state.rel
         try:
             text, sha = read_note(path)
-            settings = self.kb.settings
+            settings = self.settings
             note = parse_note(text, Path(state.rel).name, settings.chunk_target, settings.chunk_overlap)
         except SkipFile as exc:
             self.report.skipped.append((label, str(exc)))
@@ -257,7 +175,10 @@ class Indexer:
             return
         vector_ids = self._ensure_vectors(docs)
         for doc in docs:
-            with_tx(self.conn, lambda: self._write_document(doc, vector_ids))
+            if self._cancelled():
+                return
+            with self.store.transaction():
+                self._write_document(doc, vector_ids)
             (self.report.added if doc.is_new else self.report.modified).append(
                 f"{doc.collection.name}/{doc.state.rel}"
             )
@@ -270,49 +191,32 @@ class Indexer:
         for doc in docs:
             for chunk, h in zip(doc.chunks, doc.hashes):
                 wanted.setdefault(h, chunk.embed_text)
-        known = lookup_vectors(self.conn, list(wanted))
+        known = vector_rows.lookup(self.conn, list(wanted))
         missing = [h for h in wanted if h not in known]
         total_chunks = sum(len(d.chunks) for d in docs)
         self.report.chunks_reused += total_chunks - len(missing)
         if missing:
             self.progress(self.done, self.total, "embedding")
             started = time.perf_counter()
-            vectors = self.kb.embedder.embed_documents([wanted[h] for h in missing])
+            vectors = self.embedder.embed_documents([wanted[h] for h in missing])
             self.report.embed_seconds += time.perf_counter() - started
             self.report.chunks_embedded += len(missing)
-            known.update(with_tx(self.conn, lambda: insert_vectors(self.conn, missing, vectors)))
+            with self.store.transaction() as conn:
+                known.update(vector_rows.insert(conn, missing, vectors))
         return known
 
     def _write_document(self, doc: PreparedDoc, vector_ids: dict[str, int]) -> None:
-        conn = self.conn
-        row = conn.execute(
-            "SELECT id FROM documents WHERE collection_id = ? AND path = ?", (doc.collection.id, doc.state.rel)
-        ).fetchone()
-        values = (doc.title, doc.sha256, doc.state.size, doc.state.mtime_ns,
-                  json.dumps(doc.frontmatter, ensure_ascii=False, default=str), time.time())
-        if row:
-            doc_id = row[0]
-            conn.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
-            conn.execute(
-                "UPDATE documents SET title = ?, sha256 = ?, size = ?, mtime_ns = ?, frontmatter = ?, "
-                "indexed_at = ? WHERE id = ?",
-                (*values, doc_id),
-            )
-        else:
-            doc_id = conn.execute(
-                "INSERT INTO documents(collection_id, path, title, sha256, size, mtime_ns, frontmatter, "
-                "indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (doc.collection.id, doc.state.rel, *values),
-            ).lastrowid
-        conn.executemany(
-            "INSERT INTO chunks(document_id, seq, start_line, end_line, title, heading, body, vector_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (doc_id, c.seq, c.start_line, c.end_line, doc.title, " > ".join(c.heading_path),
-                 c.text, vector_ids[h])
-                for c, h in zip(doc.chunks, doc.hashes)
-            ],
+        """One note's row and chunks; runs inside the caller's transaction."""
+        values = document_rows.DocumentValues(
+            doc.title, doc.sha256, doc.state.size, doc.state.mtime_ns,
+            json.dumps(doc.frontmatter, ensure_ascii=False, default=str), time.time(),
         )
+        doc_id = document_rows.upsert(self.conn, doc.collection.id, doc.state.rel, values)
+        chunk_rows.insert(self.conn, doc_id, (
+            chunk_rows.NewChunk(c.seq, c.start_line, c.end_line, doc.title, " > ".join(c.heading_path),
+                                c.text, vector_ids[h])
+            for c, h in zip(doc.chunks, doc.hashes)
+        ))
 
     def _compact_fts(self) -> None:
         """After a large sync, merge the full-text index into one segment.
@@ -325,67 +229,8 @@ class Indexer:
         written = self.report.chunks_written
         if written < FTS_COMPACT_MIN_CHUNKS:
             return
-        total = self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        if written < FTS_COMPACT_SHARE * total:
+        if written < FTS_COMPACT_SHARE * chunk_rows.count(self.conn):
             return
-        with_tx(self.conn, lambda: self.conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')"))
-        try:
-            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except Exception:  # a reader holds the WAL: it is checkpointed later
-            pass
-
-
-
-def collect_garbage(conn) -> int:
-    """Drop vectors no chunk uses any more (after deletes, edits and removed collections)."""
-    def drop() -> int:
-        orphans = [r[0] for r in conn.execute(
-            "SELECT id FROM vectors WHERE id NOT IN (SELECT vector_id FROM chunks)"
-        )]
-        for start in range(0, len(orphans), 500):
-            part = orphans[start : start + 500]
-            marks = ",".join("?" * len(part))
-            conn.execute(f"DELETE FROM vec_vectors WHERE rowid IN ({marks})", part)
-            conn.execute(f"DELETE FROM vectors WHERE id IN ({marks})", part)
-        if orphans:
-            bump_generation(conn)
-        return len(orphans)
-
-    return with_tx(conn, drop)
-
-
-def with_tx(conn, work):
-    """Run ``work`` in one IMMEDIATE transaction (the busy timeout waits out other writers)."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        result = work()
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-    return result
-
-
-def lookup_vectors(conn, hashes: list[str]) -> dict[str, int]:
-    """Vector ids of the known hex hashes (stored as 32 raw bytes: half the size of hex)."""
-    found: dict[str, int] = {}
-    for start in range(0, len(hashes), 500):
-        part = [bytes.fromhex(h) for h in hashes[start : start + 500]]
-        marks = ",".join("?" * len(part))
-        for digest, vid in conn.execute(f"SELECT hash, id FROM vectors WHERE hash IN ({marks})", part):
-            found[bytes(digest).hex()] = vid
-    return found
-
-
-def insert_vectors(conn, hashes: list[str], vectors: np.ndarray) -> dict[str, int]:
-    ids: dict[str, int] = {}
-    for h, vector in zip(hashes, vectors):
-        vid = conn.execute("INSERT INTO vectors(hash) VALUES (?)", (bytes.fromhex(h),)).lastrowid
-        conn.execute(
-            "INSERT INTO vec_vectors(rowid, embedding) VALUES (?, ?)",
-            (vid, np.ascontiguousarray(vector, dtype=np.float32).tobytes()),
-        )
-        ids[h] = vid
-    bump_generation(conn)
-    return ids
-
+        with self.store.transaction() as conn:
+            fts.optimize(conn)
+        fts.checkpoint(self.conn)

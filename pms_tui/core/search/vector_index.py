@@ -20,70 +20,25 @@ import threading
 
 import numpy as np
 
-from . import store as st
-
-GENERATION_KEY = "vectors_generation"
-_FETCH_ROWS = 4096
-
-
-def bump_generation(conn) -> None:
-    """Call inside the transaction that adds or removes vectors."""
-    conn.execute(
-        "INSERT INTO meta(key, value) VALUES (?, '1') "
-        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
-        (GENERATION_KEY,),
-    )
-
-
-class _LayoutMismatch(Exception):
-    """vec0's shadow tables are not laid out as expected: use the virtual table instead."""
-
-
-def _shadow_blocks(conn, dim: int, after: int):
-    """(rowids, vectors) of the live rows with rowid > ``after``, one vec0 chunk at a time,
-    read straight from vec0's shadow tables. Raises _LayoutMismatch when they look different."""
-    try:
-        cursor = conn.execute(
-            "SELECT c.size, c.validity, c.rowids, v.vectors FROM vec_vectors_chunks c "
-            "JOIN vec_vectors_vector_chunks00 v ON v.rowid = c.chunk_id ORDER BY c.chunk_id"
-        )
-    except st.OperationalError as exc:
-        raise _LayoutMismatch(str(exc)) from None
-    width = dim * 4
-    for size, validity, rowids, vectors in cursor:
-        if not (
-            isinstance(size, int) and size > 0
-            and isinstance(validity, bytes) and len(validity) == (size + 7) // 8
-            and isinstance(rowids, bytes) and len(rowids) == size * 8
-            and isinstance(vectors, bytes) and len(vectors) == size * width
-        ):
-            raise _LayoutMismatch("unexpected vec0 chunk layout")
-        valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size].astype(bool)
-        ids = np.frombuffer(rowids, dtype="<i8")
-        keep = valid & (ids > after)
-        if keep.any():
-            yield ids[keep], np.frombuffer(vectors, dtype=np.float32).reshape(size, dim)[keep]
-
-
-def _scan_blocks(conn, dim: int, after: int):
-    """The same rows through the vec0 virtual table (slower, layout-independent)."""
-    cursor = conn.execute(
-        "SELECT rowid, embedding FROM vec_vectors WHERE rowid > ? ORDER BY rowid", (after,)
-    )
-    while rows := cursor.fetchmany(_FETCH_ROWS):
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        yield ids, np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(-1, dim)
+from ..store import Store, read_snapshot
+from ..store import vectors as vector_rows
+from ..store.meta import vectors_generation
 
 
 class VectorIndex:
-    def __init__(self, store: st.Store, dim: int):
+    def __init__(self, store: Store, dim: int):
         self.store = store
-        self.dim = dim
         self._lock = threading.Lock()
-        self._generation: str | None = None
-        self._ids = np.zeros(0, dtype=np.int64)
-        self._matrix = np.zeros((0, dim), dtype=np.float32)
         self.use_shadow_tables = True
+        self.reset(dim)
+
+    def reset(self, dim: int) -> None:
+        """Forget the mirror (after a reindex, perhaps with another dimension)."""
+        with self._lock:
+            self.dim = dim
+            self._generation: str | None = None
+            self._ids = np.zeros(0, dtype=np.int64)
+            self._matrix = np.zeros((0, dim), dtype=np.float32)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -91,33 +46,27 @@ class VectorIndex:
     def refresh(self) -> None:
         """Bring the mirror in step with the store: drop deleted ids, load new ones."""
         conn = self.store.conn
-        if st.get_meta(conn, GENERATION_KEY) == self._generation:
+        if vectors_generation(conn) == self._generation:
             return
-        with self._lock:
-            conn.execute("BEGIN")  # one snapshot for the ids, the vectors and the generation
-            try:
-                generation = st.get_meta(conn, GENERATION_KEY)
-                if generation == self._generation:
-                    return
-                live = np.fromiter(
-                    (r[0] for r in conn.execute("SELECT id FROM vectors ORDER BY id")), dtype=np.int64
-                )
-                keep = np.isin(self._ids, live, assume_unique=True)
-                kept = int(keep.sum())
-                last = int(self._ids[-1]) if len(self._ids) else 0
-                wanted = live[np.searchsorted(live, last, side="right") :]
-                ids = np.empty(kept + len(wanted), dtype=np.int64)
-                matrix = np.empty((kept + len(wanted), self.dim), dtype=np.float32)
-                ids[:kept] = self._ids[keep]
-                matrix[:kept] = self._matrix[keep]
-                filled = self._load_new(conn, last, wanted, ids, matrix, kept)
-                if filled != len(ids):  # the vectors and vec0 tables disagree: keep what vec0 has
-                    ids, matrix = ids[:filled].copy(), matrix[:filled].copy()
-                if filled > kept and not np.all(ids[kept + 1 : filled] > ids[kept : filled - 1]):
-                    order = np.argsort(ids, kind="stable")
-                    ids, matrix = ids[order], matrix[order]
-            finally:
-                conn.execute("COMMIT")
+        with self._lock, read_snapshot(conn):  # one snapshot for the ids, the vectors and the generation
+            generation = vectors_generation(conn)
+            if generation == self._generation:
+                return
+            live = vector_rows.live_ids(conn)
+            keep = np.isin(self._ids, live, assume_unique=True)
+            kept = int(keep.sum())
+            last = int(self._ids[-1]) if len(self._ids) else 0
+            wanted = live[np.searchsorted(live, last, side="right") :]
+            ids = np.empty(kept + len(wanted), dtype=np.int64)
+            matrix = np.empty((kept + len(wanted), self.dim), dtype=np.float32)
+            ids[:kept] = self._ids[keep]
+            matrix[:kept] = self._matrix[keep]
+            filled = self._load_new(conn, last, wanted, ids, matrix, kept)
+            if filled != len(ids):  # the vectors and vec0 tables disagree: keep what vec0 has
+                ids, matrix = ids[:filled].copy(), matrix[:filled].copy()
+            if filled > kept and not np.all(ids[kept + 1 : filled] > ids[kept : filled - 1]):
+                order = np.argsort(ids, kind="stable")
+                ids, matrix = ids[order], matrix[order]
             self._ids, self._matrix, self._generation = ids, matrix, generation
 
     def _load_new(self, conn, last: int, wanted: np.ndarray, ids: np.ndarray, matrix: np.ndarray, pos: int) -> int:
@@ -126,13 +75,13 @@ class VectorIndex:
         start = pos
         if self.use_shadow_tables:
             try:
-                for block_ids, block in _shadow_blocks(conn, self.dim, last):
+                for block_ids, block in vector_rows.shadow_blocks(conn, self.dim, last):
                     pos = self._put(ids, matrix, pos, block_ids, block, wanted)
                 return pos
-            except _LayoutMismatch:
+            except vector_rows.LayoutMismatch:
                 self.use_shadow_tables = False
                 pos = start
-        for block_ids, block in _scan_blocks(conn, self.dim, last):
+        for block_ids, block in vector_rows.scan_blocks(conn, self.dim, last):
             pos = self._put(ids, matrix, pos, block_ids, block, wanted)
         return pos
 

@@ -19,7 +19,7 @@ from textual.reactive import reactive
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
-from pms_tui.core.frontmatter import split_frontmatter
+from pms_tui.core.kb import split_frontmatter
 from pms_tui.core.results import Hit
 
 WINDOW_LINES = 600  # a longer note is shown as this many lines around the chunk

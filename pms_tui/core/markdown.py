@@ -1,0 +1,104 @@
+"""The structure of a Markdown text, found once by markdown-it: blocks, headings and fenced
+code, each with its line numbers. The one scanner of Markdown structure: the chunker cuts
+along it, the reader uses it to keep a window of a note from cutting a fence in half.
+
+Lines are 0-based indices into ``text.split("\\n")`` after ``\\r\\n``/``\\r`` are normalised
+to ``\\n`` (as markdown-it counts them); ranges are half-open, ``[start, end)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+_MD_BLOCK = MarkdownIt("commonmark").disable("inline")
+_MD_INLINE = MarkdownIt("commonmark")
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One block-level element: ``kind`` is markdown-it's token type without ``_open``
+    (``paragraph``, ``heading``, ``fence``, ``code_block``, ``html_block``, ``bullet_list``,
+    ``list_item``, ``blockquote``, ``table``, ``hr``, ...)."""
+
+    kind: str
+    start: int
+    end: int
+    top: bool  # at the top level (not inside a list item or a blockquote)
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    start: int
+    end: int  # a setext heading spans two lines
+    level: int  # 1..6
+    text: str  # inline markup removed: emphasis, code ticks and links become their text
+
+
+@dataclass(frozen=True, slots=True)
+class Structure:
+    blocks: list[Block]  # in document order, outer blocks before the blocks they hold
+    headings: list[Heading]  # top-level headings only: a heading in a list item is text
+
+    @property
+    def fences(self) -> list[tuple[int, int]]:
+        return [(b.start, b.end) for b in self.blocks if b.kind == "fence"]
+
+
+def normalize_newlines(text: str) -> str:
+    """``\\r\\n`` and lone ``\\r`` become ``\\n``; a leading BOM is dropped (line count unchanged)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def scan(text: str) -> Structure:
+    """Blocks and headings of ``text`` (newlines already normalised)."""
+    env: dict = {}
+    tokens = _MD_BLOCK.parse(text, env)
+    n = text.count("\n") + 1
+    blocks: list[Block] = []
+    headings: list[Heading] = []
+    for i, tok in enumerate(tokens):
+        if tok.map is None or tok.nesting == -1 or tok.type == "inline":
+            continue
+        start, end = tok.map[0], min(tok.map[1], n)
+        if start >= n:
+            continue
+        kind = tok.type.removesuffix("_open")
+        blocks.append(Block(kind, start, end, tok.level == 0))
+        if kind == "heading" and tok.level == 0:
+            headings.append(Heading(start, end, int(tok.tag[1]), plain_inline(tokens[i + 1].content, env)))
+    return Structure(blocks, headings)
+
+
+def fence_ranges(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` lines of every fenced code block (an unclosed fence runs to the end)."""
+    return scan(normalize_newlines(text)).fences
+
+
+def headings(text: str) -> list[Heading]:
+    """The top-level headings of ``text`` with their lines, levels and plain text."""
+    return scan(normalize_newlines(text)).headings
+
+
+def plain_inline(source: str, env: dict | None = None) -> str:
+    """Inline Markdown as plain text on one line (emphasis, code ticks, links -> their text)."""
+    tokens = _MD_INLINE.parseInline(source, env if env is not None else {})
+    parts: list[str] = []
+    _collect_text(tokens[0].children or [], parts)
+    return " ".join("".join(parts).split())
+
+
+def _collect_text(tokens: list[Token], out: list[str]) -> None:
+    for tok in tokens:
+        if tok.type in ("text", "text_special", "code_inline"):
+            out.append(tok.content)
+        elif tok.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+        elif tok.type == "image":
+            _collect_text(tok.children or [], out)

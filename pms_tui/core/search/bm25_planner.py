@@ -1,0 +1,272 @@
+"""BM25 planning: an OR-query of quoted phrases run so that frequent words cost little.
+
+See :class:`Bm25Planner`. Its SQL (vocabulary, stemming) lives in ``store.fts``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from ..store import fts
+
+# BM25 planning (see Bm25Planner). FTS5 scores every row an OR-query matches, about 1 us a
+# row here, so a query holding a word found in a third of 100,000 chunks costs ~30 ms
+# however rare its other words are.
+BM25_K1 = 1.2  # FTS5's bm25 constants; each phrase adds idf * f*(k1+1)/(f + k1*(1-b+b*D/avgD))
+PLAN_MIN_POSTINGS = 6_000  # a query matching fewer rows than this runs as written
+PLAN_BUDGET = 6_000  # postings the candidate expression may hold
+PLAN_MAX_BUDGET = 30_000  # ... when more are needed to prove the ranking exact
+# Approximations are used only for queries this costly (postings of all their phrases): below
+# it, every query is answered exactly.
+PLAN_APPROX_POSTINGS = 40_000
+# A pasted paragraph (this many distinct phrases or more) ranks the rows holding its rare
+# phrases, by their full score, without the extra round that would prove it exact.
+LONG_QUERY_GROUPS = 8
+_PHRASE = re.compile(r'"((?:[^"]|"")+)"(\*?)')
+
+
+@dataclass
+class _Group:
+    """One distinct phrase of an OR-query and how often the query repeats it."""
+
+    text: str  # the MATCH fragment: '"word"' or '"word"*'
+    count: int
+    tokens: list[str]
+    prefix: bool
+    df: int = 0  # rows holding it (a lower bound for prefixes and multi-token phrases)
+    cost: int = 0  # postings it brings (an upper bound)
+    bound: float = 0.0  # the most all its occurrences can add to one row's score
+
+
+@dataclass
+class PlanInfo:
+    """How the last BM25 query was run (for benchmarks and tests)."""
+
+    mode: str  # "plain", "split" (rare words first) or "conjunction" (all words common)
+    exact: bool  # the ranking is provably the one the plain query gives
+    postings: int = 0  # postings of the whole query
+    candidates: str = ""
+
+
+def _idf(rows: int, hits: int) -> float:
+    idf = math.log((0.5 + rows - hits) / (0.5 + hits))
+    return idf if idf > 0 else 1e-6
+
+
+class Bm25Planner:
+    """Runs an OR-query of quoted phrases so that frequent words cost little.
+
+    FTS5 scores every row an OR-query matches (~1 us a row here), so one word found in a third
+    of 100,000 chunks costs ~30 ms, however rare the query's other words are. FTS5's bm25 is a
+    sum over the query's phrases, and a phrase found in ``n`` of ``N`` rows adds at most
+    ``(k1+1) * idf(n)`` to any row, however often it occurs (its frequency term saturates).
+    Document frequencies come from an fts5vocab table, looked up by the stems that FTS5's own
+    tokenizer makes of the query words (a temporary FTS5 table with the same tokenizer).
+
+    * *plain*: a query that matches few rows (counted without scoring, up to a cap) runs as
+      written. So does one whose phrases are all rare, or that has a single phrase.
+    * *split*: the rare phrases E (their postings within a budget) find the candidates. ``E``
+      alone ranks them (exact scores for rows holding no common phrase C), ``(E) AND (C)``
+      scores the rows that also hold a common phrase with every phrase. Merged, that is the
+      exact ranking of every row holding an E phrase. A row holding only C phrases scores at
+      most ``sum(bound(C))``; if the k-th score found is not above that, the strongest C
+      phrases move to E and the query runs once more, which makes the result provably equal
+      to the plain query's (``PlanInfo.exact``). A long pasted text whose plain query would be
+      costly skips that second round: it ranks the rows holding its rare words by their full
+      score (an approximation; its agreement with the plain query is in docs/benchmarks.md).
+    * *conjunction*: a costly query whose phrases are all common ranks the rows holding its
+      rarest few phrases together (an AND sized to the budget), by their full score. Also an
+      approximation (a row missing one of those words is not considered).
+    """
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self.last = PlanInfo("plain", True)
+
+    # -- per-connection state: temp tables, caches --------------------------------------------
+    def _state(self, conn):
+        state = getattr(self._local, "state", None)
+        if state is None or state["conn"] is not conn:
+            fts.create_temp_tables(conn)
+            state = {"conn": conn, "tokens": OrderedDict(), "df": {}, "key": None, "rows": 0, "own": 0}
+            self._local.state = state
+        return state
+
+    def clear_caches(self) -> None:
+        """Forget this thread's cached stems and frequencies (benchmarks measure cold queries)."""
+        state = getattr(self._local, "state", None)
+        if state is not None:
+            state["tokens"].clear()
+            state["df"].clear()
+            state["key"] = None
+
+    def own_changes(self, conn, n: int) -> None:
+        """Count writes to temp tables, which must not look like changes of the index."""
+        self._state(conn)["own"] += n
+
+    def _tokens(self, conn, state, words: list[str]) -> dict[str, list[str]]:
+        """FTS5's own tokens (porter stems) of each word, cached."""
+        cache: OrderedDict = state["tokens"]
+        todo = [w for w in dict.fromkeys(words) if w not in cache]
+        if todo:
+            found, changes = fts.stem(conn, todo)
+            state["own"] += changes
+            for i, w in enumerate(todo):
+                cache[w] = found.get(i, [])
+            while len(cache) > 4096:
+                cache.popitem(last=False)
+        return {w: cache[w] for w in words}
+
+    def _frequencies(self, conn, state, terms: set[str], prefixes: set[str]) -> tuple[int, dict]:
+        """(rows in the index, {term: df, ('*', prefix): (max df, sum df)}), cached until the
+        index changes."""
+        version, changes = fts.change_key(conn)
+        key = (version, changes - state["own"])
+        if key != state["key"]:
+            state["key"], state["df"] = key, {}
+            state["rows"] = fts.row_count(conn)
+        df = state["df"]
+        todo = [t for t in terms if t not in df]
+        if todo:
+            df.update(fts.document_frequencies(conn, todo))
+        for p in prefixes:
+            if ("*", p) not in df:
+                df[("*", p)] = fts.prefix_frequency(conn, p)
+        return state["rows"], df
+
+    # -- planning --------------------------------------------------------------------------
+    def groups(self, conn, match: str) -> tuple[int, list[_Group]] | None:
+        parts = match.split(" OR ")
+        found = [_PHRASE.fullmatch(p) for p in parts]
+        if not all(found):
+            return None
+        state = self._state(conn)
+        counts: dict[str, int] = {}
+        for p in parts:
+            counts[p] = counts.get(p, 0) + 1
+        words = {p: _PHRASE.fullmatch(p).group(1).replace('""', '"') for p in counts}
+        tokens = self._tokens(conn, state, list(words.values()))
+        groups = [
+            _Group(p, n, tokens[words[p]], _PHRASE.fullmatch(p).group(2) == "*") for p, n in counts.items()
+        ]
+        terms = {t for g in groups for t in g.tokens}
+        prefixes = {g.tokens[-1] for g in groups if g.prefix and len(g.tokens) == 1}
+        rows, df = self._frequencies(conn, state, terms, prefixes)
+        for g in groups:
+            if not g.tokens:  # no token: matches nothing
+                g.df = g.cost = 0
+                g.bound = 0.0
+                continue
+            if len(g.tokens) == 1 and g.prefix:
+                g.df, g.cost = df[("*", g.tokens[0])]
+            elif len(g.tokens) == 1:
+                g.df = g.cost = df[g.tokens[0]]
+            else:  # a phrase: rows hold all its tokens, in order; its own df is unknown
+                g.df = 0
+                g.cost = min(df[t] for t in g.tokens)
+                if g.prefix:  # the last token is a prefix: its cost is not known here
+                    g.cost = max(g.cost, 1)
+            g.bound = g.count * (BM25_K1 + 1) * _idf(rows, g.df)
+        return rows, groups
+
+    def ranked(self, conn, match: str, run, count, depth: int) -> list[tuple[int, float]]:
+        """The plain query's ranking, best first, at most ``depth`` rows.
+
+        ``run(expression) -> [(rowid, bm25)]`` runs a MATCH expression ranked and limited;
+        ``count(expression, cap)`` counts its rows, stopping at ``cap`` (no scoring: cheap).
+        """
+        # few rows: scoring them is cheap (and a long text is slower to plan than to run)
+        cap = PLAN_MIN_POSTINGS * (3 if match.count(" OR ") + 1 >= LONG_QUERY_GROUPS else 1)
+        if count(match, cap) < cap:
+            self.last = PlanInfo("plain", True)
+            return run(match)
+        planned = self.groups(conn, match)
+        if planned is None or len(planned[1]) < 2:
+            self.last = PlanInfo("plain", True)
+            return run(match)
+        rows, groups = planned
+        postings = sum(g.count * g.cost for g in groups)
+        costly = postings > PLAN_APPROX_POSTINGS
+        order = sorted(groups, key=lambda g: (-g.bound / g.count, g.cost, g.text))
+        rare: list[_Group] = []
+        spent = 0
+        for g in order:
+            if g.bound / g.count < 1e-3:  # in more than half the rows: never a candidate source
+                continue
+            if spent + g.cost <= PLAN_BUDGET:
+                rare.append(g)
+                spent += g.cost
+        if rare and len(rare) == len(groups):
+            self.last = PlanInfo("plain", True, postings)
+            return run(match)
+        if rare:
+            ranked, kth = self._split(run, groups, rare, depth)
+            outside = sum(g.bound for g in groups if g not in rare)
+            long_query = len(groups) >= LONG_QUERY_GROUPS and costly
+            if kth <= outside and not costly:  # a second round would cost more than the plain query
+                self.last = PlanInfo("plain", True, postings)
+                return run(match)
+            if kth <= outside and not long_query:
+                # Not provable yet. The k-th score found is a lower bound of the true one: move
+                # the strongest common phrases into the candidate side until what stays out
+                # scores less than it, then rank once more (exact by construction).
+                common = [g for g in order if g not in rare]
+                spent = sum(g.cost for g in rare)
+                before = len(rare)
+                while common and outside >= kth and spent + common[0].cost <= PLAN_MAX_BUDGET:
+                    g = common.pop(0)
+                    rare.append(g)
+                    outside -= g.bound
+                    spent += g.cost
+                if len(rare) == len(groups):
+                    self.last = PlanInfo("plain", True, postings)
+                    return run(match)
+                if len(rare) > before:
+                    ranked, kth = self._split(run, groups, rare, depth)
+                outside = sum(g.bound for g in groups if g not in rare)
+            exact = kth > outside * (1 + 1e-9) + 1e-12
+            if not exact and not long_query:  # only a costly long text may be approximated
+                self.last = PlanInfo("plain", True, postings)
+                return run(match)
+            self.last = PlanInfo("split", exact, postings, self._or(rare))
+            return ranked
+        if not costly:
+            self.last = PlanInfo("plain", True, postings)
+            return run(match)
+        # every phrase is common: candidates are rows holding the rarest few together
+        chosen: list[_Group] = []
+        estimate = float(rows)
+        for g in order:
+            chosen.append(g)
+            estimate *= g.cost / max(rows, 1)
+            if estimate <= PLAN_BUDGET and len(chosen) >= 2:
+                break
+        cand = " AND ".join(g.text for g in chosen)
+        extra = [(g.text, g.count - 1) for g in chosen if g.count > 1]
+        extra += [(g.text, g.count) for g in groups if g not in chosen]
+        rest = " OR ".join(" OR ".join([t] * n) for t, n in extra if n)
+        self.last = PlanInfo("conjunction", False, postings, cand)
+        return self._merge(run, cand, rest, depth)[0]
+
+    @staticmethod
+    def _or(groups: list[_Group]) -> str:
+        return " OR ".join(" OR ".join([g.text] * g.count) for g in groups)
+
+    def _split(self, run, groups, rare, depth):
+        common = [g for g in groups if g not in rare]
+        return self._merge(run, self._or(rare), self._or(common), depth)
+
+    @staticmethod
+    def _merge(run, cand: str, rest: str, depth: int) -> tuple[list[tuple[int, float]], float]:
+        """Rows of ``cand`` ranked by their full score: ``cand`` alone scores the rows that hold
+        nothing of ``rest``; ``(cand) AND (rest)`` scores the others with every phrase."""
+        full = dict(run(cand))
+        if rest:
+            full.update(run(f"({cand}) AND ({rest})"))
+        ranked = sorted(full.items(), key=lambda item: (item[1], item[0]))[:depth]
+        kth = -ranked[-1][1] if len(ranked) >= depth else 0.0
+        return ranked, kth

@@ -1,0 +1,60 @@
+"""Reciprocal rank fusion of the lanes' rankings, and the marked window shown for a hit that
+only the vector lane found."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..results import SNIPPET_CLOSE, SNIPPET_OPEN
+
+
+@dataclass
+class Fused:
+    chunk_id: int
+    rrf: float
+    score: float
+    ranks: dict[str, int]
+
+
+def fuse(lanes: dict[str, Sequence[int]], k: int = 60, weights: dict[str, float] | None = None) -> list[Fused]:
+    """Reciprocal rank fusion of ranked id lists.
+
+    ``rrf`` is the sum over lanes of w/(k+rank). ``score`` normalises it to 0..1: the sum of
+    (w/W)*(k+1)/(k+rank) with W the total weight of the lanes given, so a chunk ranked first by
+    every lane scores 1 (with two equal lanes, 0.5*(k+1)/(k+rank) each).
+    """
+    weights = weights or {}
+    total = sum(weights.get(name, 1.0) for name in lanes) or 1.0
+    fused: dict[int, Fused] = {}
+    for name, ids in lanes.items():
+        w = weights.get(name, 1.0)
+        for rank, chunk_id in enumerate(ids, start=1):
+            entry = fused.setdefault(chunk_id, Fused(chunk_id, 0.0, 0.0, {}))
+            entry.rrf += w / (k + rank)
+            entry.score += (w / total) * (k + 1) / (k + rank)
+            entry.ranks[name] = rank
+    # ties: the better best-rank first, then the lower id, so results are deterministic
+    return sorted(fused.values(), key=lambda f: (-f.rrf, min(f.ranks.values()), f.chunk_id))
+
+
+def mark_words(text: str, words: Iterable[str], width: int = 220) -> str:
+    """A window of ``text`` around the first query word, with query words marked.
+
+    Used for chunks the BM25 lane did not match (vector-only hits). Words match by their
+    first five letters, a rough stand-in for the index's stemming.
+    """
+    stems = sorted({w[:5] for w in words if len(w) > 1}, key=len, reverse=True)
+    flat = " ".join(text.split())
+    if not stems:
+        return flat[:width]
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(s) for s in stems) + r")\w*", re.IGNORECASE)
+    first = pattern.search(flat)
+    start = max(0, first.start() - width // 3) if first else 0
+    window = flat[start : start + width]
+    if start > 0:
+        window = "…" + window
+    if start + width < len(flat):
+        window += "…"
+    return pattern.sub(lambda m: f"{SNIPPET_OPEN}{m.group(0)}{SNIPPET_CLOSE}", window)

@@ -1,0 +1,106 @@
+"""The ``chunks`` table: the passages of each note, and the rows a search hit is made from."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+_HIT_COLUMNS = "c.id, c.start_line, c.end_line, c.title, c.heading, c.body, d.path, col.name, col.path"
+_HIT_JOINS = (
+    "FROM chunks c JOIN documents d ON d.id = c.document_id "
+    "JOIN collections col ON col.id = d.collection_id"
+)
+_BATCH = 900  # ids per IN (...) list, below SQLite's variable limit
+
+
+class HitRow(NamedTuple):
+    """A chunk with its note and collection: everything a search hit shows."""
+
+    chunk_id: int
+    start_line: int
+    end_line: int
+    title: str
+    heading: str  # 'H1 > H2 > H3'
+    body: str
+    path: str  # relative to the collection folder
+    collection: str
+    collection_path: str
+
+
+class NewChunk(NamedTuple):
+    seq: int
+    start_line: int
+    end_line: int
+    title: str
+    heading: str
+    body: str
+    vector_id: int
+
+
+def _marks(values: Sequence) -> str:
+    return ",".join("?" * len(values))
+
+
+def hits_by_ids(conn, ids: Sequence[int]) -> dict[int, HitRow]:
+    found: dict[int, HitRow] = {}
+    for start in range(0, len(ids), _BATCH):
+        part = list(ids[start : start + _BATCH])
+        sql = f"SELECT {_HIT_COLUMNS} {_HIT_JOINS} WHERE c.id IN ({_marks(part)})"
+        found.update((r[0], HitRow(*r)) for r in conn.execute(sql, part))
+    return found
+
+
+def first_chunks_by_recency(conn, limit: int, collection_ids: Sequence[int] | None = None) -> list[HitRow]:
+    """The first chunk of the most recently changed notes."""
+    sql = f"SELECT {_HIT_COLUMNS} {_HIT_JOINS} WHERE c.seq = 0"
+    params: list = []
+    if collection_ids:
+        sql += f" AND d.collection_id IN ({_marks(collection_ids)})"
+        params += list(collection_ids)
+    sql += " ORDER BY d.mtime_ns DESC, d.id DESC LIMIT ?"
+    params.append(limit)
+    return [HitRow(*r) for r in conn.execute(sql, params)]
+
+
+def of_document(conn, collection_id: int, path: str) -> list[HitRow]:
+    """Every chunk of one note, in order."""
+    rows = conn.execute(
+        f"SELECT {_HIT_COLUMNS} {_HIT_JOINS} WHERE d.collection_id = ? AND d.path = ? ORDER BY c.seq",
+        (collection_id, path),
+    )
+    return [HitRow(*r) for r in rows]
+
+
+def insert(conn, document_id: int, chunks: Iterable[NewChunk]) -> None:
+    conn.executemany(
+        "INSERT INTO chunks(document_id, seq, start_line, end_line, title, heading, body, vector_id) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(document_id, *c) for c in chunks],
+    )
+
+
+def count(conn) -> int:
+    return conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+
+def for_vectors(conn, vector_ids: Sequence[int], collection_ids: Sequence[int] | None = None):
+    """(chunk id, vector id) of the chunks using these vectors, optionally in some collections."""
+    out: list[tuple[int, int]] = []
+    for start in range(0, len(vector_ids), _BATCH):
+        part = list(vector_ids[start : start + _BATCH])
+        params: list = list(part)
+        if collection_ids:
+            sql = (
+                f"SELECT c.id, c.vector_id FROM chunks c JOIN documents d ON d.id = c.document_id "
+                f"WHERE c.vector_id IN ({_marks(part)}) AND d.collection_id IN ({_marks(collection_ids)})"
+            )
+            params += list(collection_ids)
+        else:
+            sql = f"SELECT c.id, c.vector_id FROM chunks c WHERE c.vector_id IN ({_marks(part)})"
+        out.extend((int(r[0]), int(r[1])) for r in conn.execute(sql, params))
+    return out
+
+
+def note_paths(conn) -> dict[int, str]:
+    """Chunk id -> relative path of its note, for every chunk (evaluation maps hits to notes)."""
+    return {r[0]: r[1] for r in conn.execute("SELECT c.id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")}

@@ -1,0 +1,78 @@
+"""Store: the one database file, one connection per thread."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import StoreError, describe_database_error
+from .connection import Connection, DatabaseError, connect, transaction
+from .schema import FTS_TOKENIZE, ensure_schema
+
+
+class Store:
+    """One database file, one connection per thread.
+
+    SQLite connections must stay on the thread that opened them; the UI searches from
+    worker threads while sync writes from another, and WAL lets them overlap.
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._all: list[tuple[threading.Thread, Connection]] = []
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = self.conn
+        try:
+            ensure_schema(conn)
+        except DatabaseError as exc:
+            raise StoreError(describe_database_error(exc, path)) from None
+
+    @property
+    def conn(self) -> Connection:
+        """This thread's connection, opened on first use."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect(self.path)
+            self._local.conn = conn
+            with self._lock:
+                self._all.append((threading.current_thread(), conn))
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """``with store.transaction() as conn:`` one IMMEDIATE transaction on this thread."""
+        with transaction(self.conn) as conn:
+            yield conn
+
+    def close(self) -> None:
+        """Close this thread's connection and forget the others.
+
+        Another thread's connection is never closed from here: that thread may be inside a
+        query (closing under it crashes the process). Dropping our reference lets it close
+        when its thread ends and the thread-local goes.
+        """
+        me = threading.current_thread()
+        with self._lock:
+            pairs, self._all = self._all, []
+        for thread, conn in pairs:
+            if thread is me:
+                conn.close()
+        self._local = threading.local()
+
+
+def check_driver() -> tuple[str, str, str]:
+    """(sqlean.py version, SQLite version, sqlite-vec version), after checking that FTS5 with
+    the index's tokenizer works on a scratch database. Raises on a broken install."""
+    import importlib.metadata
+
+    conn = connect(":memory:")
+    try:
+        sqlite_version, vec_version = conn.execute("SELECT sqlite_version(), vec_version()").fetchone()
+        conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{FTS_TOKENIZE}')")
+    finally:
+        conn.close()
+    return importlib.metadata.version("sqlean.py"), sqlite_version, vec_version

@@ -1,0 +1,79 @@
+"""The ``documents`` table: one row per indexed note, with what sync compares (hash, stat)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class DocumentStat(NamedTuple):
+    """What sync needs to tell whether a note changed."""
+
+    id: int
+    path: str  # relative to the collection folder, '/' separated
+    sha256: str
+    size: int
+    mtime_ns: int
+
+
+class DocumentValues(NamedTuple):
+    """The columns a sync writes for one note."""
+
+    title: str
+    sha256: str
+    size: int
+    mtime_ns: int
+    frontmatter: str  # JSON
+    indexed_at: float
+
+
+def stats_of_collection(conn, collection_id: int) -> dict[str, DocumentStat]:
+    """Every document of a collection, by relative path."""
+    rows = conn.execute(
+        "SELECT id, path, sha256, size, mtime_ns FROM documents WHERE collection_id = ?", (collection_id,)
+    )
+    return {r[1]: DocumentStat(*r) for r in rows}
+
+
+def count(conn, collection_id: int | None = None) -> int:
+    if collection_id is None:
+        return conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+    return conn.execute("SELECT count(*) FROM documents WHERE collection_id = ?", (collection_id,)).fetchone()[0]
+
+
+def all_paths(conn) -> set[str]:
+    """Relative paths of every indexed note (all collections)."""
+    return {r[0] for r in conn.execute("SELECT path FROM documents")}
+
+
+def update_stats(conn, stats: list[tuple[int, int, int]]) -> None:
+    """New (size, mtime_ns) of documents whose content did not change: (size, mtime_ns, id)."""
+    conn.executemany("UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?", stats)
+
+
+def delete(conn, document_id: int) -> None:
+    conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
+
+
+def delete_all(conn) -> None:
+    conn.execute("DELETE FROM documents")
+
+
+def upsert(conn, collection_id: int, path: str, values: DocumentValues) -> int:
+    """Write one document's row, dropping its old chunks; returns its id. In a transaction."""
+    row = conn.execute(
+        "SELECT id FROM documents WHERE collection_id = ? AND path = ?", (collection_id, path)
+    ).fetchone()
+    if row:
+        doc_id = row[0]
+        conn.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
+        conn.execute(
+            "UPDATE documents SET title = ?, sha256 = ?, size = ?, mtime_ns = ?, frontmatter = ?, "
+            "indexed_at = ? WHERE id = ?",
+            (*values, doc_id),
+        )
+        return doc_id
+    return conn.execute(
+        "INSERT INTO documents(collection_id, path, title, sha256, size, mtime_ns, frontmatter, "
+        "indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (collection_id, path, *values),
+    ).lastrowid

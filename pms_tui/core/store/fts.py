@@ -1,0 +1,139 @@
+"""The full-text index ``chunks_fts`` (FTS5, BM25) and the temporary tables search uses
+beside it: the index's vocabulary, a scratch table that stems query words with the index's own
+tokenizer, and a small table for snippets.
+
+Writes to the temporary tables change ``conn.total_changes``; the functions that make them
+return how many, so the BM25 planner can tell its own writes from changes of the index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from .connection import OperationalError
+from .schema import FTS_TOKENIZE
+
+
+class ColumnWeights(NamedTuple):
+    title: float
+    heading: float
+    body: float
+
+
+class Bm25Query:
+    """Ranked and counted MATCH queries over ``chunks_fts``, optionally within collections."""
+
+    def __init__(self, conn, weights: ColumnWeights, collection_ids: Sequence[int] | None = None):
+        self.conn = conn
+        score = f"bm25(chunks_fts, {float(weights.title)}, {float(weights.heading)}, {float(weights.body)})"
+        where = ""
+        self.params: list = []
+        if collection_ids:
+            marks = ",".join("?" * len(collection_ids))
+            where = (
+                f" AND rowid IN (SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id"
+                f" WHERE d.collection_id IN ({marks}))"
+            )
+            self.params = list(collection_ids)
+        self._ranked = f"SELECT rowid, {score} AS s FROM chunks_fts WHERE chunks_fts MATCH ?{where} ORDER BY s LIMIT ?"
+        self._count = f"SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{where} LIMIT ?)"
+
+    def ranked(self, expression: str, depth: int) -> list[tuple[int, float]]:
+        """(chunk id, bm25) best first (FTS5's bm25 is lower for better)."""
+        rows = self.conn.execute(self._ranked, [expression, *self.params, depth])
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def count(self, expression: str, cap: int) -> int:
+        """Rows the expression matches, counted up to ``cap`` without scoring (cheap)."""
+        return self.conn.execute(self._count, [expression, *self.params, cap]).fetchone()[0]
+
+
+def optimize(conn) -> None:
+    """Merge the index into one segment. Call in a transaction."""
+    conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+
+
+def checkpoint(conn) -> None:
+    """Fold the write-ahead log back into the file (fails quietly while a reader holds it)."""
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except Exception:  # a reader holds the WAL: it is checkpointed later
+        pass
+
+
+def create_temp_tables(conn) -> None:
+    """This connection's temporary tables: vocabulary, query stemming, snippets."""
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.pms_vocab USING fts5vocab(main, chunks_fts, 'row')")
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.pms_qtok USING fts5(t, tokenize='{FTS_TOKENIZE}')")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.pms_qtok_v USING fts5vocab(temp, pms_qtok, 'instance')")
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.pms_snip USING fts5("
+        f"title, heading, body, tokenize='{FTS_TOKENIZE}')"
+    )
+
+
+def stem(conn, words: Sequence[str]) -> tuple[dict[int, list[str]], int]:
+    """({index of a word: FTS5's tokens of it}, changes made) using the index's tokenizer."""
+    before = conn.total_changes
+    conn.execute("DELETE FROM temp.pms_qtok")
+    conn.executemany("INSERT INTO temp.pms_qtok(rowid, t) VALUES (?, ?)", list(enumerate(words)))
+    found: dict[int, list[str]] = {}
+    for doc, term in conn.execute("SELECT doc, term FROM temp.pms_qtok_v ORDER BY doc, offset"):
+        found.setdefault(doc, []).append(term)
+    conn.execute("DELETE FROM temp.pms_qtok")
+    return found, conn.total_changes - before
+
+
+def change_key(conn) -> tuple[int, int]:
+    """Moves when this or another connection changes the database."""
+    return conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes
+
+
+def row_count(conn) -> int:
+    return conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+
+def document_frequencies(conn, terms: Sequence[str]) -> dict[str, int]:
+    """Rows holding each term (0 for unknown terms)."""
+    found: dict[str, int] = {}
+    for start in range(0, len(terms), 200):
+        part = list(terms[start : start + 200])
+        found.update(dict.fromkeys(part, 0))
+        marks = ",".join("?" * len(part))
+        found.update(conn.execute(f"SELECT term, doc FROM temp.pms_vocab WHERE term IN ({marks})", part))
+    return found
+
+
+def prefix_frequency(conn, prefix: str) -> tuple[int, int]:
+    """(largest, summed) row counts of the terms starting with ``prefix``."""
+    upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    top, total = conn.execute(
+        "SELECT max(doc), sum(doc) FROM temp.pms_vocab WHERE term >= ? AND term < ?", (prefix, upper)
+    ).fetchone()
+    return top or 0, total or 0
+
+
+class SnippetSource(NamedTuple):
+    chunk_id: int
+    title: str
+    heading: str
+    body: str
+
+
+def snippets(conn, rows: Sequence[SnippetSource], match: str, marks: tuple[str, str], tokens: int):
+    """({chunk id: FTS5 snippet of its body}, changes made), on a scratch table holding just
+    these rows with the index's tokenizer (the snippet depends only on the row and the query,
+    and a MATCH there costs microseconds instead of seeking every word in the whole index)."""
+    before = conn.total_changes
+    try:
+        conn.executemany("INSERT INTO temp.pms_snip(rowid, title, heading, body) VALUES (?, ?, ?, ?)", rows)
+        found = conn.execute(
+            f"SELECT rowid, snippet(pms_snip, 2, ?, ?, '…', {int(tokens)}) FROM temp.pms_snip WHERE pms_snip MATCH ?",
+            [marks[0], marks[1], match],
+        ).fetchall()
+    except OperationalError:
+        found = []
+    finally:
+        conn.execute("DELETE FROM temp.pms_snip")
+    return {r[0]: r[1] for r in found}, conn.total_changes - before

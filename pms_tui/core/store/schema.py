@@ -1,0 +1,133 @@
+"""The schema of the one SQLite file, and the migrations that bring an older file up to it.
+
+Layout, one way: collections -> documents -> chunks; chunks point at a content-addressed
+``vectors`` row (keyed by the sha256 of the chunk's embed_text) whose vector lives in the
+vec0 table ``vec_vectors`` under the same rowid. ``chunks_fts`` is an external-content FTS5
+index over the chunk's title, heading path and body, kept in step by triggers.
+No vec0 PARTITION KEY: it costs a whole block per NULL partition and never frees blocks.
+"""
+
+from __future__ import annotations
+
+import sqlean as sqlite3
+
+from ..errors import StoreError
+from .connection import transaction
+from .meta import SCHEMA_VERSION_KEY, get_meta, set_meta
+
+SCHEMA_VERSION = 1
+# The full-text tokenizer; search uses it too, to find the stems of query words.
+FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
+
+_SCHEMA_V1 = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE collections (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    path        TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    created_at  REAL NOT NULL,
+    last_sync   REAL
+);
+CREATE TABLE documents (
+    id            INTEGER PRIMARY KEY,
+    collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    path          TEXT NOT NULL,          -- relative to the collection folder, '/' separated
+    title         TEXT NOT NULL,
+    sha256        TEXT NOT NULL,
+    size          INTEGER NOT NULL,
+    mtime_ns      INTEGER NOT NULL,
+    frontmatter   TEXT NOT NULL DEFAULT '{}',
+    indexed_at    REAL NOT NULL,
+    UNIQUE (collection_id, path)
+);
+CREATE TABLE vectors (
+    id   INTEGER PRIMARY KEY AUTOINCREMENT,
+    hash BLOB NOT NULL UNIQUE             -- sha256 of embed_text, 32 raw bytes
+);
+CREATE TABLE chunks (
+    id          INTEGER PRIMARY KEY,
+    document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    seq         INTEGER NOT NULL,
+    start_line  INTEGER NOT NULL,
+    end_line    INTEGER NOT NULL,
+    title       TEXT NOT NULL,
+    heading     TEXT NOT NULL,            -- breadcrumb 'H1 > H2 > H3'
+    body        TEXT NOT NULL,
+    vector_id   INTEGER NOT NULL REFERENCES vectors(id)
+);
+CREATE INDEX chunks_by_document ON chunks(document_id);
+CREATE INDEX chunks_by_vector ON chunks(vector_id);
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+    title, heading, body,
+    content='chunks', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, title, heading, body)
+    VALUES (new.id, new.title, new.heading, new.body);
+END;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, title, heading, body)
+    VALUES ('delete', old.id, old.title, old.heading, old.body);
+END;
+CREATE TRIGGER chunks_au AFTER UPDATE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, title, heading, body)
+    VALUES ('delete', old.id, old.title, old.heading, old.body);
+    INSERT INTO chunks_fts(rowid, title, heading, body)
+    VALUES (new.id, new.title, new.heading, new.body);
+END;
+"""
+
+assert f"tokenize='{FTS_TOKENIZE}'" in _SCHEMA_V1
+
+# Each entry upgrades the schema from version i+1 to i+2; append, never edit.
+MIGRATIONS: list[str] = []
+
+
+def ensure_schema(conn: sqlite3.Connection) -> None:
+    """Create the schema on a new file, or run the migrations an older file needs."""
+    with transaction(conn):
+        conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        version = get_meta(conn, SCHEMA_VERSION_KEY)
+        if version is None:
+            for statement in _split_sql(_SCHEMA_V1):
+                conn.execute(statement)
+            set_meta(conn, SCHEMA_VERSION_KEY, SCHEMA_VERSION)
+        else:
+            current = int(version)
+            if current > SCHEMA_VERSION:
+                raise StoreError(
+                    f"The index was written by a newer pms-tui (schema {current}); upgrade pms-tui."
+                )
+            for step in MIGRATIONS[current - 1 :]:
+                for statement in _split_sql(step):
+                    conn.execute(statement)
+            set_meta(conn, SCHEMA_VERSION_KEY, SCHEMA_VERSION)
+
+
+def ensure_vector_table(conn: sqlite3.Connection, dim: int) -> None:
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_vectors USING vec0("
+        f"embedding float[{int(dim)}] distance_metric=cosine)"
+    )
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a schema script into statements, keeping trigger bodies whole."""
+    statements, current = [], []
+    for line in script.splitlines():
+        stripped = line.split("--", 1)[0].rstrip()
+        if not stripped:
+            continue
+        current.append(stripped)
+        joined = "\n".join(current)
+        if stripped.endswith(";") and sqlite3.complete_statement(joined):
+            statements.append(joined)
+            current = []
+    if current:
+        statements.append("\n".join(current))
+    return statements

@@ -1,0 +1,178 @@
+"""The KnowledgeBase contract and the public Python API the README documents, on a real index."""
+
+from __future__ import annotations
+
+import errno
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from pms_tui.core import kb as kb_module
+from pms_tui.core.errors import (
+    ClipError,
+    CollectionError,
+    ConfigError,
+    EmbeddingModelError,
+    ModelMismatchError,
+    PmsError,
+    SkipFile,
+    StoreError,
+    SyncBusyError,
+    UsageError,
+    describe,
+)
+from pms_tui.core.kb import MODES, SearchResult
+from pms_tui.core.store import OperationalError
+
+
+def test_search_result_is_the_list_of_hits_with_lanes(synced_kb):
+    result = synced_kb.search("undo the last commit", k=3)
+    assert isinstance(result, SearchResult) and isinstance(result, list)
+    assert result.lanes == ["bm25", "vector"] and result.notes == []
+    assert [hit.chunk_id for hit in result] == [hit.chunk_id for hit in result.hits]
+    assert result[0].relpath == "git/undo-commit.md" and len(result) == 3
+    waiting = synced_kb.search("sourdough", k=2, vector=False)
+    assert waiting.lanes == ["bm25"] and waiting.notes == ["vector lane waiting for the model"]
+    assert not synced_kb.search("zzzqqq", k=3, mode="bm25")
+
+
+def test_modes_are_defined_once_and_checked(synced_kb):
+    assert MODES == ("hybrid", "bm25", "vector")
+    with pytest.raises(UsageError, match="Unknown search mode 'fuzzy'"):
+        synced_kb.search("x", mode="fuzzy")
+
+
+def test_readme_python_api(synced_kb, notes_dir):
+    kb = synced_kb
+    assert [c.name for c in kb.collections.list()] == ["notes"]
+    col = kb.collections.get("notes")
+    assert col.exists and len(col.files) == 3 and col.counts()[0] == 3
+    to_add, to_delete, to_update = kb.check_sync_status()
+    assert (to_add, to_delete, to_update) == ([], [], [])
+    calls = []
+    (notes_dir / "extra.md").write_text("# Kites\n\nKites fly on a windy beach.\n")
+    report = kb.sync(progress=lambda done, total, phase: calls.append(phase))
+    assert report.added == ["notes/extra.md"] and calls[0] == "scanning" and calls[-1] == "done"
+    for hit in kb.search("kites on the beach", k=2):
+        assert hit.score > 0 and hit.path and hit.start_line >= 1 and isinstance(hit.heading_path, list)
+    query = "soft reset keeps work staged"
+    assert kb.retrieval.bm25_search(query, k=2)[0].bm25_rank == 1
+    assert kb.retrieval.vector_search(query, k=2)[0].vector_rank == 1
+    assert kb.retrieval.rrf(query, k=2)[0].relpath == "git/undo-commit.md"
+    bm25_ids, vector_ids = kb.retrieval.candidates(query, k=5)
+    assert bm25_ids and vector_ids
+    chunks = kb_module.chunk_markdown(markdown="# T\n\nSome text.\n", title="T", target_chars=1000, overlap_lines=2)
+    assert chunks[0].heading_path == ("T",)
+    assert callable(kb_module.extract_from_url)
+    kb.collections.delete("notes")
+    assert kb.collections.list() == [] and kb.stats()["chunks"] == 0
+
+
+def test_recent_find_note_and_chunks_of(synced_kb, notes_dir):
+    recent = synced_kb.recent(limit=2)
+    assert len(recent) == 2 and all(hit.snippet for hit in recent)
+    collection, rel = synced_kb.find_note("notes/git/undo-commit.md")
+    assert collection.name == "notes" and rel == "git/undo-commit.md"
+    assert synced_kb.find_note(str(notes_dir / "git/undo-commit.md"))[1] == rel
+    assert synced_kb.find_note("elsewhere/x.md") is None
+    by_name = synced_kb.chunks_of("notes", rel)
+    assert by_name and by_name == synced_kb.chunks_of(collection, rel)
+
+
+def test_cancel_stops_between_documents_and_the_next_sync_completes(kb, notes_dir):
+    kb.collections.create(notes_dir, name="notes")
+    cancel = threading.Event()
+
+    def progress(done, total, phase):
+        if phase == "indexing" and done == 1:
+            cancel.set()
+
+    first = kb.sync(progress=progress, cancel=cancel)
+    assert first.cancelled and len(first.added) == 1
+    assert "cancelled" in first.summary
+    assert kb.stats()["documents"] == 1
+    assert kb.collections.get("notes").last_sync is None  # not a finished sync
+    assert len(kb.check_sync_status().to_add) == 2
+    second = kb.sync(cancel=threading.Event())
+    assert not second.cancelled and len(second.added) == 2
+    assert kb.stats()["documents"] == 3 and kb.collections.get("notes").last_sync
+    assert kb.check_sync_status().summary == "Sync status: +0 new, ~0 modified, -0 deleted"
+
+
+def test_a_cancel_set_before_the_sync_writes_nothing(kb, notes_dir):
+    kb.collections.create(notes_dir, name="notes")
+    cancel = threading.Event()
+    cancel.set()
+    report = kb.sync(cancel=cancel)
+    assert report.cancelled and not report.added and kb.stats()["documents"] == 0
+
+
+def test_model_state_and_loading(synced_kb):
+    kb = synced_kb
+    kb.load_model()
+    assert kb.model_state == "ready" and kb.model_ready and kb.model_mismatch is None
+    kb.clear_query_cache()
+    assert kb.search("sourdough", k=1)
+
+
+def test_diagnose_reports_every_check(synced_kb):
+    checks = synced_kb.diagnose()
+    labels = [c.label for c in checks]
+    assert labels == ["python", "sqlite", "sqlite-vec", "home", "index", "model", "model load", "packages"]
+    assert all(c.ok for c in checks), checks
+
+
+def test_a_second_sync_at_once_is_refused(synced_kb):
+    assert synced_kb._sync_lock.acquire(blocking=False)
+    try:
+        with pytest.raises(SyncBusyError, match="already running") as caught:
+            synced_kb.sync()
+        assert isinstance(caught.value, PmsError)
+    finally:
+        synced_kb._sync_lock.release()
+
+
+@pytest.mark.parametrize("kind", [ConfigError, CollectionError, StoreError, ClipError, EmbeddingModelError,
+                                  ModelMismatchError, SyncBusyError, SkipFile, UsageError])
+def test_every_expected_failure_is_a_pms_error_that_says_itself(kind):
+    error = kind("The thing could not be done")
+    assert isinstance(error, PmsError)
+    assert describe(error) == "The thing could not be done."
+    assert describe(kind("Already a sentence!")) == "Already a sentence!"
+
+
+def test_old_base_classes_still_catch():
+    assert issubclass(ConfigError, ValueError) and issubclass(CollectionError, ValueError)
+    assert issubclass(EmbeddingModelError, RuntimeError) and issubclass(SyncBusyError, RuntimeError)
+
+
+@pytest.mark.parametrize(("error", "expected"), [
+    (OperationalError("database is locked"), "is locked by another program"),
+    (OperationalError("file is not a database"), "damaged or not a pms-tui database"),
+    (FileNotFoundError(errno.ENOENT, "No such file or directory", "/tmp/x.md"), "No such file or directory: /tmp/x.md."),
+    (PermissionError(errno.EACCES, "Permission denied"), "Permission denied."),
+    (KeyError("chunk"), "Unexpected error (KeyError): 'chunk'."),
+    (RuntimeError(), "Unexpected error (RuntimeError)."),
+    (ValueError("bad\nvalue\n  spread"), "Unexpected error (ValueError): bad value spread."),
+])
+def test_describe_turns_any_exception_into_one_sentence(error, expected):
+    text = describe(error)
+    assert expected in text
+    assert "\n" not in text and "Traceback" not in text and text.endswith(".")
+
+
+def test_collections_do_not_hold_the_knowledge_base(synced_kb):
+    col = synced_kb.collections.get("notes")
+    assert not any(value is synced_kb for value in vars(col).values())
+    assert not any(value is synced_kb for value in vars(synced_kb.retrieval).values())
+
+
+def test_front_ends_only_import_the_contract():
+    """The engine's rooms stay private: importing the CLI loads no room module by itself."""
+    code = ("import sys, pms_tui.cli; "
+            "rooms = [m for m in sys.modules if m.startswith(('pms_tui.core.store', 'pms_tui.core.search', "
+            "'pms_tui.core.indexing', 'pms_tui.core.clip'))]; "
+            "assert not rooms, rooms")
+    subprocess.run([sys.executable, "-c", code], check=True)
