@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pms_tui.core.facets import inline_tags, note_date, note_tags
-from pms_tui.core.frontmatter import split_frontmatter
+from pms_tui.core.indexing.facets import inline_tags, note_date, note_tags
+from pms_tui.core.indexing.frontmatter import split_frontmatter
 
 
 @pytest.mark.parametrize("front, expected", [

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pms_tui.core.query_syntax import MAX_QUERY_CHARS, parse, parse_date
+from pms_tui.core.search.query_syntax import MAX_QUERY_CHARS, parse, parse_date
 
 TODAY = dt.date(2026, 3, 31)
 
