@@ -9,6 +9,7 @@ to ``\\n`` (as markdown-it counts them); ranges are half-open, ``[start, end)``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -17,8 +18,7 @@ _MD_BLOCK = MarkdownIt("commonmark").disable("inline")
 _MD_INLINE = MarkdownIt("commonmark")
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(NamedTuple):
     """One block-level element: ``kind`` is markdown-it's token type without ``_open``
     (``paragraph``, ``heading``, ``fence``, ``code_block``, ``html_block``, ``bullet_list``,
     ``list_item``, ``blockquote``, ``table``, ``hr``, ...)."""
@@ -29,8 +29,7 @@ class Block:
     top: bool  # at the top level (not inside a list item or a blockquote)
 
 
-@dataclass(frozen=True, slots=True)
-class Heading:
+class Heading(NamedTuple):
     start: int
     end: int  # a setext heading spans two lines
     level: int  # 1..6
@@ -63,14 +62,15 @@ def scan(text: str) -> Structure:
     n = text.count("\n") + 1
     blocks: list[Block] = []
     headings: list[Heading] = []
+    add = blocks.append
     for i, tok in enumerate(tokens):
-        if tok.map is None or tok.nesting == -1 or tok.type == "inline":
+        if tok.nesting == -1 or tok.map is None or tok.type == "inline":
             continue
-        start, end = tok.map[0], min(tok.map[1], n)
+        start, end = tok.map
         if start >= n:
             continue
         kind = tok.type.removesuffix("_open")
-        blocks.append(Block(kind, start, end, tok.level == 0))
+        add(Block(kind, start, end if end < n else n, tok.level == 0))
         if kind == "heading" and tok.level == 0:
             headings.append(Heading(start, end, int(tok.tag[1]), plain_inline(tokens[i + 1].content, env)))
     return Structure(blocks, headings)
