@@ -11,12 +11,12 @@ import time
 
 import pytest
 
-from pms_tui.core.writer_lock import WriterBusy, WriterLock
+from pms_tui.core.store.writer_lock import WriterBusy, WriterLock
 
 HOLDER = """
 import sys, time
 from pathlib import Path
-from pms_tui.core.writer_lock import WriterLock
+from pms_tui.core.store.writer_lock import WriterLock
 lock = WriterLock(Path(sys.argv[1]))
 lock.acquire()
 print("held", flush=True)

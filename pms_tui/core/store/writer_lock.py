@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..errors import PmsError
+
 LOCK_FILE = "writer.lock"
 POLL_SECONDS = 0.1
 _WINDOWS_LOCK_OFFSET = 1 << 30  # msvcrt locks are mandatory: lock a byte the pid never uses
@@ -36,7 +38,7 @@ except ImportError:  # pragma: no cover - Windows
     import msvcrt
 
 
-class WriterBusy(RuntimeError):
+class WriterBusy(PmsError, RuntimeError):
     """Another process (or KnowledgeBase) is writing to this home; ``pid`` says which."""
 
     def __init__(self, pid: int | None, home: Path):
