@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -413,10 +412,10 @@ def test_invalid_arguments():
     ],
     ids=["headings-only", "tight-list", "huge-fence", "one-paragraph", "long-lines"],
 )
-def test_pathological_inputs_are_linear(md: str) -> None:
-    t0 = time.perf_counter()
+def test_pathological_inputs_keep_the_invariants(md: str) -> None:
+    # Their speed (linear time) is shown by benchmarks/run.py, not asserted here: a wall-clock
+    # bound fails on a loaded machine and proves nothing on a fast one.
     chunks = chunk_markdown(md, target_chars=1000, overlap_lines=2)
-    assert time.perf_counter() - t0 < 3
     check_invariants(md, chunks, 0, [], 2)
 
 
