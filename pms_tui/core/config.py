@@ -1,23 +1,28 @@
-"""Settings: defaults, overridden by ``config.toml`` in the home folder, overridden by env vars.
+"""Settings: defaults, overridden by ``config.toml`` in the home folder, overridden by env vars;
+and the app's state (the theme chosen, the sample offered), kept apart in ``state.json``.
 
-The home folder holds the database and ``config.toml``. It is ``--home``, else
-``PMS_TUI_HOME``, else the platform's user data dir (platformdirs).
+The home folder holds the database, ``config.toml`` (the user's, edited by hand: a change
+made from the app keeps its comments and layout) and ``state.json`` (the app's). It is
+``--home``, else ``PMS_TUI_HOME``, else the platform's user data dir (platformdirs).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import platformdirs
-import tomli_w
+import tomlkit
+import tomlkit.exceptions
 
 from .errors import ConfigError
 
 APP_NAME = "pms-tui"
 CONFIG_FILE = "config.toml"
+STATE_FILE = "state.json"  # the app state, apart from the configuration
 DB_FILE = "index.sqlite"
 DEFAULT_MODEL = "pms-tui/all-MiniLM-L6-v2-int8"
 
@@ -90,17 +95,72 @@ def load_settings(home: Path) -> Settings:
     return settings
 
 
+def _write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` at once: a crash leaves the old file or the new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def save_setting(home: Path, key: str, value: object) -> None:
-    """Remember one setting in config.toml, keeping the user's other keys."""
+    """Set one key of config.toml, keeping the user's comments, layout and other keys.
+
+    A config.toml that cannot be parsed is never overwritten: ConfigError says so.
+    """
     path = home / CONFIG_FILE
-    data: dict = {}
     if path.exists():
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            document = tomlkit.parse(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomlkit.exceptions.ParseError) as exc:
+            raise ConfigError(f"{path} cannot be read ({exc}); it was left as it is: fix it to change {key}.") from None
+    else:
+        document = tomlkit.document()
+    document[key] = value
+    _write_atomic(path, tomlkit.dumps(document))
+
+
+# -- app state: what the app remembers between runs (not configuration) -----------------------
+# Keys that older versions wrote into config.toml; read from there while state.json lacks them.
+LEGACY_STATE_KEYS = ("theme", "sample_added")
+
+
+def _read_state_file(path: Path) -> dict:
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+def load_state(home: Path) -> dict:
+    """What the app remembered (the theme chosen, whether the sample guide was offered...).
+
+    Read from ``state.json`` in the home; a missing or damaged file is an empty state. Keys
+    that older versions kept in config.toml (``theme``, ``sample_added``) still count when
+    the state file does not have them.
+    """
+    state: dict = {}
+    config = home / CONFIG_FILE
+    if config.exists():
+        try:
+            data = tomllib.loads(config.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             data = {}
-    data[key] = value
-    home.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{CONFIG_FILE}.tmp")
-    tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
-    os.replace(tmp, path)
+        state.update({key: data[key] for key in LEGACY_STATE_KEYS if key in data})
+    state.update(_read_state_file(home / STATE_FILE))
+    return state
+
+
+def save_state(home: Path, **values) -> dict:
+    """Remember ``values`` in ``state.json`` (written atomically), keeping its other keys;
+    returns the whole saved state. Values must be JSON: strings, numbers, booleans, lists."""
+    path = home / STATE_FILE
+    state = _read_state_file(path)
+    state.update(values)
+    _write_atomic(path, json.dumps(state, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    return state

@@ -1,0 +1,76 @@
+"""config.toml (the user's, edited by hand) and state.json (the app's)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+
+from pms_tui.core.config import CONFIG_FILE, STATE_FILE, load_settings, load_state, save_setting, save_state
+from pms_tui.core.errors import ConfigError, PmsError, describe
+
+HAND_WRITTEN = """\
+# my pms-tui settings
+model = "pms-tui/all-MiniLM-L6-v2-int8"   # the offline one
+rrf_k = 30
+
+[keys]                   # remapped keys
+"app.sync" = "f5"        # F5 like a browser
+"""
+
+
+def test_an_edit_keeps_comments_layout_and_other_keys(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text(HAND_WRITTEN)
+    save_setting(tmp_path, "rrf_k", 45)
+    save_setting(tmp_path, "theme", "pms-light")
+    text = (tmp_path / CONFIG_FILE).read_text()
+    for line in ("# my pms-tui settings", '"pms-tui/all-MiniLM-L6-v2-int8"   # the offline one',
+                 "[keys]                   # remapped keys", '"app.sync" = "f5"        # F5 like a browser'):
+        assert line in text
+    data = tomllib.loads(text)
+    assert data["rrf_k"] == 45 and data["theme"] == "pms-light" and data["keys"] == {"app.sync": "f5"}
+    settings = load_settings(tmp_path)
+    assert settings.rrf_k == 45 and settings.theme == "pms-light"
+
+
+def test_a_new_config_is_created(tmp_path):
+    save_setting(tmp_path / "home", "debounce_ms", 50)
+    assert tomllib.loads((tmp_path / "home" / CONFIG_FILE).read_text()) == {"debounce_ms": 50}
+
+
+def test_an_unparsable_config_is_never_overwritten(tmp_path):
+    broken = 'model = "unclosed\n# a comment the user wants to keep\n'
+    (tmp_path / CONFIG_FILE).write_text(broken)
+    with pytest.raises(ConfigError, match="left as it is") as caught:
+        save_setting(tmp_path, "theme", "pms-light")
+    assert isinstance(caught.value, PmsError) and "\n" not in describe(caught.value)
+    assert (tmp_path / CONFIG_FILE).read_text() == broken
+    with pytest.raises(ConfigError, match="Cannot read"):
+        load_settings(tmp_path)
+
+
+def test_state_is_kept_apart_from_the_config(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text(HAND_WRITTEN)
+    assert load_state(tmp_path) == {}
+    assert save_state(tmp_path, theme="pms-light") == {"theme": "pms-light"}
+    save_state(tmp_path, sample_added=True)
+    assert load_state(tmp_path) == {"theme": "pms-light", "sample_added": True}
+    assert json.loads((tmp_path / STATE_FILE).read_text()) == {"sample_added": True, "theme": "pms-light"}
+    assert (tmp_path / CONFIG_FILE).read_text() == HAND_WRITTEN  # the config is not touched
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_old_state_keys_in_the_config_still_count_until_the_state_file_has_them(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text('theme = "pms-light"\nsample_added = true\n')
+    assert load_state(tmp_path) == {"theme": "pms-light", "sample_added": True}
+    save_state(tmp_path, theme="mine")
+    assert load_state(tmp_path) == {"theme": "mine", "sample_added": True}
+
+
+def test_a_damaged_state_file_is_an_empty_state(tmp_path):
+    (tmp_path / STATE_FILE).write_text("{not json")
+    assert load_state(tmp_path) == {}
+    assert save_state(tmp_path, theme="pms-dark") == {"theme": "pms-dark"}
+    (tmp_path / STATE_FILE).write_text("[1, 2]")
+    assert load_state(tmp_path) == {}
