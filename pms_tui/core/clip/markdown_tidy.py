@@ -1,26 +1,30 @@
 """The last pass over the extracted Markdown: trailing spaces and runs of blank lines go,
-fenced code stays exactly as it is."""
+code (fenced or indented) stays exactly as it is. Code is found by the one Markdown scanner,
+``core.markdown``."""
 
 from __future__ import annotations
 
-import re
+from ..markdown import normalize_newlines, scan
+
+_CODE = frozenset({"fence", "code_block"})
 
 
 def tidy(markdown: str) -> str:
-    """Trim trailing spaces and runs of blank lines outside fenced code; end with one newline."""
+    """Trim trailing spaces and runs of blank lines outside code; end with one newline."""
+    text = normalize_newlines(markdown)
+    lines = text.split("\n")
+    verbatim = [False] * len(lines)
+    for block in scan(text).blocks:
+        if block.kind in _CODE:
+            first = block.start + 1 if block.kind == "fence" else block.start  # the opening fence may be trimmed
+            for i in range(first, block.end):
+                verbatim[i] = True
     out: list[str] = []
-    fence: str | None = None
-    for line in markdown.split("\n"):
-        stripped = line.strip()
-        if fence is None:
-            match = re.match(r"^\s*(`{3,})", line)
-            if match:
-                fence = match.group(1)
+    for line, keep in zip(lines, verbatim):
+        if not keep:
             line = line.rstrip()
             if not line and out and not out[-1]:
                 continue
-        elif stripped.startswith(fence) and stripped.strip("`") == "":
-            fence = None
         out.append(line)
-    text = "\n".join(out).strip("\n")
-    return text + "\n" if text else ""
+    tidied = "\n".join(out).strip("\n")
+    return tidied + "\n" if tidied else ""
