@@ -47,8 +47,9 @@ async def _run(home: Path, queries: list[str]) -> dict:
         while app.first_screen_ms is None:
             await pilot.pause(0.01)
         first_screen_ms = (time.perf_counter() - started) * 1000
+        screen = app.search_screen
         # wait for the model, as a person would after the first second
-        while app.model_state == "loading":
+        while screen.model_state == "loading":
             await pilot.pause(0.05)
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -58,14 +59,14 @@ async def _run(home: Path, queries: list[str]) -> dict:
             await pilot.pause(0.2)
             await app.workers.wait_for_complete()
             await pilot.pause()
-            count = len(app.search_latencies_ms)
+            count = len(screen.search_latencies_ms)
             for char in query:
                 await pilot.press("space" if char == " " else char)
-            while len(app.search_latencies_ms) == count or app._debounce is not None:
+            while len(screen.search_latencies_ms) == count or screen.search_pending:
                 await pilot.pause(0.01)
             await app.workers.wait_for_complete()
             await pilot.pause()
-            per_query.append(app.search_latencies_ms[-1])
+            per_query.append(screen.search_latencies_ms[-1])
         return {
             "first_screen_ms": round(first_screen_ms, 1),
             "first_screen_in_app_ms": round(app.first_screen_ms, 1),
@@ -73,7 +74,7 @@ async def _run(home: Path, queries: list[str]) -> dict:
             "keystroke_to_results_p90_ms": round(sorted(per_query)[int(len(per_query) * 0.9) - 1], 1),
             "queries": len(per_query),
             "debounce_ms": app.settings.debounce_ms,
-            "model": app.model_state,
+            "model": screen.model_state,
         }
 
 

@@ -44,7 +44,7 @@ def bulk_notes(folder: Path, count: int = 400) -> None:
 
 async def settle(app, pilot) -> None:
     for _ in range(3):
-        while app.search_pending:
+        while app.search_screen.search_pending:
             await pilot.pause(0.02)
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -65,7 +65,7 @@ async def shoot(home: Path, name: str, scenario) -> None:
     async with app.run_test(size=SIZE) as pilot:
         for field in app.query(Input):
             field.cursor_blink = False
-        while app.model_state == "loading":
+        while app.search_screen.model_state == "loading":
             await pilot.pause(0.05)
         await settle(app, pilot)
         await scenario(app, pilot)
@@ -99,7 +99,7 @@ async def sync(app, pilot) -> None:
     app.set_theme("pms-dark")
     await type_query(app, pilot, "sourdough")
     await pilot.press("ctrl+s")
-    bar = app.status.query_one("#sync-progress")
+    bar = app.search_screen.status.query_one("#sync-progress")
     for _ in range(600):
         if (bar.total or 0) > 0 and 0 < (bar.progress or 0) < bar.total:
             break

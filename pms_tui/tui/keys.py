@@ -1,4 +1,7 @@
-"""Key bindings of the main screen, each with an id so a person can remap it.
+"""Key bindings, each with an id so a person can remap it, and the names hints show for them.
+
+Hints never spell a key: they ask :func:`bound_key` (through ``PmsApp.key_name``), so a key
+remapped in config.toml is named as remapped everywhere.
 
 Every key here works while the search bar has focus: none of them is bound by
 :class:`textual.widgets.Input` (which takes ctrl+a/e/k/u/w/d/x/c/v, home/end, arrows left
@@ -18,7 +21,15 @@ from collections.abc import Mapping
 
 from textual.binding import Binding
 
-APP_BINDINGS: list[Binding] = [
+# global keys, on the App: they work on every screen
+_HELP = Binding("f1", "help", "Help", id="app.help", tooltip="List the keys")
+_QUIT = Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True, tooltip="Quit")
+APP_BINDINGS: list[Binding] = [_HELP, _QUIT]
+_CLEAR = Binding("escape", "clear", "Back/Clear", id="app.clear", show=False,
+                 tooltip="Back to the search bar; again to clear the query")
+
+# keys of the search screen (the ids keep their "app." prefix: people's config.toml names them)
+SEARCH_BINDINGS: list[Binding] = [
     Binding("ctrl+s", "sync", "Sync", id="app.sync", tooltip="Index what changed in the collections"),
     Binding("ctrl+o", "clip", "Clip", id="app.clip", tooltip="Save a web page as a note"),
     Binding("ctrl+n", "add_collection", "Add folder", id="app.add_collection",
@@ -31,10 +42,7 @@ APP_BINDINGS: list[Binding] = [
     Binding("ctrl+g", "open_editor", "Edit", id="app.open_editor", tooltip="Open the note in $EDITOR at the chunk"),
     Binding("ctrl+y", "copy_chunk", "Copy", id="app.copy_chunk", tooltip="Copy the chunk's text"),
     Binding("ctrl+b", "copy_path", "Copy path", id="app.copy_path", show=False, tooltip="Copy the note's path"),
-    Binding("f1", "help", "Help", id="app.help", tooltip="List the keys"),
-    Binding("escape", "clear", "Back/Clear", id="app.clear", show=False,
-            tooltip="Back to the search bar; again to clear the query"),
-    Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True, tooltip="Quit"),
+    _CLEAR,
     # the arrows move the results while the search bar has focus (Input does not bind them)
     Binding("down", "select_next", "Next result", show=False),
     Binding("up", "select_previous", "Previous result", show=False),
@@ -48,11 +56,29 @@ RESULTS_BINDINGS: list[Binding] = [
 ]
 
 
+# every binding with an id, in the order the help screen lists them
+ALL_BINDINGS: list[Binding] = [
+    *(b for b in SEARCH_BINDINGS if b.id and b is not _CLEAR), _HELP, _CLEAR, _QUIT, *RESULTS_BINDINGS,
+]
+PALETTE = "command_palette"  # Textual's own binding (no id): App.COMMAND_PALETTE_BINDING
+
+
+def bound_key(binding_id: str, keymap: Mapping[str, str], palette_key: str = "ctrl+p") -> str:
+    """The first key that triggers ``binding_id`` now, remaps applied, as a person writes it
+    (``ctrl+s``, ``f5``): the name to put in a hint."""
+    if binding_id == PALETTE:
+        return palette_key
+    keys = keymap.get(binding_id) or next((b.key for b in ALL_BINDINGS if b.id == binding_id), "")
+    if not keys:
+        raise KeyError(binding_id)
+    return keys.split(",")[0].strip()
+
+
 def keymap_from_settings(table: object) -> tuple[dict[str, str], list[str]]:
     """The ``[keys]`` table of config.toml as a keymap, and sentences about bad entries."""
     if not isinstance(table, Mapping):
         return {}, ["The [keys] table of config.toml must map binding ids to keys."] if table else []
-    known = {b.id for b in APP_BINDINGS + RESULTS_BINDINGS if b.id}
+    known = {b.id for b in ALL_BINDINGS if b.id}
     keymap: dict[str, str] = {}
     problems: list[str] = []
     for binding_id, keys in table.items():

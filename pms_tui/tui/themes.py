@@ -15,7 +15,6 @@ from pathlib import Path
 from textual.theme import Theme
 
 DEFAULT_DARK = "pms-dark"
-DEFAULT_LIGHT = "pms-light"
 _FIELDS = {f.name for f in fields(Theme)}
 
 

@@ -28,25 +28,26 @@ def web(monkeypatch):
 
 
 def test_sync_key_indexes_a_new_note_and_it_shows_in_results(tui_home, tui_notes):
-    from pms_tui.tui.app import PmsApp
+    from pms_tui.tui.messages import SyncFinished, SyncProgressed
 
     messages = []
 
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36), message_hook=messages.append) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
             await type_query(app, pilot, "quagga")
-            assert all(h.bm25_rank is None for h in app.results.hits)  # only the vector lane's nearest
+            assert all(h.bm25_rank is None for h in screen.results.hits)  # only the vector lane's nearest
             write_note(tui_notes, "zoo/quagga.md", "# Quagga\n\nThe quagga is an extinct subspecies of zebra.\n")
             await pilot.press("ctrl+s")
             await settle(app, pilot)
-            assert app.status.status.sync == "idle"
-            assert any(isinstance(m, PmsApp.SyncProgressed) for m in messages)
-            assert any(isinstance(m, PmsApp.SyncFinished) for m in messages)
+            assert screen.status.status.sync == "idle"
+            assert any(isinstance(m, SyncProgressed) for m in messages)
+            assert any(isinstance(m, SyncFinished) for m in messages)
             assert any("+1 new" in m for m in messages_of(app))
-            assert [h.relpath for h in app.results.hits][:1] == ["zoo/quagga.md"]
-            assert app.status.status.documents == 4
+            assert [h.relpath for h in screen.results.hits][:1] == ["zoo/quagga.md"]
+            assert screen.status.status.documents == 4
 
     run(scenario())
 
@@ -58,15 +59,16 @@ def test_typing_stays_responsive_during_sync(tui_home, tui_notes):
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
             await pilot.press("ctrl+s")
             for char in "pancakes":
                 await pilot.press(char)
             # the search answered while the sync worker was still going (or just done)
             await settle(app, pilot)
-            assert app.search_bar.value == "pancakes"
-            assert app.results.hits and app.results.hits[0].relpath == "cooking/pancakes.md"
-            assert app.status.status.documents == 15
+            assert screen.search_bar.value == "pancakes"
+            assert screen.results.hits and screen.results.hits[0].relpath == "cooking/pancakes.md"
+            assert screen.status.status.documents == 15
 
     run(scenario())
 
@@ -77,6 +79,7 @@ def test_clip_dialog_clips_from_a_local_server_and_search_finds_it(tui_home, web
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
             await pilot.press("ctrl+o")
             await pilot.pause()
@@ -88,7 +91,7 @@ def test_clip_dialog_clips_from_a_local_server_and_search_finds_it(tui_home, web
             assert not isinstance(app.screen, ClipDialog)
             assert any("Clipped" == n.title for n in app._notifications), messages_of(app)
             await type_query(app, pilot, "lazy pipelines generators")
-            assert app.results.hits and app.results.hits[0].title.startswith("Lazy pipelines")
+            assert screen.results.hits and screen.results.hits[0].title.startswith("Lazy pipelines")
             # the same page again: a duplicate, and the next ctrl+o offers the update
             await pilot.press("ctrl+o")
             await pilot.pause()
@@ -112,6 +115,7 @@ def test_a_failed_clip_is_a_notification_with_the_reason(tui_home, web):
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
             await pilot.press("ctrl+o")
             await pilot.pause()
@@ -133,6 +137,7 @@ def test_clip_dialog_prefills_a_url_from_the_clipboard(tui_home, monkeypatch):
     async def scenario():
         app = make_app(tui_home, read_clipboard=True)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
             await pilot.press("ctrl+o")
             await settle(app, pilot)
@@ -154,6 +159,7 @@ def test_clip_dialog_without_any_clipboard_is_empty_and_quiet(tui_home, monkeypa
     async def scenario():
         app = make_app(tui_home, read_clipboard=True)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
             await pilot.press("ctrl+o")
             await settle(app, pilot)
@@ -170,6 +176,7 @@ def test_add_collection_dialog_shows_errors_inline_then_adds_and_syncs(tui_home,
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
             await pilot.press("ctrl+n")
             await pilot.pause()
@@ -187,9 +194,9 @@ def test_add_collection_dialog_shows_errors_inline_then_adds_and_syncs(tui_home,
             await pilot.press("enter")
             await settle(app, pilot)
             assert not isinstance(app.screen, AddCollectionDialog)
-            assert "journal" in app.collection_names
+            assert "journal" in screen.collection_names
             await type_query(app, pilot, "pasteis lisbon")
-            assert app.results.hits and app.results.hits[0].collection == "journal"
+            assert screen.results.hits and screen.results.hits[0].collection == "journal"
 
     run(scenario())
 
@@ -242,6 +249,7 @@ def test_keys_remapped_in_config_work_and_show_in_help(tui_home, tui_notes):
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
             assert any("app.nope" in m for m in messages_of(app, "warning"))
             await pilot.press("f1")
@@ -265,9 +273,10 @@ def test_copy_and_editor_keys_never_crash(tui_home, monkeypatch):
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
             await type_query(app, pilot, "asyncio gather")
-            hit = app.reader.hit
+            hit = screen.reader.hit
             await pilot.press("ctrl+y")
             await settle(app, pilot)
             assert app.clipboard == hit.text
@@ -290,14 +299,15 @@ def test_first_run_indexes_the_bundled_guide(tmp_path):
     async def scenario():
         app = make_app(tmp_path / "fresh", first_run_sample=True)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await pilot.pause()
             await wait_for_model(app, pilot)
             await settle(app, pilot)
-            assert app.collection_names == ["guide"]
+            assert screen.collection_names == ["guide"]
             assert any(n.title == "Welcome to pms-tui" for n in app._notifications)
-            assert app.results.recent and app.results.hits
+            assert screen.results.recent and screen.results.hits
             await type_query(app, pilot, "how do I remap keys")
-            assert app.results.hits and app.results.hits[0].collection == "guide"
+            assert screen.results.hits and screen.results.hits[0].collection == "guide"
         config = tomllib.loads((tmp_path / "fresh" / "config.toml").read_text())
         assert config["sample_added"] is True
 
@@ -326,10 +336,11 @@ def test_a_damaged_index_is_reported_not_a_traceback(tmp_path):
     async def scenario():
         app = make_app(home)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await pilot.pause()
             assert app.kb is None
             assert any("cannot be opened" in m for m in messages_of(app, "error"))
-            app.search_bar.value = "anything"
+            screen.search_bar.value = "anything"
             await pilot.press("ctrl+s")
             await settle(app, pilot)
             assert app.is_running

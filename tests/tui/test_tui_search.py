@@ -7,7 +7,7 @@ import sys
 
 from tui_helpers import make_app, run, settle, type_query, wait_for_model
 
-from pms_tui.tui.app import PmsApp
+from pms_tui.tui.messages import SearchCompleted
 from pms_tui.tui.widgets.reader import Breadcrumb
 from pms_tui.tui.widgets.results import evidence
 
@@ -24,23 +24,24 @@ def test_typing_shows_ranked_hits_from_both_lanes(tui_home):
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36), message_hook=messages.append) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
             await type_query(app, pilot, "undo the last commit")
-            hits = app.results.hits
+            hits = screen.results.hits
             assert hits, "no hits"
             top = hits[0]
             assert top.relpath == "git/undo-commit.md"
             assert top.bm25_rank is not None and top.vector_rank is not None
             assert evidence(top).startswith(f"{top.score:.2f}  bm25 #{top.bm25_rank}")
             assert f"vec #{top.vector_rank}" in evidence(top)
-            assert app.status.status.lanes == ("bm25", "vector")
-            assert app.status.status.hits == len(hits)
+            assert screen.status.status.lanes == ("bm25", "vector")
+            assert screen.status.status.hits == len(hits)
             # the results came back as the app's own message, for the current query only
-            done = [m for m in messages if isinstance(m, PmsApp.SearchCompleted)]
-            assert done[-1].query == "undo the last commit" and done[-1].generation == app.search_generation
+            done = [m for m in messages if isinstance(m, SearchCompleted)]
+            assert done[-1].query == "undo the last commit" and done[-1].generation == screen.search_generation
             # the highlighted row is the top hit and the reader shows it
-            assert app.results.highlighted == 0
-            assert app.reader.hit is not None and app.reader.hit.chunk_id == top.chunk_id
+            assert screen.results.highlighted == 0
+            assert screen.reader.hit is not None and screen.reader.hit.chunk_id == top.chunk_id
 
     run(scenario())
 
@@ -49,18 +50,19 @@ def test_bm25_answers_before_the_model_then_vector_ranks_fill_in(tui_home):
     async def scenario():
         app = make_app(tui_home, load_model=False)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await settle(app, pilot)
             await type_query(app, pilot, "sourdough pancakes breakfast")
-            assert app.results.hits
-            assert all(h.vector_rank is None for h in app.results.hits)
-            assert app.results.hits[0].bm25_rank == 1
-            assert app.status.status.lanes == ("bm25",)
-            assert app.model_state == "loading"
-            app.load_model()
+            assert screen.results.hits
+            assert all(h.vector_rank is None for h in screen.results.hits)
+            assert screen.results.hits[0].bm25_rank == 1
+            assert screen.status.status.lanes == ("bm25",)
+            assert screen.model_state == "loading"
+            screen.load_model()
             await wait_for_model(app, pilot)
-            assert app.model_state == "ready"
-            assert app.status.status.lanes == ("bm25", "vector")
-            assert any(h.vector_rank is not None for h in app.results.hits)
+            assert screen.model_state == "ready"
+            assert screen.status.status.lanes == ("bm25", "vector")
+            assert any(h.vector_rank is not None for h in screen.results.hits)
 
     run(scenario())
 
@@ -69,28 +71,29 @@ def test_moving_the_selection_updates_reader_and_breadcrumb(tui_home):
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
             await type_query(app, pilot, "git reset")
-            hits = app.results.hits
+            hits = screen.results.hits
             assert len(hits) >= 2
-            first = app.reader.hit
+            first = screen.reader.hit
             assert first.chunk_id == hits[0].chunk_id
             await pilot.press("down")  # from the search bar
             await settle(app, pilot)
-            assert app.focused is app.search_bar
-            assert app.results.highlighted == 1
-            assert app.reader.hit.chunk_id == hits[1].chunk_id
+            assert app.focused is screen.search_bar
+            assert screen.results.highlighted == 1
+            assert screen.reader.hit.chunk_id == hits[1].chunk_id
             crumb = str(app.query_one(Breadcrumb).render())
             assert f"{hits[1].collection}/{hits[1].relpath}:{hits[1].start_line}-{hits[1].end_line}" in crumb
             if len(hits[1].heading_path) > 1:
                 assert " › ".join(hits[1].heading_path) in crumb
             # j/k when the list has focus
-            app.results.focus()
+            screen.results.focus()
             await pilot.press("k")
             await settle(app, pilot)
-            assert app.reader.hit.chunk_id == hits[0].chunk_id
+            assert screen.reader.hit.chunk_id == hits[0].chunk_id
             await pilot.press("escape")
-            assert app.focused is app.search_bar
+            assert app.focused is screen.search_bar
 
     run(scenario())
 
@@ -99,15 +102,16 @@ def test_breadcrumb_shows_the_heading_path(tui_home):
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
             await type_query(app, pilot, "soft reset files stay staged")
-            hit = app.reader.hit
+            hit = screen.reader.hit
             assert hit.relpath == "git/undo-commit.md"
             assert hit.heading_path == ["Git", "Fixing mistakes", "Undo the last commit"]
             crumb = str(app.query_one(Breadcrumb).render())
             assert "Git › Fixing mistakes › Undo the last commit" in crumb
             assert "git/undo-commit.md:17-27" in crumb
-            assert "```bash" in app.reader.markdown.source
+            assert "```bash" in screen.reader.markdown.source
 
     run(scenario())
 
@@ -116,26 +120,27 @@ def test_chunk_and_whole_note_toggle(tui_home):
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
             await type_query(app, pilot, "soft reset files stay staged")
-            hit = app.reader.hit
+            hit = screen.reader.hit
             assert hit.relpath == "git/undo-commit.md" and hit.heading_path[-1] == "Undo the last commit"
-            assert app.reader.markdown.source.strip() == hit.text.strip()
+            assert screen.reader.markdown.source.strip() == hit.text.strip()
             await pilot.press("ctrl+r")
             await settle(app, pilot)
-            assert app.reader.whole_note
-            source = app.reader.markdown.source
+            assert screen.reader.whole_note
+            source = screen.reader.markdown.source
             assert source.startswith("# Git") and "### Throw the changes away" in source
             assert "title: Undo the last commit" not in source  # frontmatter is not shown
-            marked = [b.source or "" for b in app.reader.markdown.query(".-match")]
+            marked = [b.source or "" for b in screen.reader.markdown.query(".-match")]
             assert any("Undo the last commit" in s for s in marked)
             assert any("git reset --soft" in s for s in marked)
             assert not any("Throw the changes away" in s or s.startswith("# Git") for s in marked)
             assert "whole note" in str(app.query_one(Breadcrumb).render())
             await pilot.press("ctrl+r")
             await settle(app, pilot)
-            assert not app.reader.whole_note
-            assert app.reader.markdown.source.strip() == hit.text.strip()
+            assert not screen.reader.whole_note
+            assert screen.reader.markdown.source.strip() == hit.text.strip()
 
     run(scenario())
 
@@ -144,16 +149,17 @@ def test_operator_characters_are_just_text(tui_home):
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
-            app.search_bar.value = '"AND * NEAR( -:^'
+            screen.search_bar.value = '"AND * NEAR( -:^'
             await settle(app, pilot)
             assert app.is_running
             assert not [n for n in app._notifications if n.severity == "error"]
-            assert app.status.status.hits is not None
-            app.search_bar.value = 'git" OR reset*'
+            assert screen.status.status.hits is not None
+            screen.search_bar.value = 'git" OR reset*'
             await settle(app, pilot)
             assert not [n for n in app._notifications if n.severity == "error"]
-            assert app.results.hits
+            assert screen.results.hits
 
     run(scenario())
 
@@ -162,15 +168,16 @@ def test_empty_query_shows_recent_notes(tui_home):
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
-            assert app.results.recent
-            assert [h.relpath for h in app.results.hits] == [
+            assert screen.results.recent
+            assert [h.relpath for h in screen.results.hits] == [
                 "git/undo-commit.md", "cooking/pancakes.md", "python/asyncio.md"]
             await type_query(app, pilot, "asyncio")
-            assert not app.results.recent
+            assert not screen.results.recent
             await pilot.press("escape")  # clears the query: recent notes again
             await settle(app, pilot)
-            assert app.search_bar.value == "" and app.results.recent
+            assert screen.search_bar.value == "" and screen.results.recent
 
     run(scenario())
 
@@ -189,29 +196,30 @@ def test_mode_and_collection_filter_cycle(tui_home, tmp_path):
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
             await wait_for_model(app, pilot)
             await type_query(app, pilot, "tomatoes morning")
-            assert {h.collection for h in app.results.hits} >= {"garden"}
+            assert {h.collection for h in screen.results.hits} >= {"garden"}
             await pilot.press("ctrl+t")
             await settle(app, pilot)
-            assert app.mode == "bm25" and app.status.status.lanes == ("bm25",)
+            assert screen.mode == "bm25" and screen.status.status.lanes == ("bm25",)
             await pilot.press("ctrl+t")
             await settle(app, pilot)
-            assert app.mode == "vector" and app.status.status.lanes == ("vector",)
+            assert screen.mode == "vector" and screen.status.status.lanes == ("vector",)
             await pilot.press("ctrl+t")
             await settle(app, pilot)
-            assert app.mode == "hybrid"
+            assert screen.mode == "hybrid"
             await pilot.press("ctrl+l")  # all -> garden (names sorted)
             await settle(app, pilot)
-            assert app.collection_filter == "garden"
-            assert {h.collection for h in app.results.hits} == {"garden"}
+            assert screen.collection_filter == "garden"
+            assert {h.collection for h in screen.results.hits} == {"garden"}
             await pilot.press("ctrl+l")
             await settle(app, pilot)
-            assert app.collection_filter == "notes"
-            assert {h.collection for h in app.results.hits} <= {"notes"}
+            assert screen.collection_filter == "notes"
+            assert {h.collection for h in screen.results.hits} <= {"notes"}
             await pilot.press("ctrl+l")
             await settle(app, pilot)
-            assert app.collection_filter is None
+            assert screen.collection_filter is None
 
     run(scenario())
 

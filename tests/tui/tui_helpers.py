@@ -97,14 +97,15 @@ def make_app(home: Path, **kwargs):
 async def settle(app, pilot, rounds: int = 3) -> None:
     """Let pending work finish: the debounce timer, workers, and the renders they cause."""
     for _ in range(rounds):
-        while app.search_pending:
+        while app.search_screen.search_pending:
             await pilot.pause(0.02)
         await app.workers.wait_for_complete()
         await pilot.pause()
 
 
 async def wait_for_model(app, pilot) -> None:
-    while app.model_state == "loading" and app.load_model_at_start:
+    screen = app.search_screen
+    while screen.model_state == "loading" and screen.load_model_at_start:
         await pilot.pause(0.05)
     await settle(app, pilot)
 

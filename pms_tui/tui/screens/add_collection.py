@@ -1,23 +1,27 @@
-"""ctrl+n: add a folder of notes as a collection (path and name); errors shown inline."""
+"""Add a folder of notes as a collection: asks for the path and a name, returns a request.
+
+The screen adds the collection; when the engine refuses (not a folder, a name taken), the
+dialog opens again with what was typed and the reason on its error line.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.suggester import Suggester
 from textual.widgets import Button, Input, Label, Static
 
-from ..errors import sentence
-
 from .form import FormDialog
 
-if TYPE_CHECKING:
-    from pms_tui.core.kb import KnowledgeBase
+
+@dataclass(frozen=True)
+class AddCollectionRequest:
+    path: str
+    name: str | None = None
 
 
 class FolderSuggester(Suggester):
@@ -40,8 +44,8 @@ class FolderSuggester(Suggester):
         return None
 
 
-class AddCollectionDialog(FormDialog[str | None]):
-    """Dismisses with the new collection's name (None when cancelled)."""
+class AddCollectionDialog(FormDialog[AddCollectionRequest | None]):
+    """Dismisses with an :class:`AddCollectionRequest` (None when cancelled)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="add.cancel")]
 
@@ -51,10 +55,10 @@ class AddCollectionDialog(FormDialog[str | None]):
     }
     """
 
-    def __init__(self, kb: "KnowledgeBase", path: str = "") -> None:
+    def __init__(self, request: AddCollectionRequest | None = None, error: str = "") -> None:
         super().__init__()
-        self.kb = kb
-        self.initial_path = path
+        self.initial = request or AddCollectionRequest("")
+        self.initial_error = error
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
@@ -62,9 +66,9 @@ class AddCollectionDialog(FormDialog[str | None]):
             box.border_subtitle = "enter to add · escape to cancel"
             yield Static("Its Markdown files are indexed (recursively) and never changed.", id="add-hint")
             yield Label("Folder")
-            yield Input(self.initial_path, placeholder="~/notes", suggester=FolderSuggester(), id="add-path")
+            yield Input(self.initial.path, placeholder="~/notes", suggester=FolderSuggester(), id="add-path")
             yield Label("Name (default: the folder's name)")
-            yield Input(placeholder="notes", id="add-name")
+            yield Input(self.initial.name or "", placeholder="notes", id="add-name")
             yield Static("", id="add-error", classes="form-error")
             with Horizontal():
                 yield Button("Cancel", id="add-cancel")
@@ -72,6 +76,8 @@ class AddCollectionDialog(FormDialog[str | None]):
 
     def on_mount(self) -> None:
         self.query_one("#add-path", Input).focus()
+        if self.initial_error:
+            self.show_error(self.initial_error)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "add-path":
@@ -96,23 +102,9 @@ class AddCollectionDialog(FormDialog[str | None]):
         path = self.query_one("#add-path", Input).value.strip()
         name = self.query_one("#add-name", Input).value.strip() or None
         if not path:
-            self._show_error("Give the folder that holds your notes.")
+            self.show_error("Give the folder that holds your notes.")
             return
-        self.query_one("#add-ok", Button).disabled = True
-        self.create(path, name)
-
-    @work(thread=True, exclusive=True, group="add-collection", exit_on_error=False)
-    def create(self, path: str, name: str | None) -> None:
-        try:
-            collection = self.kb.collections.create(path, name=name)
-        except Exception as exc:  # noqa: BLE001 - CollectionError and database errors alike
-            self.app.call_from_thread(self._show_error, sentence(exc))
-            return
-        self.app.call_from_thread(self.dismiss, collection.name)
-
-    def _show_error(self, text: str) -> None:
-        self.show_error(text)
-        self.query_one("#add-ok", Button).disabled = False
+        self.dismiss(AddCollectionRequest(path, name))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

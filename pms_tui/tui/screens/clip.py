@@ -1,4 +1,4 @@
-"""ctrl+o: clip a web page into a collection. The app runs the clip; this only asks."""
+"""Clip a web page into a collection: this dialog only asks, and returns a ClipRequest."""
 
 from __future__ import annotations
 

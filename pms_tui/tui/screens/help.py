@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
@@ -20,10 +20,12 @@ class KeyRow:
     binding_id: str
 
 
-INTRO = (
-    "Keys work while you type in the search bar. Remap any key with a [keys] table in "
-    "config.toml, by its id:  \"app.sync\" = \"f5\".  ctrl+p opens the command palette."
-)
+def help_intro(key: Callable[[str], str]) -> str:
+    """The line above the table; ``key(binding_id)`` names the keys as they are bound now."""
+    return (
+        "Keys work while you type in the search bar. Remap any key with a [keys] table in "
+        f"config.toml, by its id:  \"app.sync\" = \"f5\".  {key('command_palette')} opens the command palette."
+    )
 
 
 class HelpScreen(ModalScreen[None]):
@@ -50,15 +52,16 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, rows: Iterable[KeyRow]) -> None:
+    def __init__(self, rows: Iterable[KeyRow], intro: str = "") -> None:
         super().__init__()
         self.rows = list(rows)
+        self.intro = intro
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = "pms-tui · keys"
             box.border_subtitle = "escape to close"
-            yield Static(Content(INTRO), id="help-intro")
+            yield Static(Content(self.intro), id="help-intro")
             table: DataTable = DataTable(cursor_type="row", zebra_stripes=True, id="help-keys")
             table.add_columns("Key", "Action", "Id")
             for row in self.rows:

@@ -8,13 +8,13 @@ chunk's blocks marked. A long note is rendered as a window of lines around the c
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
@@ -27,13 +27,17 @@ MAX_NOTE_BYTES = 5_000_000
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 
-EMPTY_TEXT = """\
+
+
+def welcome_text(key: Callable[[str], str]) -> str:
+    """What the reader shows before a hit is highlighted; ``key(binding_id)`` names the keys."""
+    return f"""\
 Type in the search bar: results appear as you type.
 
 - **↑ ↓** move through the results; this pane follows
-- **ctrl+r** shows the whole note, **ctrl+g** opens it in your editor
-- **ctrl+t** changes the mode, **ctrl+l** the collection filter
-- **F1** lists every key, **ctrl+p** every command
+- **{key("app.toggle_document")}** shows the whole note, **{key("app.open_editor")}** opens it in your editor
+- **{key("app.cycle_mode")}** changes the mode, **{key("app.cycle_collection")}** the collection filter
+- **{key("app.help")}** lists every key, **{key("command_palette")}** every command
 """
 
 
@@ -138,16 +142,9 @@ class Reader(Vertical):
 
     whole_note: reactive[bool] = reactive(False, init=False)
 
-    class ChunkShown(Message):
-        """The reader finished rendering a hit (None: the empty state)."""
-
-        def __init__(self, hit: Hit | None, whole_note: bool) -> None:
-            super().__init__()
-            self.hit = hit
-            self.whole_note = whole_note
-
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, *, empty_text: str = "", **kwargs) -> None:
         super().__init__(**kwargs)
+        self.empty_text = empty_text
         self.hit: Hit | None = None
         self.window: NoteWindow | None = None
         self._pending: tuple[Hit | None] | None = None
@@ -157,7 +154,7 @@ class Reader(Vertical):
     def compose(self) -> ComposeResult:
         yield Breadcrumb(id="breadcrumb")
         with VerticalScroll(id="reader-scroll"):
-            yield NoteMarkdown(EMPTY_TEXT, id="reader-markdown", open_links=False)
+            yield NoteMarkdown(self.empty_text, id="reader-markdown", open_links=False)
 
     @property
     def markdown(self) -> NoteMarkdown:
@@ -197,7 +194,7 @@ class Reader(Vertical):
         if hit is None:
             self.window = None
             breadcrumb.show_hit(None, self.whole_note)
-            await markdown.update(EMPTY_TEXT)
+            await markdown.update(self.empty_text)
         elif not self.whole_note:
             self.window = None
             breadcrumb.show_hit(hit, False)
@@ -213,7 +210,6 @@ class Reader(Vertical):
             else:
                 scroll.scroll_home(animate=False)
         self._shown = key
-        self.post_message(self.ChunkShown(hit, self.whole_note))
 
     def _read_window(self, hit: Hit) -> NoteWindow:
         path = Path(hit.path)

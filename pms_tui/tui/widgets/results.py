@@ -150,8 +150,13 @@ class ResultsList(OptionList):
             self.add_options(options)
             if highlight is not None:
                 self.highlighted = highlight  # separators are not options: index == hit index
+        # a scrollbar that appears with these rows narrows them without a resize event
+        self.call_after_refresh(self._fit_width)
 
     def on_resize(self) -> None:
+        self._fit_width()
+
+    def _fit_width(self) -> None:
         if self.hits and self._row_width() != self._built_width:
             self._rebuild(self.highlighted)
 

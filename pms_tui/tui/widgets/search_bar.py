@@ -1,8 +1,15 @@
-"""The search bar: an Input that is focused at start and never steals the app's keys."""
+"""The search bar: an Input that is focused at start and never steals the screen's keys."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.widgets import Input
+
+
+def search_placeholder(key: Callable[[str], str]) -> str:
+    """The empty bar's hint; ``key(binding_id)`` names the keys as they are bound now."""
+    return f"Search your notes…  ({key('app.help')} keys · {key('command_palette')} commands)"
 
 
 class SearchBar(Input):
@@ -12,6 +19,3 @@ class SearchBar(Input):
         &:focus { border: tall $primary; }
     }
     """
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(placeholder="Search your notes…  (F1 keys · ctrl+p commands)", **kwargs)

@@ -1,0 +1,100 @@
+"""What the workers report to the search screen: one small message class per event.
+
+Workers run in threads and never touch a widget; they post one of these and the screen's
+``on_<name>`` handler updates the UI on the UI thread. Names are past-tense events.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from pms_tui.core.results import Hit, SyncReport
+
+    from .screens.add_collection import AddCollectionRequest
+    from .screens.clip import ClipRequest
+
+
+class SearchCompleted(Message):
+    """A search (or the recent-notes list for an empty query) came back."""
+
+    def __init__(self, generation: int, query: str, hits: list[Hit], lanes: list[str],
+                 notes: list[str], elapsed_ms: float, recent: bool, error: str | None = None) -> None:
+        super().__init__()
+        self.generation = generation
+        self.query = query
+        self.hits = hits
+        self.lanes = lanes
+        self.notes = notes
+        self.elapsed_ms = elapsed_ms
+        self.recent = recent
+        self.error = error
+
+
+class ModelLoaded(Message):
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+
+
+class ModelFailed(Message):
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class SyncProgressed(Message):
+    def __init__(self, done: int, total: int, phase: str) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+        self.phase = phase
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SyncProgressed)  # only the newest progress matters
+
+
+class SyncFinished(Message):
+    def __init__(self, report: SyncReport, quiet: bool) -> None:
+        super().__init__()
+        self.report = report
+        self.quiet = quiet
+
+
+class SyncFailed(Message):
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class ClipFinished(Message):
+    def __init__(self, request: ClipRequest, result) -> None:
+        super().__init__()
+        self.request = request
+        self.result = result
+
+
+class ClipFailed(Message):
+    def __init__(self, request: ClipRequest, reason: str) -> None:
+        super().__init__()
+        self.request = request
+        self.reason = reason
+
+
+class CollectionAdded(Message):
+    """A folder became a collection (its sync starts next)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+
+class CollectionRefused(Message):
+    """The engine refused to add the folder; the dialog opens again with the reason."""
+
+    def __init__(self, request: AddCollectionRequest, reason: str) -> None:
+        super().__init__()
+        self.request = request
+        self.reason = reason

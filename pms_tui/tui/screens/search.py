@@ -1,0 +1,348 @@
+"""The search screen: search bar, results, reader and status line, with their keys.
+
+It owns everything the person works with: search as you type (a debounce timer, then an
+exclusive ``search`` worker whose answer is shown only if it is still the newest), the
+embedding model, the mode and the collection filter. What it does besides searching lives
+in the mixins of :mod:`pms_tui.tui.controllers` (notes, sync, clip).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Input
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from ..commands import Command, ScreenCommands
+from ..controllers import while_running
+from ..controllers.clip import ClipActions
+from ..controllers.notes import NoteActions
+from ..controllers.sync import SyncActions
+from ..errors import sentence
+from ..keys import SEARCH_BINDINGS, bound_key
+from ..messages import ModelFailed, ModelLoaded, SearchCompleted
+from ..sample import is_sample_path
+from ..widgets.reader import Reader, welcome_text
+from ..widgets.results import ResultsList
+from ..widgets.search_bar import SearchBar, search_placeholder
+from ..widgets.status import StatusLine
+
+MODES = ("hybrid", "bm25", "vector")
+RESULT_COUNT = 30
+MODE_HELP = {
+    "hybrid": "Keywords and meaning, fused by reciprocal rank fusion",
+    "bm25": "Keywords only (FTS5 BM25)",
+    "vector": "Meaning only (the embedding model)",
+}
+
+
+class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
+    """``SearchScreen(kb, keymap=...)``; ``kb`` is None when the index could not be opened."""
+
+    BINDINGS = SEARCH_BINDINGS
+    COMMANDS = {ScreenCommands}
+
+    def __init__(self, kb, *, keymap: Mapping[str, str] | None = None, show_timings: bool = True,
+                 load_model: bool = True, first_run_sample: bool = True, read_clipboard: bool = True) -> None:
+        super().__init__()
+        self.kb = kb
+        self.keymap = keymap if keymap is not None else {}
+        self.show_timings = show_timings
+        self.load_model_at_start = load_model
+        self.first_run_sample = first_run_sample
+        self.read_clipboard = read_clipboard
+        self.mode = "hybrid"
+        self.collection_filter: str | None = None
+        self.collection_names: list[str] = []
+        self.has_sample_collection = False
+        self.search_generation = 0
+        self.search_latencies_ms: list[float] = []  # debounce fired -> results rendered
+        self.model_state = "loading"
+        self._debounce = None
+        self._search_started = 0.0
+        self._shown_query: str | None = None
+        self.init_sync()
+        self.init_clip()
+
+    def key(self, binding_id: str) -> str:
+        """The key bound to ``binding_id`` now (remaps applied), for hints."""
+        return bound_key(binding_id, self.keymap, self.app.COMMAND_PALETTE_BINDING)
+
+    def compose(self) -> ComposeResult:
+        yield SearchBar(placeholder=search_placeholder(self.key), id="search")
+        with Horizontal(id="panes"):
+            yield ResultsList(id="results")
+            yield Reader(empty_text=welcome_text(self.key), id="reader")
+        yield StatusLine(show_timings=self.show_timings, id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.search_bar.focus()
+        self.call_after_refresh(self._first_screen_shown)
+        if self.kb is None:
+            self.status.update_status(model="unavailable")
+            return
+        self.refresh_collections()
+        self.refresh_stats()
+        if self.kb.model_mismatch:
+            self.model_state = "mismatch"
+            self.status.update_status(model="mismatch: reindex")
+            self.notify(self.kb.model_mismatch, severity="warning", timeout=15)
+        self.request_search(immediate=True)
+        if self.first_run_sample and not self.collection_names and not self.sample_offered():
+            self.action_add_sample(first_run=True)
+
+    def _first_screen_shown(self) -> None:
+        if self.kb is not None and self.load_model_at_start and not self.kb.model_mismatch:
+            self.load_model()
+
+    # -- the panes --------------------------------------------------------------------------------
+    @property
+    def search_bar(self) -> SearchBar:
+        return self.query_one("#search", SearchBar)
+
+    @property
+    def results(self) -> ResultsList:
+        return self.query_one("#results", ResultsList)
+
+    @property
+    def reader(self) -> Reader:
+        return self.query_one("#reader", Reader)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one("#status", StatusLine)
+
+    def refresh_collections(self) -> None:
+        if self.kb is None:
+            return
+        try:
+            collections = self.kb.collections.list()
+        except Exception as exc:  # noqa: BLE001
+            self.notify(sentence(exc), severity="error")
+            return
+        self.collection_names = [c.name for c in collections]
+        self.has_sample_collection = any(is_sample_path(c.path) for c in collections)
+        if self.collection_filter and self.collection_filter not in self.collection_names:
+            self.collection_filter = None
+            self.status.update_status(collection=None)
+
+    def refresh_stats(self) -> None:
+        if self.kb is None:
+            return
+        try:
+            stats = self.kb.stats()
+        except Exception as exc:  # noqa: BLE001
+            self.notify(sentence(exc), severity="error")
+            return
+        self.status.update_status(documents=stats["documents"], chunks=stats["chunks"])
+
+    # -- model ------------------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="model", exit_on_error=False)
+    def load_model(self) -> None:
+        started = time.perf_counter()
+        try:
+            self.kb.embedder.load()
+        except Exception as exc:  # noqa: BLE001 - EmbeddingModelError and whatever onnx raises
+            self.post_message(ModelFailed(sentence(exc)))
+            return
+        self.post_message(ModelLoaded(time.perf_counter() - started))
+
+    @while_running
+    def on_model_loaded(self, message: ModelLoaded) -> None:
+        self.model_state = "ready"
+        self.status.update_status(model="ready")
+        if self.mode != "bm25" and self.search_bar.value.strip():
+            self.request_search(immediate=True)  # the vector ranks fill in
+
+    @while_running
+    def on_model_failed(self, message: ModelFailed) -> None:
+        self.model_state = "error"
+        self.status.update_status(model="error (keywords only)")
+        self.notify(f"{message.reason} Search falls back to keywords (bm25).", severity="error", timeout=15)
+
+    @property
+    def vector_ready(self) -> bool:
+        return bool(self.kb and self.kb.embedder.ready and not self.kb.model_mismatch)
+
+    # -- search -----------------------------------------------------------------------------------
+    @property
+    def search_pending(self) -> bool:
+        """A search is waiting for the debounce timer."""
+        return self._debounce is not None
+
+    @on(Input.Changed, "#search")
+    def _query_changed(self, event: Input.Changed) -> None:
+        self.request_search()
+
+    @on(Input.Submitted, "#search")
+    def _query_submitted(self, event: Input.Submitted) -> None:
+        if self.results.hits:
+            self.results.focus()
+
+    def request_search(self, immediate: bool = False) -> None:
+        """Search the current query after the debounce delay (or now); newer requests win."""
+        self.search_generation += 1
+        if self._debounce is not None:
+            self._debounce.stop()
+            self._debounce = None
+        if self.kb is None:
+            return
+        if immediate:
+            self._start_search()
+        else:
+            delay = max(0, self.kb.settings.debounce_ms) / 1000
+            self._debounce = self.set_timer(delay, self._start_search, name="search-debounce")
+
+    @while_running
+    def _start_search(self) -> None:
+        self._debounce = None
+        self._search_started = time.perf_counter()
+        collections = [self.collection_filter] if self.collection_filter else None
+        self.search(self.search_bar.value, self.search_generation, self.mode, collections, self.vector_ready)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def search(self, query: str, generation: int, mode: str, collections: list[str] | None,
+               vector: bool) -> None:
+        started = time.perf_counter()
+        recent = not query.strip()
+        try:
+            if recent:
+                hits, lanes, notes = self.kb.recent(limit=RESULT_COUNT, collections=collections), [], []
+            else:
+                result = self.kb.retrieval.search(query, k=RESULT_COUNT, mode=mode, collections=collections,
+                                                  vector=vector)
+                hits, lanes, notes = result.hits, result.lanes, result.notes
+            error = None
+        except Exception as exc:  # noqa: BLE001 - a database error must not end the app
+            hits, lanes, notes, error = [], [], [], sentence(exc)
+        if get_current_worker().is_cancelled:
+            return
+        elapsed = (time.perf_counter() - started) * 1000
+        self.post_message(SearchCompleted(generation, query, hits, lanes, notes, elapsed, recent, error))
+
+    @while_running
+    def on_search_completed(self, message: SearchCompleted) -> None:
+        if message.generation != self.search_generation:
+            return  # a newer query is on its way: never show stale results over fresh ones
+        same_query = message.query.strip() == self._shown_query
+        self._shown_query = message.query.strip()
+        self.results.show_hits(message.hits, recent=message.recent, empty_message=self._empty_message(message),
+                               keep_selection=same_query)
+        self.status.update_status(
+            mode=self.mode, collection=self.collection_filter, lanes=tuple(message.lanes),
+            hits=len(message.hits), elapsed_ms=message.elapsed_ms, recent=message.recent,
+        )
+        if message.error:
+            self.notify(message.error, severity="error")
+        started = self._search_started
+        self.call_after_refresh(self._search_rendered, started)
+
+    @while_running
+    def _search_rendered(self, started: float) -> None:
+        if started:
+            self.search_latencies_ms.append((time.perf_counter() - started) * 1000)
+
+    def _empty_message(self, message: SearchCompleted) -> str:
+        if message.error:
+            return message.error
+        if message.recent:
+            if not self.collection_names:
+                return f"No collections yet: press {self.key('app.add_collection')} to add a folder of notes."
+            return f"Nothing indexed yet: press {self.key('app.sync')} to sync."
+        if self.mode == "vector" and not message.lanes:
+            return "The vector lane is waiting for the embedding model to load…"
+        where = f" in {self.collection_filter}" if self.collection_filter else ""
+        return f"No matches for {message.query.strip()!r}{where}."
+
+    # -- moving through the results ---------------------------------------------------------------
+    @while_running
+    def on_results_list_hit_highlighted(self, message: ResultsList.HitHighlighted) -> None:
+        self.reader.show(message.hit)
+
+    @while_running
+    def on_results_list_hit_chosen(self, message: ResultsList.HitChosen) -> None:
+        self.query_one("#reader-scroll").focus()
+
+    def action_select_next(self) -> None:
+        self.results.action_cursor_down()
+
+    def action_select_previous(self) -> None:
+        self.results.action_cursor_up()
+
+    def action_select_page_down(self) -> None:
+        self.results.action_page_down()
+
+    def action_select_page_up(self) -> None:
+        self.results.action_page_up()
+
+    def action_clear(self) -> None:
+        if self.focused is not self.search_bar:
+            self.search_bar.focus()
+        elif self.search_bar.value:
+            self.search_bar.value = ""
+
+    # -- modes and filters ------------------------------------------------------------------------
+    def set_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            return
+        self.mode = mode
+        self.status.update_status(mode=mode)
+        if mode != "bm25" and not self.vector_ready and self.model_state in ("loading",):
+            self.notify("The embedding model is still loading; vector ranks follow when it is ready.",
+                        timeout=4)
+        self.request_search(immediate=True)
+
+    def action_cycle_mode(self) -> None:
+        self.set_mode(MODES[(MODES.index(self.mode) + 1) % len(MODES)])
+
+    def set_collection_filter(self, name: str | None) -> None:
+        self.refresh_collections()
+        if name is not None and name not in self.collection_names:
+            self.notify(f"There is no collection named {name!r}.", severity="warning")
+            return
+        self.collection_filter = name
+        self.status.update_status(collection=name)
+        self.request_search(immediate=True)
+
+    def action_cycle_collection(self) -> None:
+        self.refresh_collections()
+        choices: list[str | None] = [None, *self.collection_names]
+        current = choices.index(self.collection_filter) if self.collection_filter in choices else 0
+        self.set_collection_filter(choices[(current + 1) % len(choices)])
+
+    # -- the command palette ----------------------------------------------------------------------
+    def palette_commands(self) -> list[Command]:
+        """What ctrl+p offers on this screen (see :mod:`pms_tui.tui.commands`)."""
+        commands: list[Command] = [
+            ("Sync: index what changed", self.action_sync, "Read changed notes and update the index"),
+            ("Clip a web page", self.action_clip, "Save a page as a Markdown note and index it"),
+            ("Add a folder of notes", self.action_add_collection, "Add a collection and sync it"),
+            ("Toggle chunk / whole note", self.action_toggle_document, "What the reader shows"),
+            ("Open the note in $EDITOR", self.action_open_editor, "At the chunk's first line"),
+            ("Copy the chunk", self.action_copy_chunk, "Its Markdown text"),
+            ("Copy the note's path", self.action_copy_path, "The absolute path"),
+            ("Help: keys", self.app.action_help, "List every key and its id"),
+        ]
+        for mode in MODES:
+            mark = " (current)" if self.mode == mode else ""
+            commands.append((f"Mode: {mode}{mark}", lambda mode=mode: self.set_mode(mode), MODE_HELP[mode]))
+        commands.append(("Filter: all collections", lambda: self.set_collection_filter(None),
+                         "Search every collection"))
+        for name in self.collection_names:
+            commands.append((f"Filter: {name}", lambda name=name: self.set_collection_filter(name),
+                             f"Search only the collection {name!r}"))
+        if not self.has_sample_collection:
+            commands.append(("Add the bundled user guide", self.action_add_sample,
+                             "Index the guide that ships with pms-tui"))
+        return commands
+
+    # -- the last line of defence -----------------------------------------------------------------
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.notify(f"{event.worker.name} failed: {sentence(event.worker.error)}", severity="error")
