@@ -17,7 +17,7 @@ from textual.theme import BUILTIN_THEMES, Theme
 from .commands import AppCommands, Command
 from .errors import sentence
 from .keys import ALL_BINDINGS, APP_BINDINGS, bound_key, keymap_from_settings
-from .screens.help import HelpScreen, KeyRow, help_intro
+from .dialogs.help import HelpScreen, KeyRow, help_intro
 from .screens.search import SearchScreen
 from .themes import DEFAULT_DARK, bundled_theme_dir, load_themes
 

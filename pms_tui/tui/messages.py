@@ -13,8 +13,8 @@ from textual.message import Message
 if TYPE_CHECKING:
     from pms_tui.core.results import Hit, SyncReport
 
-    from .screens.add_collection import AddCollectionRequest
-    from .screens.clip import ClipRequest
+    from .dialogs.add_collection import AddCollectionRequest
+    from .dialogs.clip import ClipRequest
 
 
 class SearchCompleted(Message):

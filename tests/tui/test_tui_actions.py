@@ -8,9 +8,9 @@ import pytest
 from tui_helpers import make_app, run, settle, type_query, wait_for_model, write_note
 from webserver import LocalWebServer, default_routes
 
-from pms_tui.tui.screens.add_collection import AddCollectionDialog
-from pms_tui.tui.screens.clip import ClipDialog
-from pms_tui.tui.screens.help import HelpScreen
+from pms_tui.tui.dialogs.add_collection import AddCollectionDialog
+from pms_tui.tui.dialogs.clip import ClipDialog
+from pms_tui.tui.dialogs.help import HelpScreen
 
 
 def messages_of(app, severity: str | None = None) -> list[str]:

@@ -7,7 +7,7 @@ import re
 
 from tui_helpers import make_app, run, settle, wait_for_model, write_note
 
-from pms_tui.tui.screens.help import HelpScreen
+from pms_tui.tui.dialogs.help import HelpScreen
 
 
 def screen_text(app) -> str:

@@ -9,7 +9,7 @@ from textual import work
 from ..errors import sentence
 from ..messages import ClipFailed, ClipFinished
 from ..sample import is_sample_path
-from ..screens.clip import ClipDialog, ClipRequest
+from ..dialogs.clip import ClipDialog, ClipRequest
 from . import while_running
 
 

@@ -10,7 +10,7 @@ from textual import work
 from ..errors import sentence
 from ..messages import CollectionAdded, CollectionRefused, SyncFailed, SyncFinished, SyncProgressed
 from ..sample import OFFERED_SETTING, SAMPLE_DESCRIPTION, SAMPLE_NAME, sample_dir
-from ..screens.add_collection import AddCollectionDialog, AddCollectionRequest
+from ..dialogs.add_collection import AddCollectionDialog, AddCollectionRequest
 from . import while_running
 
 
