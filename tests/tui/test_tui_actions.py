@@ -14,7 +14,7 @@ from pms_tui.tui.dialogs.help import HelpScreen
 
 
 def messages_of(app, severity: str | None = None) -> list[str]:
-    return [n.message for n in app._notifications if severity is None or n.severity == severity]
+    return [n.message for n in app.notified if severity is None or n.severity == severity]
 
 
 @pytest.fixture
@@ -89,7 +89,7 @@ def test_clip_dialog_clips_from_a_local_server_and_search_finds_it(tui_home, web
             await pilot.press("enter")
             await settle(app, pilot)
             assert not isinstance(app.screen, ClipDialog)
-            assert any("Clipped" == n.title for n in app._notifications), messages_of(app)
+            assert any("Clipped" == n.title for n in app.notified), messages_of(app)
             await type_query(app, pilot, "lazy pipelines generators")
             assert screen.results.hits and screen.results.hits[0].title.startswith("Lazy pipelines")
             # the same page again: a duplicate, and the next ctrl+o offers the update
@@ -98,14 +98,14 @@ def test_clip_dialog_clips_from_a_local_server_and_search_finds_it(tui_home, web
             app.screen.query_one("#clip-url").value = url
             await pilot.press("enter")
             await settle(app, pilot)
-            assert any(n.title == "Already clipped" for n in app._notifications)
+            assert any(n.title == "Already clipped" for n in app.notified)
             await pilot.press("ctrl+o")
             await pilot.pause()
             assert app.screen.query_one("#clip-url").value == url
             assert app.screen.query_one("#clip-update").value is True
             await pilot.press("enter")
             await settle(app, pilot)
-            clipped = [n.message for n in app._notifications if n.title == "Clipped"]
+            clipped = [n.message for n in app.notified if n.title == "Clipped"]
             assert len(clipped) == 2 and clipped[-1].startswith("Refreshed"), messages_of(app)
 
     run(scenario())
@@ -122,7 +122,7 @@ def test_a_failed_clip_is_a_notification_with_the_reason(tui_home, web):
             app.screen.query_one("#clip-url").value = web.url("/missing")
             await pilot.press("enter")
             await settle(app, pilot)
-            errors = [n for n in app._notifications if n.severity == "error"]
+            errors = [n for n in app.notified if n.severity == "error"]
             assert errors and errors[-1].title == "Clip failed" and "404" in errors[-1].message
             assert app.is_running
 
@@ -304,7 +304,7 @@ def test_first_run_indexes_the_bundled_guide(tmp_path):
             await wait_for_model(app, pilot)
             await settle(app, pilot)
             assert screen.collection_names == ["guide"]
-            assert any(n.title == "Welcome to pms-tui" for n in app._notifications)
+            assert any(n.title == "Welcome to pms-tui" for n in app.notified)
             assert screen.results.recent and screen.results.hits
             await type_query(app, pilot, "how do I remap keys")
             assert screen.results.hits and screen.results.hits[0].collection == "guide"

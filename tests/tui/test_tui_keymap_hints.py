@@ -73,7 +73,7 @@ def test_hints_follow_every_remapped_key(tmp_path):
             assert not re.search(r"ctrl\+[rgtln]\b", welcome)
             await pilot.press("ctrl+o")  # no collection to clip into: the hint names the add key
             await pilot.pause()
-            assert any("with f6" in n.message for n in app._notifications)
+            assert any("with f6" in n.message for n in app.notified)
             await pilot.press("f2")
             await pilot.pause()
             assert isinstance(app.screen, HelpScreen)

@@ -6,6 +6,7 @@ import asyncio
 import os
 import textwrap
 from pathlib import Path
+from typing import NamedTuple
 
 TUI_NOTES = {
     "git/undo-commit.md": """
@@ -85,13 +86,30 @@ def write_note(folder: Path, rel: str, text: str, mtime: int | None = None) -> P
     return path
 
 
+class Notice(NamedTuple):
+    message: str
+    title: str
+    severity: str
+
+
 def make_app(home: Path, **kwargs):
+    """The app on ``home``; ``app.notified`` keeps every notification (Textual drops a toast
+    from ``app._notifications`` when its timeout passes, which a slow machine reaches)."""
     from pms_tui.tui.app import PmsApp
 
     kwargs.setdefault("first_run_sample", False)
     kwargs.setdefault("read_clipboard", False)
     kwargs.setdefault("show_timings", False)
-    return PmsApp(home=home, **kwargs)
+    app = PmsApp(home=home, **kwargs)
+    app.notified = []
+    notify = app.notify
+
+    def recording_notify(message, *, title="", severity="information", **options):
+        app.notified.append(Notice(str(message), title, severity))
+        return notify(message, title=title, severity=severity, **options)
+
+    app.notify = recording_notify
+    return app
 
 
 async def settle(app, pilot, rounds: int = 3) -> None:
