@@ -14,10 +14,11 @@ from textual.app import App
 from textual.binding import Binding
 from textual.theme import BUILTIN_THEMES, Theme
 
+from pms_tui.core.errors import describe
+
 from .commands import AppCommands, Command
-from .errors import sentence
-from .keys import ALL_BINDINGS, APP_BINDINGS, bound_key, keymap_from_settings
 from .dialogs.help import HelpScreen, KeyRow, help_intro
+from .keys import ALL_BINDINGS, APP_BINDINGS, bound_key, keymap_from_settings
 from .screens.search import SearchScreen
 from .themes import DEFAULT_DARK, bundled_theme_dir, load_themes
 
@@ -42,7 +43,7 @@ class PmsApp(App[int]):
 
             self.kb = KnowledgeBase(home=home)
         except Exception as exc:  # noqa: BLE001 - a locked or damaged index: say so in the UI
-            self.startup_problems.append((f"The index cannot be opened: {sentence(exc)}", "error"))
+            self.startup_problems.append((f"The index cannot be opened: {describe(exc)}", "error"))
         self.settings = self.kb.settings if self.kb else None
         self.keymap: dict[str, str] = {}
         if self.settings is not None:
@@ -100,7 +101,7 @@ class PmsApp(App[int]):
             save_setting(self.kb.home, "theme", theme.name)
             self.settings.theme = theme.name
         except Exception as exc:  # noqa: BLE001 - a read-only home: keep the theme for this run
-            self.notify(f"The theme could not be remembered: {sentence(exc)}", severity="warning")
+            self.notify(f"The theme could not be remembered: {describe(exc)}", severity="warning")
 
     def palette_commands(self) -> list[Command]:
         """The app's own themes and the person's, in the command palette."""

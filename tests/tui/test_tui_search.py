@@ -154,11 +154,11 @@ def test_operator_characters_are_just_text(tui_home):
             screen.search_bar.value = '"AND * NEAR( -:^'
             await settle(app, pilot)
             assert app.is_running
-            assert not [n for n in app._notifications if n.severity == "error"]
+            assert not [n for n in app.notified if n.severity == "error"]
             assert screen.status.status.hits is not None
             screen.search_bar.value = 'git" OR reset*'
             await settle(app, pilot)
-            assert not [n for n in app._notifications if n.severity == "error"]
+            assert not [n for n in app.notified if n.severity == "error"]
             assert screen.results.hits
 
     run(scenario())
@@ -240,3 +240,17 @@ def test_a_long_note_is_shown_as_a_window_around_the_chunk_without_cutting_a_fen
     assert len(shown) < 260 and sum(line.startswith("```") for line in shown) % 2 == 0
     short = note_window("---\na: 1\n---\n# Short\n\ntext\n", 4, 6)
     assert not short.clipped and short.first_line == 4 and short.markdown.startswith("# Short")
+
+
+def test_window_cut_points_come_from_the_markdown_scanner():
+    from pms_tui.tui.widgets.reader import cut_points, note_window
+
+    lines = ["# Title", "", "~~~", "", "# not a heading", "~~~", "", "    indented code", "", "    more", "", "text"]
+    points = cut_points(lines)
+    assert 0 in points and 2 in points and 6 in points  # heading, fence start, blank after it
+    assert not {3, 4} & set(points)  # a blank line and a '#' line inside the tilde fence
+    assert 8 not in points  # a blank line inside an indented code block
+    crlf = "# A\r\n" + "".join(f"\r\nline {i}\r\n" for i in range(400))
+    window = note_window(crlf, 300, 301, budget=100)
+    assert window.clipped and "\r" not in window.markdown
+    assert window.markdown.split("\n")[300 - window.first_line] == crlf.split("\r\n")[299]

@@ -6,10 +6,11 @@ from dataclasses import replace
 
 from textual import work
 
-from ..errors import sentence
+from pms_tui.core.errors import describe
+
+from ..dialogs.clip import ClipDialog, ClipRequest
 from ..messages import ClipFailed, ClipFinished
 from ..sample import is_sample_path
-from ..dialogs.clip import ClipDialog, ClipRequest
 from . import while_running
 
 
@@ -51,10 +52,9 @@ class ClipActions:
     @work(thread=True, group="clip", exit_on_error=False)
     def clip(self, request: ClipRequest) -> None:
         try:
-            collection = self.kb.collections.get(request.collection)
-            result = collection.add_from_url(request.url, update=request.update)
+            result = self.kb.clip(request.url, request.collection, update=request.update)
         except Exception as exc:  # noqa: BLE001 - ClipError, CollectionError, database errors
-            self.post_message(ClipFailed(request, sentence(exc)))
+            self.post_message(ClipFailed(request, describe(exc)))
             return
         self.post_message(ClipFinished(request, result))
 

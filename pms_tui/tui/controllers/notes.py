@@ -9,7 +9,7 @@ import subprocess
 from textual import work
 from textual.app import SuspendNotSupported
 
-from ..errors import sentence
+from pms_tui.core.errors import describe
 
 
 class NoteActions:
@@ -41,7 +41,7 @@ class NoteActions:
             self.notify("This terminal cannot hand over to an editor.", severity="warning")
             return
         except (OSError, ValueError) as exc:
-            self.notify(f"Cannot start the editor {editor!r}: {sentence(exc)}", severity="error")
+            self.notify(f"Cannot start the editor {editor!r}: {describe(exc)}", severity="error")
             return
         self.start_sync(quiet=True)  # the note may have changed
 

@@ -7,15 +7,12 @@ from collections.abc import Sequence
 
 from textual import work
 
-from ..errors import sentence
+from pms_tui.core.errors import describe
+
+from ..dialogs.add_collection import AddCollectionDialog, AddCollectionRequest
 from ..messages import CollectionAdded, CollectionRefused, SyncFailed, SyncFinished, SyncProgressed
 from ..sample import OFFERED_SETTING, SAMPLE_DESCRIPTION, SAMPLE_NAME, sample_dir
-from ..dialogs.add_collection import AddCollectionDialog, AddCollectionRequest
 from . import while_running
-
-
-class SyncStopped(Exception):
-    """Raised inside a running sync's progress callback to stop it when the app quits."""
 
 
 class SyncActions:
@@ -51,18 +48,16 @@ class SyncActions:
     @work(thread=True, group="sync", exit_on_error=False)
     def sync(self, collections: list[str] | None, quiet: bool) -> None:
         def progress(done: int, total: int, phase: str) -> None:
-            if self._stop_sync.is_set():
-                raise SyncStopped  # each note is its own transaction: the index stays consistent
             self.post_message(SyncProgressed(done, total, phase))
 
         try:
-            report = self.kb.sync(progress=progress, collections=collections)
-        except SyncStopped:
-            return
+            # quitting sets the event: the sync stops between notes, each its own transaction
+            report = self.kb.sync(progress=progress, collections=collections, cancel=self._stop_sync)
         except Exception as exc:  # noqa: BLE001 - busy, mismatch, locked, model: one sentence
-            self.post_message(SyncFailed(sentence(exc)))
+            self.post_message(SyncFailed(describe(exc)))
             return
-        self.post_message(SyncFinished(report, quiet))
+        if not report.cancelled:
+            self.post_message(SyncFinished(report, quiet))
 
     @while_running
     def on_sync_progressed(self, message: SyncProgressed) -> None:
@@ -124,7 +119,7 @@ class SyncActions:
             self.kb.collections.create(folder, name=SAMPLE_NAME, description=SAMPLE_DESCRIPTION)
         except Exception as exc:  # noqa: BLE001 - e.g. a collection already named "guide"
             if not first_run:
-                self.notify(sentence(exc), severity="warning")
+                self.notify(describe(exc), severity="warning")
             return
         self._remember_sample_offered()
         self.notify(
@@ -152,7 +147,7 @@ class SyncActions:
         try:
             collection = self.kb.collections.create(request.path, name=request.name)
         except Exception as exc:  # noqa: BLE001 - CollectionError and database errors alike
-            self.post_message(CollectionRefused(request, sentence(exc)))
+            self.post_message(CollectionRefused(request, describe(exc)))
             return
         self.post_message(CollectionAdded(collection.name))
 

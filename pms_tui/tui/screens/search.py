@@ -18,12 +18,14 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from pms_tui.core.errors import describe
+from pms_tui.core.results import MODES
+
 from ..commands import Command, ScreenCommands
 from ..controllers import while_running
 from ..controllers.clip import ClipActions
 from ..controllers.notes import NoteActions
 from ..controllers.sync import SyncActions
-from ..errors import sentence
 from ..keys import SEARCH_BINDINGS, bound_key
 from ..messages import ModelFailed, ModelLoaded, SearchCompleted
 from ..sample import is_sample_path
@@ -32,7 +34,6 @@ from ..widgets.results import ResultsList
 from ..widgets.search_bar import SearchBar, search_placeholder
 from ..widgets.status import StatusLine
 
-MODES = ("hybrid", "bm25", "vector")
 RESULT_COUNT = 30
 MODE_HELP = {
     "hybrid": "Keywords and meaning, fused by reciprocal rank fusion",
@@ -124,7 +125,7 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
         try:
             collections = self.kb.collections.list()
         except Exception as exc:  # noqa: BLE001
-            self.notify(sentence(exc), severity="error")
+            self.notify(describe(exc), severity="error")
             return
         self.collection_names = [c.name for c in collections]
         self.has_sample_collection = any(is_sample_path(c.path) for c in collections)
@@ -138,7 +139,7 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
         try:
             stats = self.kb.stats()
         except Exception as exc:  # noqa: BLE001
-            self.notify(sentence(exc), severity="error")
+            self.notify(describe(exc), severity="error")
             return
         self.status.update_status(documents=stats["documents"], chunks=stats["chunks"])
 
@@ -147,9 +148,9 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
     def load_model(self) -> None:
         started = time.perf_counter()
         try:
-            self.kb.embedder.load()
+            self.kb.load_model()
         except Exception as exc:  # noqa: BLE001 - EmbeddingModelError and whatever onnx raises
-            self.post_message(ModelFailed(sentence(exc)))
+            self.post_message(ModelFailed(describe(exc)))
             return
         self.post_message(ModelLoaded(time.perf_counter() - started))
 
@@ -168,7 +169,7 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
 
     @property
     def vector_ready(self) -> bool:
-        return bool(self.kb and self.kb.embedder.ready and not self.kb.model_mismatch)
+        return bool(self.kb and self.kb.model_ready)
 
     # -- search -----------------------------------------------------------------------------------
     @property
@@ -215,12 +216,11 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
             if recent:
                 hits, lanes, notes = self.kb.recent(limit=RESULT_COUNT, collections=collections), [], []
             else:
-                result = self.kb.retrieval.search(query, k=RESULT_COUNT, mode=mode, collections=collections,
-                                                  vector=vector)
+                result = self.kb.search(query, k=RESULT_COUNT, mode=mode, collections=collections, vector=vector)
                 hits, lanes, notes = result.hits, result.lanes, result.notes
             error = None
         except Exception as exc:  # noqa: BLE001 - a database error must not end the app
-            hits, lanes, notes, error = [], [], [], sentence(exc)
+            hits, lanes, notes, error = [], [], [], describe(exc)
         if get_current_worker().is_cancelled:
             return
         elapsed = (time.perf_counter() - started) * 1000
@@ -345,4 +345,4 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
     # -- the last line of defence -----------------------------------------------------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.error is not None:
-            self.notify(f"{event.worker.name} failed: {sentence(event.worker.error)}", severity="error")
+            self.notify(f"{event.worker.name} failed: {describe(event.worker.error)}", severity="error")

@@ -7,9 +7,10 @@ chunk's blocks marked. A long note is rendered as a window of lines around the c
 
 from __future__ import annotations
 
-import re
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from textual.app import ComposeResult
@@ -19,13 +20,11 @@ from textual.reactive import reactive
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
-from pms_tui.core.kb import split_frontmatter
+from pms_tui.core.kb import MAX_NOTE_BYTES, split_frontmatter
+from pms_tui.core.markdown import normalize_newlines, scan
 from pms_tui.core.results import Hit
 
 WINDOW_LINES = 600  # a longer note is shown as this many lines around the chunk
-MAX_NOTE_BYTES = 5_000_000
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 
 
 
@@ -52,27 +51,27 @@ class NoteWindow:
 
 
 def cut_points(lines: list[str]) -> list[int]:
-    """Indices where a window may start or end: headings and blank lines outside fences."""
-    points: list[int] = []
-    fence: str | None = None
-    for i, line in enumerate(lines):
-        match = _FENCE.match(line)
-        if fence is not None:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                fence = None
-            continue
-        if match:
-            fence = match.group(1)
-            points.append(i)
-            continue
-        if not line.strip() or _HEADING.match(line):
-            points.append(i)
-    return points
+    """Indices where a window may start or end: headings, code blocks' first lines, and blank
+    lines outside code (found by the engine's one Markdown scanner)."""
+    structure = scan("\n".join(lines))
+    inside = bytearray(len(lines))
+    starts = {h.start for h in structure.headings}
+    for block in structure.blocks:
+        if block.kind in ("fence", "code_block"):
+            starts.add(block.start)
+            inside[block.start + 1:block.end] = b"\x01" * max(0, block.end - block.start - 1)
+    return [i for i, line in enumerate(lines) if i in starts or (not inside[i] and not line.strip())]
+
+
+@lru_cache(maxsize=4)
+def _cut_points_of(body: str) -> tuple[int, ...]:
+    """Scanning is the slow part of a window: moving between hits of one note scans it once."""
+    return tuple(cut_points(body.split("\n")))
 
 
 def note_window(text: str, start_line: int, end_line: int, budget: int = WINDOW_LINES) -> NoteWindow:
     """The note's body without frontmatter, or a window of ``budget`` lines around the chunk."""
-    _, body, offset = split_frontmatter(text)
+    _, body, offset = split_frontmatter(normalize_newlines(text))
     lines = body.split("\n")
     total = len(lines) + offset
     if len(lines) <= budget:
@@ -81,10 +80,25 @@ def note_window(text: str, start_line: int, end_line: int, budget: int = WINDOW_
     end = min(len(lines), end_line - offset)
     lo_target = max(0, start - budget // 4)
     hi_target = min(len(lines), max(end, lo_target + budget))
-    points = cut_points(lines)
+    points = _cut_points_of(body)
     lo = max((p for p in points if p <= lo_target), default=0)
     hi = min((p for p in points if p >= hi_target), default=len(lines))
     return NoteWindow("\n".join(lines[lo:hi]), offset + lo + 1, total, True)
+
+
+def read_window(hit: Hit) -> NoteWindow:
+    """The window of the hit's note on disk; the indexed chunk with a note when it cannot be read."""
+    path = Path(hit.path)
+    try:
+        if path.stat().st_size > MAX_NOTE_BYTES:
+            raise OSError("the note is too large to show whole")
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        message = (f"> The note cannot be read from disk ({reason}); the indexed chunk is shown. "
+                   "Sync to bring the index up to date.\n\n")
+        return NoteWindow(message + hit.text, hit.start_line - message.count("\n"), hit.end_line, False)
+    return note_window(text, hit.start_line, hit.end_line)
 
 
 class Breadcrumb(Static):
@@ -201,7 +215,8 @@ class Reader(Vertical):
             await markdown.update(hit.text)
             scroll.scroll_home(animate=False)
         else:
-            self.window = window = self._read_window(hit)
+            # reading and scanning a long note happens off the UI thread
+            self.window = window = await asyncio.to_thread(read_window, hit)
             breadcrumb.show_hit(hit, True, window)
             await markdown.update(window.markdown)
             first = self._mark_chunk(hit, window)
@@ -210,19 +225,6 @@ class Reader(Vertical):
             else:
                 scroll.scroll_home(animate=False)
         self._shown = key
-
-    def _read_window(self, hit: Hit) -> NoteWindow:
-        path = Path(hit.path)
-        try:
-            if path.stat().st_size > MAX_NOTE_BYTES:
-                raise OSError("the note is too large to show whole")
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            message = (f"> The note cannot be read from disk ({reason}); the indexed chunk is shown. "
-                       "Sync to bring the index up to date.\n\n")
-            return NoteWindow(message + hit.text, hit.start_line - message.count("\n"), hit.end_line, False)
-        return note_window(text, hit.start_line, hit.end_line)
 
     def _mark_chunk(self, hit: Hit, window: NoteWindow) -> MarkdownBlock | None:
         """Mark the top-level blocks of the chunk; return the first."""
