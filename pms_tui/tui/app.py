@@ -14,6 +14,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.theme import BUILTIN_THEMES, Theme
 
+from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import describe
 
 from .commands import AppCommands, Command
@@ -64,11 +65,14 @@ class PmsApp(App[int]):
             self.register_theme(theme)
         self.user_theme_names = {t.name for t in user}
         self.startup_problems += [(p, "warning") for p in problems + user_problems]
-        wanted = self.settings.theme if self.settings else DEFAULT_DARK
+        wanted = DEFAULT_DARK
+        if self.kb is not None:
+            chosen = load_state(home).get("theme")  # chosen in the app: wins over config.toml's
+            wanted = chosen if isinstance(chosen, str) else self.settings.theme
         if wanted not in self.available_themes:
             self.startup_problems.append((f"There is no theme named {wanted!r}; using {DEFAULT_DARK}.", "warning"))
             wanted = DEFAULT_DARK if DEFAULT_DARK in self.available_themes else "textual-dark"
-        self.theme = wanted
+        self.theme = self._remembered_theme = wanted
 
     def get_default_screen(self) -> SearchScreen:
         return self.search_screen
@@ -93,13 +97,11 @@ class PmsApp(App[int]):
         self.theme = name
 
     def _on_theme_changed(self, theme: Theme) -> None:
-        if self.kb is None or self.settings is None or self.settings.theme == theme.name:
+        if self.kb is None or theme.name == self._remembered_theme:
             return
         try:
-            from pms_tui.core.config import save_setting
-
-            save_setting(self.kb.home, "theme", theme.name)
-            self.settings.theme = theme.name
+            save_state(self.kb.home, theme=theme.name)
+            self._remembered_theme = theme.name
         except Exception as exc:  # noqa: BLE001 - a read-only home: keep the theme for this run
             self.notify(f"The theme could not be remembered: {describe(exc)}", severity="warning")
 

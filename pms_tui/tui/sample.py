@@ -11,7 +11,7 @@ from pathlib import Path
 
 SAMPLE_NAME = "guide"
 SAMPLE_DESCRIPTION = "The pms-tui user guide and a few sample notes (bundled)."
-OFFERED_SETTING = "sample_added"  # remembered in config.toml so a removed guide stays removed
+OFFERED_STATE = "sample_added"  # app state (state.json): a guide removed stays removed
 
 
 def sample_dir() -> Path | None:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
-
 import pytest
 from tui_helpers import make_app, run, settle, type_query, wait_for_model, write_note
 from webserver import LocalWebServer, default_routes
 
+from pms_tui.core.config import load_state
 from pms_tui.tui.dialogs.add_collection import AddCollectionDialog
 from pms_tui.tui.dialogs.clip import ClipDialog
 from pms_tui.tui.dialogs.help import HelpScreen
@@ -202,6 +201,9 @@ def test_add_collection_dialog_shows_errors_inline_then_adds_and_syncs(tui_home,
 
 
 def test_theme_switch_from_the_palette_is_remembered(tui_home):
+    config = "# my settings, by hand\ndebounce_ms = 100  # fast\n"
+    (tui_home / "config.toml").write_text(config)
+
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -215,8 +217,8 @@ def test_theme_switch_from_the_palette_is_remembered(tui_home):
             await pilot.press("enter")
             await settle(app, pilot)
             assert app.theme == "pms-light"
-        config = tomllib.loads((tui_home / "config.toml").read_text())
-        assert config["theme"] == "pms-light"
+        assert load_state(tui_home)["theme"] == "pms-light"  # app state, not configuration
+        assert (tui_home / "config.toml").read_text() == config
         again = make_app(tui_home)
         async with again.run_test(size=(120, 36)) as pilot:
             assert again.theme == "pms-light"
@@ -308,8 +310,8 @@ def test_first_run_indexes_the_bundled_guide(tmp_path):
             assert screen.results.recent and screen.results.hits
             await type_query(app, pilot, "how do I remap keys")
             assert screen.results.hits and screen.results.hits[0].collection == "guide"
-        config = tomllib.loads((tmp_path / "fresh" / "config.toml").read_text())
-        assert config["sample_added"] is True
+        assert load_state(tmp_path / "fresh")["sample_added"] is True  # app state, not configuration
+        assert not (tmp_path / "fresh" / "config.toml").exists()
 
     run(scenario())
     assert sorted(p.name for p in sample_dir().rglob("*")) == before  # nothing written into the package

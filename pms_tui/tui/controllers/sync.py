@@ -7,11 +7,12 @@ from collections.abc import Sequence
 
 from textual import work
 
+from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import describe
 
 from ..dialogs.add_collection import AddCollectionDialog, AddCollectionRequest
 from ..messages import CollectionAdded, CollectionRefused, SyncFailed, SyncFinished, SyncProgressed
-from ..sample import OFFERED_SETTING, SAMPLE_DESCRIPTION, SAMPLE_NAME, sample_dir
+from ..sample import OFFERED_STATE, SAMPLE_DESCRIPTION, SAMPLE_NAME, sample_dir
 from . import while_running
 
 
@@ -98,14 +99,11 @@ class SyncActions:
     # -- first run: the bundled guide -------------------------------------------------------------
     def sample_offered(self) -> bool:
         """The guide was added once (and maybe removed since): never offer it again."""
-        return bool(self.kb.settings.extra.get(OFFERED_SETTING))
+        return bool(load_state(self.kb.home).get(OFFERED_STATE))
 
     def _remember_sample_offered(self) -> None:
         try:
-            from pms_tui.core.config import save_setting
-
-            save_setting(self.kb.home, OFFERED_SETTING, True)
-            self.kb.settings.extra[OFFERED_SETTING] = True
+            save_state(self.kb.home, **{OFFERED_STATE: True})
         except Exception:  # noqa: BLE001 - it would only be offered again next time
             pass
 
