@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,13 +96,13 @@ class Collections:
             raise CollectionError(f"There is no collection named {name!r} (collections: {known}).")
         return self._collection(row)
 
-    def select(self, names=None) -> list[Collection]:
+    def select(self, names: Sequence[str] | None = None) -> list[Collection]:
         """The named collections (each must exist), or all of them when no names are given."""
         if names:
             return [self.get(name) for name in names]
         return self.list()
 
-    def ids(self, names=None) -> list[int] | None:
+    def ids(self, names: Sequence[str] | None = None) -> list[int] | None:
         """Ids of the named collections, or None (no filter) when no names are given."""
         if not names:
             return None
