@@ -25,28 +25,49 @@ def _print_json(data) -> None:
     sys.stdout.write("\n")
 
 
-class _ProgressBar:
-    """A one-line progress bar on a terminal; silent when stderr is not one."""
+def _cancel_on_ctrl_c(work):
+    """Run ``work(cancel)`` with the first ctrl+c setting ``cancel`` (the sync stops at the
+    next note or embedding run, keeping what it wrote) and a second one interrupting."""
+    import signal
+    import threading
 
-    def __init__(self) -> None:
-        self.enabled = sys.stderr.isatty()
-        self.last = 0.0
+    cancel = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        return work(cancel)
 
-    def __call__(self, done: int, total: int, phase: str) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if now - self.last < 0.1 and done < total:
-            return
-        self.last = now
-        width = 30
-        filled = int(width * done / total) if total else width
-        sys.stderr.write(f"\r{phase:<10} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}  ")
-        sys.stderr.flush()
+    def on_sigint(signum, frame):
+        if cancel.is_set():
+            raise KeyboardInterrupt
+        cancel.set()
 
-    def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\r" + " " * 60 + "\r")
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        return work(cancel)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _tell_waiting(pid) -> None:
+    who = f"pid {pid}" if pid else "another pms-tui process"
+    print(f"Another pms-tui ({who}) is writing to this index; waiting for it to finish (ctrl+c stops).",
+          file=sys.stderr, flush=True)
+
+
+def _sync_with_bar(args, run) -> int:
+    from .cli_progress import SyncProgressBar
+
+    def work(cancel):
+        with SyncProgressBar(quiet=args.quiet) as bar:
+            return run(bar, cancel)
+
+    report = _cancel_on_ctrl_c(work)
+    _print_report(report, args.json)
+    if report.cancelled:
+        left = f" ({report.vectors_pending} chunk texts still to embed)" if report.vectors_pending else ""
+        print(f"Stopped: everything written so far is kept and the index is consistent; "
+              f"run `pms-tui sync` to finish{left}.", file=sys.stderr)
+        return 130
+    return 0
 
 
 # -- commands -------------------------------------------------------------------------------
@@ -109,6 +130,10 @@ def cmd_status(args) -> int:
             print("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
             return 0
         print(total.summary)
+        pending = kb.vectors_pending
+        if pending:
+            print(f"  {pending} chunk texts are waiting for their vectors (searchable by their words "
+                  f"already); `pms-tui sync` embeds them.")
         for col in cols:
             part = parts[col.name]
             note = "" if col.exists else "  (folder missing)"
@@ -137,24 +162,13 @@ def cmd_sync(args) -> int:
         if not kb.collections.list():
             print("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
             return 0
-        bar = _ProgressBar()
-        try:
-            report = kb.sync(progress=bar, collections=args.collection)
-        finally:
-            bar.close()
-        _print_report(report, args.json)
-    return 0
+        return _sync_with_bar(args, lambda bar, cancel: kb.sync(
+            progress=bar, collections=args.collection, cancel=cancel, on_wait=_tell_waiting))
 
 
 def cmd_reindex(args) -> int:
     with _kb(args) as kb:
-        bar = _ProgressBar()
-        try:
-            report = kb.reindex(progress=bar)
-        finally:
-            bar.close()
-        _print_report(report, args.json)
-    return 0
+        return _sync_with_bar(args, lambda bar, cancel: kb.reindex(progress=bar, cancel=cancel))
 
 
 def _plain_snippet(text: str) -> str:
@@ -295,13 +309,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_status)
 
-    p = sub.add_parser("sync", help="index what changed")
+    p = sub.add_parser("sync", help="index what changed (ctrl+c stops; the next sync carries on)")
     p.add_argument("-c", "--collection", action="append")
     p.add_argument("--json", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_sync)
 
     p = sub.add_parser("reindex", help="re-embed everything (after a model change)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_reindex)
 
     p = sub.add_parser("search", help="hybrid search")

@@ -91,7 +91,7 @@ def test_cancel_stops_between_documents_and_the_next_sync_completes(kb, notes_di
     cancel = threading.Event()
 
     def progress(done, total, phase):
-        if phase == "indexing" and done == 1:
+        if phase == "reading" and done == 1:
             cancel.set()
 
     first = kb.sync(progress=progress, cancel=cancel)

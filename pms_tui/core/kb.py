@@ -20,7 +20,8 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,6 +49,7 @@ from .indexing.embed import Embedder
 from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import MAX_NOTE_BYTES, read_note, sha256_file, walk_notes
 from .indexing.plan import sync_status
+from .indexing.embed_queue import DrainResult, drain
 from .indexing.sync import Indexer
 from .results import (
     MODES,
@@ -71,6 +73,7 @@ from .store import documents as document_rows
 from .store import meta
 from .store import vectors as vector_rows
 from .store.schema import ensure_vector_table
+from .store.writer_lock import WriterBusy, WriterLock
 
 __all__ = [
     "MAX_NOTE_BYTES", "MODES", "SNIPPET_CLOSE", "SNIPPET_OPEN", "Check", "Chunk", "ClipError",
@@ -108,6 +111,11 @@ class KnowledgeBase:
             self.store, self.settings, self.embedder, self.vectors, self.collections.ids, self.require_vectors
         )
         self._sync_lock = threading.Lock()
+        self._drain_lock = threading.Lock()
+        self.writer_lock = WriterLock(self.home)
+        self._writer_wanted = threading.Event()
+        self._writers_waiting = 0
+        self._wanted_guard = threading.Lock()
 
     # -- the embedding model -------------------------------------------------------------------
     @property
@@ -192,24 +200,98 @@ class KnowledgeBase:
         collections: Sequence[str] | None = None,
         only_paths: set[str] | None = None,
         cancel: threading.Event | None = None,
+        *,
+        embed: bool = True,
+        on_wait: Callable[[int | None], None] | None = None,
     ) -> SyncReport:
-        """Index what changed. ``progress(done, total, phase)`` is called as files are done;
-        setting ``cancel`` stops the sync between documents (the report says ``cancelled``)."""
+        """Index what changed: text first (every changed note searchable by its words), then
+        the queued vectors (``embed=False`` leaves them to :meth:`embed_pending`, as the app
+        does). ``progress(done, total, phase)``: see ``results.SyncProgress``. Setting
+        ``cancel`` stops between notes or embedding runs; the report says ``cancelled`` and
+        the next sync (or embed_pending) carries on. One writer per home across processes:
+        while another holds the writer lock this waits (``on_wait(pid)`` is told once)."""
         self.require_vectors()
+        progress = progress or (lambda done, total, phase: None)
         if not self._sync_lock.acquire(blocking=False):
             raise SyncBusyError("A sync is already running; wait for it to finish.")
+        started = time.perf_counter()
         try:
-            indexer = Indexer(self.store, self.settings, self.embedder, progress, cancel)
-            return indexer.run(self.collections.select(collections), only_paths)
+            with self._writing(cancel, on_wait):
+                report = Indexer(self.store, self.settings, progress, cancel).run(
+                    self.collections.select(collections), only_paths
+                )
+        except WriterBusy:
+            if cancel is None or not cancel.is_set():
+                raise
+            report = SyncReport(cancelled=True)  # stopped while waiting for another writer
         finally:
             self._sync_lock.release()
+        if embed and not report.cancelled:
+            drained = self._drain(progress, cancel, on_wait)
+            report.chunks_embedded += drained.embedded
+            report.embed_seconds += drained.embed_seconds
+            report.cancelled = report.cancelled or drained.cancelled
+        report.vectors_pending = vector_rows.pending_count(self.store.conn)
+        report.seconds = time.perf_counter() - started
+        progress(report.chunks_embedded, report.chunks_embedded, "done")
+        return report
+
+    def embed_pending(
+        self,
+        progress: SyncProgress | None = None,
+        cancel: threading.Event | None = None,
+        on_wait: Callable[[int | None], None] | None = None,
+    ) -> int:
+        """Embed the queued texts (left by ``sync(embed=False)``, a cancel, a crash or a kill);
+        returns how many were embedded. Another call running in this process already drains
+        the same queue, so this one returns 0 at once."""
+        self.require_vectors()
+        result = self._drain(progress, cancel, on_wait)
+        return result.embedded
+
+    @property
+    def vectors_pending(self) -> int:
+        """Texts waiting in the embedding queue."""
+        return vector_rows.pending_count(self.store.conn)
+
+    def _drain(self, progress, cancel, on_wait) -> DrainResult:
+        if not self._drain_lock.acquire(blocking=False):
+            return DrainResult()
+        try:
+            return drain(
+                self.store, self.embedder, lambda: self.writer_lock.hold(True, on_wait, cancel),
+                progress, cancel, self._writer_wanted,
+            )
+        except WriterBusy:  # cancelled while waiting for another writer
+            return DrainResult(cancelled=True)
+        finally:
+            self._drain_lock.release()
+
+    @contextmanager
+    def _writing(self, cancel: threading.Event | None = None, on_wait=None) -> Iterator[None]:
+        """Hold the writer lock; an embedding queue drain in this process hands it over
+        between runs instead of finishing its group first."""
+        with self._wanted_guard:
+            self._writers_waiting += 1
+            self._writer_wanted.set()
+        try:
+            self.writer_lock.acquire(True, on_wait, cancel)  # WriterBusy only when cancelled
+        finally:
+            with self._wanted_guard:
+                self._writers_waiting -= 1
+                if not self._writers_waiting:
+                    self._writer_wanted.clear()
+        try:
+            yield
+        finally:
+            self.writer_lock.release()
 
     def reindex(self, progress: SyncProgress | None = None, cancel: threading.Event | None = None) -> SyncReport:
         """Drop every vector and chunk, record the configured model, and index everything again."""
         if not self._sync_lock.acquire(blocking=False):
             raise SyncBusyError("A sync is already running; wait for it to finish.")
         try:
-            with self.store.transaction() as conn:
+            with self._writing(cancel), self.store.transaction() as conn:
                 document_rows.delete_all(conn)
                 vector_rows.drop_all(conn, self.embedder.dim)
                 self._record_model(conn)
@@ -289,6 +371,7 @@ class KnowledgeBase:
             "documents": document_rows.count(conn),
             "chunks": chunk_rows.count(conn),
             "vectors": vector_rows.count(conn),
+            "vectors_pending": vector_rows.pending_count(conn),
             "collections": collection_rows.count(conn),
             "db_bytes": size,
             "model": self.embedder.model_name,
@@ -301,6 +384,14 @@ class KnowledgeBase:
         checks.append(Check("home", True, str(self.home)))
         checks.append(Check("index", True, f"{self.db_path} ({stats['db_bytes'] / 1e6:.1f} MB, "
                                            f"{stats['documents']} notes, {stats['chunks']} chunks)"))
+        pending = stats["vectors_pending"]
+        checks.append(Check("vectors", True, f"{stats['vectors']} stored, {pending} waiting to be embedded"
+                                             + (" (`pms-tui sync` or the app embeds them)" if pending else "")))
+        try:
+            with self.writer_lock.hold(wait=False):
+                pass
+        except WriterBusy as exc:
+            checks.append(Check("writer", True, f"pid {exc.pid} is writing to this index now"))
         checks.append(Check("model", self.model_mismatch is None, self.model_mismatch or self.embedder.model_name))
         try:
             started = time.perf_counter()

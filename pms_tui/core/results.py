@@ -10,9 +10,71 @@ SNIPPET_OPEN = "«"
 SNIPPET_CLOSE = "»"
 # The search modes: both lanes fused, or one lane alone.
 MODES = ("hybrid", "bm25", "vector")
-# ``progress(done, total, phase)`` of a sync; phase is scanning, deleting, indexing, embedding
-# or done.
+# ``progress(done, total, phase)`` of a sync. Phases: "scanning" (files seen, total 0),
+# "deleting" and "reading" (notes done of the notes to write: text, chunks, full-text rows),
+# "embedding" (queued texts embedded of those queued), then "done". Called at least ten
+# times a second while there is news, at least once a second in every phase.
 SyncProgress = Callable[[int, int, str], None]
+
+
+class ProgressMeter:
+    """Rate and time left of the current phase, from ``(done, total, phase)`` calls.
+
+    The rate is measured over the last ~10 seconds of the phase, so a pause (another writer,
+    a cancelled batch) shows in it soon, and the ETA is what is left at that rate.
+    """
+
+    WINDOW = 10.0
+
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        import time
+
+        self.clock = clock or time.monotonic
+        self.phase = ""
+        self.samples: list[tuple[float, int]] = []
+        self.done = 0
+        self.total = 0
+
+    def update(self, done: int, total: int, phase: str) -> None:
+        now = self.clock()
+        if phase != self.phase or done < self.done:
+            self.phase, self.samples = phase, []
+        self.done, self.total = done, total
+        self.samples.append((now, done))
+        while len(self.samples) > 2 and now - self.samples[0][0] > self.WINDOW:
+            self.samples.pop(0)
+
+    @property
+    def rate(self) -> float | None:
+        """Items a second, or None before there is a second's worth of evidence."""
+        if len(self.samples) < 2:
+            return None
+        (t0, d0), (t1, d1) = self.samples[0], self.samples[-1]
+        if t1 - t0 < 1.0 or d1 <= d0:
+            return None
+        return (d1 - d0) / (t1 - t0)
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at the current rate, or None when unknown."""
+        rate = self.rate
+        if rate is None or not self.total:
+            return None
+        return max(0.0, (self.total - self.done) / rate)
+
+    def describe(self) -> str:
+        """``embedding 1,204/3,410 · 21/s · 1m45s left`` (the status line's words)."""
+        text = self.phase
+        if self.total:
+            text += f" {self.done:,}/{self.total:,}"
+        elif self.done:
+            text += f" {self.done:,}"
+        if (rate := self.rate) is not None:
+            text += f" · {rate:,.0f}/s" if rate >= 10 else f" · {rate:.1f}/s"
+        if (eta := self.eta) is not None:
+            minutes, seconds = divmod(int(eta + 0.5), 60)
+            text += f" · {minutes}m{seconds:02d}s left" if minutes else f" · {seconds}s left"
+        return text
 
 
 @dataclass
@@ -35,6 +97,7 @@ class Hit:
     vector_rank: int | None = None
     bm25: float | None = None  # FTS5 bm25 (lower is better)
     distance: float | None = None  # cosine distance
+    vector_pending: bool = False  # its vector is still in the embedding queue (shown "vec …")
 
     @property
     def breadcrumb(self) -> str:
@@ -99,9 +162,11 @@ class SyncReport:
     chunks_written: int = 0
     chunks_embedded: int = 0
     chunks_reused: int = 0
+    chunks_queued: int = 0  # new texts queued for embedding by this sync
+    vectors_pending: int = 0  # texts still waiting for their vector when the sync returned
     seconds: float = 0.0
     embed_seconds: float = 0.0
-    cancelled: bool = False  # stopped between documents; the next sync does the rest
+    cancelled: bool = False  # stopped between notes or embedding runs; the next sync does the rest
 
     @property
     def changed(self) -> bool:

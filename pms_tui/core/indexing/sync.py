@@ -1,10 +1,13 @@
 """Sync: bring the index in step with the folders, doing only the work that changed.
 
 The plan (``plan.py``) says which notes are new, modified, touched or deleted. Changed notes
-are chunked, and only chunks whose embed_text has never been embedded go to the model:
-vectors are keyed by the hash of their embed_text, so an edited paragraph re-embeds one chunk
-and identical chunks share one vector. Each document is written in its own transaction, so a
-crash, or a cancel between documents, leaves a consistent index that the next sync completes.
+are chunked and written, text first: the document, its chunks and their full-text rows go in
+one transaction per note, so every note is searchable by its words within seconds and a
+crash, kill or cancel between notes leaves a consistent index that the next sync completes.
+Chunk texts never embedded before are queued (``vectors.pending_text``) rather than
+embedded here; ``embed_queue.drain`` fills their vectors in behind. Vectors are keyed by the
+hash of their embed_text, so an edited paragraph queues one chunk and identical chunks share
+one vector.
 """
 
 from __future__ import annotations
@@ -30,9 +33,9 @@ from .embed import embed_hash
 from .notes import read_note
 from .plan import CollectionPlan, FileState, plan_collection
 
-# Documents are embedded in groups: enough chunks to fill length-sorted batches well,
-# few enough that memory stays bounded and progress moves.
-EMBED_GROUP_CHUNKS = 512
+# Progress is reported at most this often (seconds) within a phase; a front end that redraws
+# on every note would take CPU from the model (see docs/benchmarks.md, app vs CLI).
+PROGRESS_EVERY = 0.1
 # Merge the full-text index after a sync that wrote at least this many chunks and this share
 # of the index (see Indexer._compact_fts).
 FTS_COMPACT_MIN_CHUNKS = 1000
@@ -58,7 +61,7 @@ def collect_garbage(store: Store) -> int:
 
 
 class Indexer:
-    """Runs one sync: plans, prepares, embeds and writes, reporting progress.
+    """Runs the text part of one sync: plans, reads, chunks and writes, reporting progress.
 
     ``cancel`` (a threading.Event) is checked between documents: a cancelled sync stops
     there, keeps what it wrote, and reports ``cancelled``; the next sync does the rest.
@@ -68,19 +71,19 @@ class Indexer:
         self,
         store: Store,
         settings: Settings,
-        embedder,
         progress: SyncProgress | None = None,
         cancel: threading.Event | None = None,
     ):
         self.store = store
         self.conn = store.conn
         self.settings = settings
-        self.embedder = embedder
         self.progress = progress or (lambda done, total, phase: None)
         self.cancel = cancel
         self.report = SyncReport()
         self.done = 0
         self.total = 0
+        self._phase = ""
+        self._last_progress = 0.0
 
     def _cancelled(self) -> bool:
         if self.cancel is not None and self.cancel.is_set():
@@ -90,7 +93,13 @@ class Indexer:
     def run(self, collections: list[Collection], only_paths: set[str] | None = None) -> SyncReport:
         started = time.perf_counter()
         self.progress(0, 0, "scanning")
-        plans = [plan_collection(self.conn, c, only_paths) for c in collections]
+        plans = []
+        seen = 0
+        for collection in collections:
+            plans.append(plan_collection(self.conn, collection, only_paths))
+            plan = plans[-1]
+            seen += plan.unchanged + len(plan.new) + len(plan.modified) + len(plan.touched)
+            self.progress(seen, 0, "scanning")
         for plan in plans:
             if plan.problem:
                 self.report.problems.append(plan.problem)
@@ -99,22 +108,16 @@ class Indexer:
         for plan in plans:
             self._apply_touched(plan)
             self._delete(plan)
-        pending: list[PreparedDoc] = []
-        pending_chunks = 0
+        if any(p.new or p.modified for p in plans):
+            self._phase, self._last_progress = "reading", 0.0  # the first note is always told
+            self.progress(self.done, self.total, "reading")
         for plan in plans:
             for state, is_new in [(s, True) for s in plan.new] + [(s, False) for s in plan.modified]:
                 if self._cancelled():
                     break
                 doc = self._prepare(plan.collection, state, is_new)
-                if doc is None:
-                    continue
-                pending.append(doc)
-                pending_chunks += len(doc.chunks)
-                if pending_chunks >= EMBED_GROUP_CHUNKS:
-                    self._flush(pending)
-                    pending, pending_chunks = [], 0
-        if not self._cancelled():
-            self._flush(pending)
+                if doc is not None:
+                    self._write(doc)
         if self.report.deleted or self.report.modified:
             collect_garbage(self.store)  # an edit or a delete may leave vectors no chunk uses
         self._compact_fts()
@@ -124,12 +127,14 @@ class Indexer:
                 if not plan.problem:
                     collection_rows.set_last_sync(self.conn, plan.collection.id, now)
         self.report.seconds = time.perf_counter() - started
-        self.progress(self.done if self.report.cancelled else self.total, self.total, "done")
         return self.report
 
     def _tick(self, phase: str) -> None:
         self.done += 1
-        self.progress(self.done, self.total, phase)
+        now = time.monotonic()
+        if phase != self._phase or now - self._last_progress >= PROGRESS_EVERY or self.done == self.total:
+            self._phase, self._last_progress = phase, now
+            self.progress(self.done, self.total, phase)
 
     def _apply_touched(self, plan: CollectionPlan) -> None:
         if not plan.touched:
@@ -156,11 +161,11 @@ class Indexer:
             note = parse_note(text, Path(state.rel).name, settings.chunk_target, settings.chunk_overlap)
         except SkipFile as exc:
             self.report.skipped.append((label, str(exc)))
-            self._tick("indexing")
+            self._tick("reading")
             return None
         except Exception as exc:  # a parser bug must not stop the sync
             self.report.skipped.append((label, f"could not be parsed ({type(exc).__name__}: {exc})"))
-            self._tick("indexing")
+            self._tick("reading")
             return None
         try:  # the stat of what was read, so a file edited during sync is picked up next time
             stat = path.stat()
@@ -170,40 +175,22 @@ class Indexer:
         hashes = [embed_hash(c.embed_text) for c in note.chunks]
         return PreparedDoc(collection, state, sha, note.title, note.metadata, note.chunks, hashes, is_new)
 
-    def _flush(self, docs: list[PreparedDoc]) -> None:
-        if not docs:
-            return
-        vector_ids = self._ensure_vectors(docs)
-        for doc in docs:
-            if self._cancelled():
-                return
-            with self.store.transaction():
-                self._write_document(doc, vector_ids)
-            (self.report.added if doc.is_new else self.report.modified).append(
-                f"{doc.collection.name}/{doc.state.rel}"
-            )
-            self.report.chunks_written += len(doc.chunks)
-            self._tick("indexing")
-
-    def _ensure_vectors(self, docs: list[PreparedDoc]) -> dict[str, int]:
-        """Vector ids for every chunk hash in ``docs``, embedding only unknown texts."""
-        wanted: dict[str, str] = {}
-        for doc in docs:
+    def _write(self, doc: PreparedDoc) -> None:
+        """One note in one transaction: its row, its chunks, and its new texts queued."""
+        with self.store.transaction() as conn:
+            wanted: dict[str, str] = {}
             for chunk, h in zip(doc.chunks, doc.hashes):
                 wanted.setdefault(h, chunk.embed_text)
-        known = vector_rows.lookup(self.conn, list(wanted))
-        missing = [h for h in wanted if h not in known]
-        total_chunks = sum(len(d.chunks) for d in docs)
-        self.report.chunks_reused += total_chunks - len(missing)
-        if missing:
-            self.progress(self.done, self.total, "embedding")
-            started = time.perf_counter()
-            vectors = self.embedder.embed_documents([wanted[h] for h in missing])
-            self.report.embed_seconds += time.perf_counter() - started
-            self.report.chunks_embedded += len(missing)
-            with self.store.transaction() as conn:
-                known.update(vector_rows.insert(conn, missing, vectors))
-        return known
+            known = vector_rows.lookup(conn, list(wanted))
+            missing = {h: text for h, text in wanted.items() if h not in known}
+            if missing:
+                known.update(vector_rows.enqueue(conn, missing))
+            self._write_document(doc, known)
+        self.report.chunks_queued += len(missing)
+        self.report.chunks_reused += len(doc.chunks) - len(missing)
+        (self.report.added if doc.is_new else self.report.modified).append(f"{doc.collection.name}/{doc.state.rel}")
+        self.report.chunks_written += len(doc.chunks)
+        self._tick("reading")
 
     def _write_document(self, doc: PreparedDoc, vector_ids: dict[str, int]) -> None:
         """One note's row and chunks; runs inside the caller's transaction."""

@@ -176,6 +176,7 @@ class Retrieval:
         rows = chunk_rows.hits_by_ids(self.store.conn, ids)
         snippets = self.bm25.snippets(query, [rows[i] for i in ids if i in bm25_scores and i in rows])
         words = fts_query.content_words(query)
+        pending = chunk_rows.with_pending_vector(self.store.conn, ids)
         hits = []
         for f in fused:
             row = rows.get(f.chunk_id)
@@ -190,5 +191,6 @@ class Retrieval:
                 vector_rank=f.ranks.get("vector"),
                 bm25=bm25_scores.get(f.chunk_id),
                 distance=distances.get(f.chunk_id),
+                vector_pending=f.chunk_id in pending,
             ))
         return hits

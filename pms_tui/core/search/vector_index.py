@@ -55,8 +55,10 @@ class VectorIndex:
             live = vector_rows.live_ids(conn)
             keep = np.isin(self._ids, live, assume_unique=True)
             kept = int(keep.sum())
-            last = int(self._ids[-1]) if len(self._ids) else 0
-            wanted = live[np.searchsorted(live, last, side="right") :]
+            # new vectors: usually all after the last loaded id, but a queued text embedded
+            # late (the queue drains in id order, a later sync may requeue) can be anywhere
+            wanted = np.setdiff1d(live, self._ids, assume_unique=True)
+            last = int(wanted[0]) - 1 if len(wanted) else (int(self._ids[-1]) if len(self._ids) else 0)
             ids = np.empty(kept + len(wanted), dtype=np.int64)
             matrix = np.empty((kept + len(wanted), self.dim), dtype=np.float32)
             ids[:kept] = self._ids[keep]
@@ -70,7 +72,7 @@ class VectorIndex:
             self._ids, self._matrix, self._generation = ids, matrix, generation
 
     def _load_new(self, conn, last: int, wanted: np.ndarray, ids: np.ndarray, matrix: np.ndarray, pos: int) -> int:
-        """Copy the vec0 rows of ``wanted`` ids (all > ``last``) into ``ids``/``matrix`` from
+        """Copy the vec0 rows of ``wanted`` ids (sorted, all > ``last``) into ``ids``/``matrix`` from
         ``pos``; returns the new end."""
         start = pos
         if self.use_shadow_tables:

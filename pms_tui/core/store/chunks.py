@@ -50,6 +50,18 @@ def hits_by_ids(conn, ids: Sequence[int]) -> dict[int, HitRow]:
     return found
 
 
+def with_pending_vector(conn, ids: Sequence[int]) -> set[int]:
+    """Which of these chunks still wait for their vector (the embedding queue)."""
+    found: set[int] = set()
+    for start in range(0, len(ids), _BATCH):
+        part = list(ids[start : start + _BATCH])
+        found.update(r[0] for r in conn.execute(
+            f"SELECT c.id FROM chunks c JOIN vectors v ON v.id = c.vector_id "
+            f"WHERE c.id IN ({_marks(part)}) AND v.pending_text IS NOT NULL", part,
+        ))
+    return found
+
+
 def first_chunks_by_recency(conn, limit: int, collection_ids: Sequence[int] | None = None) -> list[HitRow]:
     """The first chunk of the most recently changed notes."""
     sql = f"SELECT {_HIT_COLUMNS} {_HIT_JOINS} WHERE c.seq = 0"

@@ -15,7 +15,7 @@ from ..errors import StoreError
 from .connection import transaction
 from .meta import SCHEMA_VERSION_KEY, get_meta, set_meta
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -85,7 +85,15 @@ END;
 assert f"tokenize='{FTS_TOKENIZE}'" in _SCHEMA_V1
 
 # Each entry upgrades the schema from version i+1 to i+2; append, never edit.
-MIGRATIONS: list[str] = []
+MIGRATIONS: list[str] = [
+    # 1 -> 2: the embedding queue. A vector row is written with its text before the model has
+    # run (so its chunks are searchable by their words at once); ``pending_text`` is cleared
+    # when the vector is stored. Rows of older files are all embedded (NULL).
+    """
+    ALTER TABLE vectors ADD COLUMN pending_text TEXT;
+    CREATE INDEX vectors_pending ON vectors(id) WHERE pending_text IS NOT NULL;
+    """,
+]
 
 
 def ensure_schema(conn: sqlite3.Connection) -> None:
@@ -96,16 +104,14 @@ def ensure_schema(conn: sqlite3.Connection) -> None:
         if version is None:
             for statement in _split_sql(_SCHEMA_V1):
                 conn.execute(statement)
-            set_meta(conn, SCHEMA_VERSION_KEY, SCHEMA_VERSION)
-        else:
-            current = int(version)
-            if current > SCHEMA_VERSION:
-                raise StoreError(
-                    f"The index was written by a newer pms-tui (schema {current}); upgrade pms-tui."
-                )
-            for step in MIGRATIONS[current - 1 :]:
-                for statement in _split_sql(step):
-                    conn.execute(statement)
+            version = 1  # a new file is version 1 plus every migration
+        current = int(version)
+        if current > SCHEMA_VERSION:
+            raise StoreError(f"The index was written by a newer pms-tui (schema {current}); upgrade pms-tui.")
+        for step in MIGRATIONS[current - 1 :]:
+            for statement in _split_sql(step):
+                conn.execute(statement)
+        if current != SCHEMA_VERSION:
             set_meta(conn, SCHEMA_VERSION_KEY, SCHEMA_VERSION)
 
 

@@ -3,6 +3,9 @@
 A vector's key is the SHA-256 of the text it embeds (stored as 32 raw bytes: half the size of
 hex), so identical or unchanged chunks share one vector and are never embedded twice. Every
 write here bumps the generation counter that the in-memory mirror watches.
+
+The embedding queue lives here too: a row whose ``pending_text`` is set has no vec0 vector
+yet (sync writes text first; ``indexing.embed_queue`` fills the vectors in behind).
 """
 
 from __future__ import annotations
@@ -46,6 +49,59 @@ def insert(conn, hashes: list[str], vectors: np.ndarray) -> dict[str, int]:
     return ids
 
 
+def enqueue(conn, texts: dict[str, str]) -> dict[str, int]:
+    """Queue new texts (hex hash -> embed_text) for embedding; returns their row ids. In a
+    transaction, after ``lookup`` said they are unknown."""
+    ids: dict[str, int] = {}
+    for h, text in texts.items():
+        ids[h] = conn.execute(
+            "INSERT INTO vectors(hash, pending_text) VALUES (?, ?)", (bytes.fromhex(h), text)
+        ).lastrowid
+    return ids
+
+
+def pending_count(conn) -> int:
+    """Texts waiting for their vector."""
+    return conn.execute("SELECT count(*) FROM vectors WHERE pending_text IS NOT NULL").fetchone()[0]
+
+
+def pending_batch(conn, limit: int) -> list[tuple[int, str]]:
+    """The oldest ``limit`` queued texts as (row id, embed_text)."""
+    return [(r[0], r[1]) for r in conn.execute(
+        "SELECT id, pending_text FROM vectors WHERE pending_text IS NOT NULL ORDER BY id LIMIT ?", (limit,)
+    )]
+
+
+def fill(conn, ids: list[int], vectors: np.ndarray) -> int:
+    """Store the vectors of queued rows and take them off the queue; returns how many were
+    stored (a row deleted meanwhile, or filled by another writer, is skipped). In a transaction."""
+    stored = 0
+    for vid, vector in zip(ids, vectors):
+        if conn.execute(
+            "UPDATE vectors SET pending_text = NULL WHERE id = ? AND pending_text IS NOT NULL", (vid,)
+        ).rowcount:
+            conn.execute(
+                "INSERT INTO vec_vectors(rowid, embedding) VALUES (?, ?)",
+                (vid, np.ascontiguousarray(vector, dtype=np.float32).tobytes()),
+            )
+            stored += 1
+    if stored:
+        bump_generation(conn)
+    return stored
+
+
+def pending_among(conn, vector_ids: list[int]) -> set[int]:
+    """Which of these vector ids are still queued."""
+    found: set[int] = set()
+    for start in range(0, len(vector_ids), _BATCH):
+        part = vector_ids[start : start + _BATCH]
+        marks = ",".join("?" * len(part))
+        found.update(r[0] for r in conn.execute(
+            f"SELECT id FROM vectors WHERE id IN ({marks}) AND pending_text IS NOT NULL", part
+        ))
+    return found
+
+
 def delete_unused(conn) -> int:
     """Drop vectors no chunk uses any more; returns how many. Call in a transaction."""
     orphans = [r[0] for r in conn.execute("SELECT id FROM vectors WHERE id NOT IN (SELECT vector_id FROM chunks)")]
@@ -69,12 +125,16 @@ def drop_all(conn, dim: int) -> None:
 
 
 def count(conn) -> int:
-    return conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    """Stored vectors (queued texts not counted)."""
+    return conn.execute("SELECT count(*) FROM vectors WHERE pending_text IS NULL").fetchone()[0]
 
 
 def live_ids(conn) -> np.ndarray:
-    """Ids of every stored vector, ascending."""
-    return np.fromiter((r[0] for r in conn.execute("SELECT id FROM vectors ORDER BY id")), dtype=np.int64)
+    """Ids of every stored vector (not the queued ones), ascending."""
+    return np.fromiter(
+        (r[0] for r in conn.execute("SELECT id FROM vectors WHERE pending_text IS NULL ORDER BY id")),
+        dtype=np.int64,
+    )
 
 
 def shadow_blocks(conn, dim: int, after: int):

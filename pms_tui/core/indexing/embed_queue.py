@@ -1,0 +1,112 @@
+"""The embedding queue: chunk texts that are indexed for BM25 but have no vector yet.
+
+Sync writes a note's text first (documents, chunks, full-text rows) and leaves its vectors
+to this queue, so every note is searchable by its words within seconds of a sync starting,
+however long the model takes. The queue is the ``vectors`` rows whose ``pending_text`` is
+set: it lives in the database, so it survives quitting, a crash or kill -9, and whoever
+syncs or starts next carries on. Vectors stay content-addressed (one row per distinct
+embed_text), so identical text is embedded once, queued or not.
+
+Draining takes a group of queued texts under the writer lock, embeds them in length-sorted
+ONNX runs (``Embedder.embed_run``, two at once), and stores each run's vectors in its own
+transaction as it finishes: a kill loses at most the runs in flight. Between runs it stops
+for ``cancel`` and hands the writer lock back when ``wanted`` says a text sync is waiting
+(a watched edit should not wait for minutes of embedding).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+
+from ..store import Store
+from ..store import vectors as vector_rows
+from .embed import length_batches
+
+# Texts taken from the queue per hold of the writer lock: enough for length sorting to
+# pad little, few enough that another writer waits seconds, not minutes.
+GROUP_TEXTS = 256
+
+
+@dataclass
+class DrainResult:
+    embedded: int = 0
+    seconds: float = 0.0
+    embed_seconds: float = 0.0
+    cancelled: bool = False
+    left: int = 0
+
+
+def drain(
+    store: Store,
+    embedder,
+    hold_writer: Callable[[], AbstractContextManager],
+    progress: Callable[[int, int, str], None] | None = None,
+    cancel: threading.Event | None = None,
+    wanted: threading.Event | None = None,
+    group_texts: int = GROUP_TEXTS,
+) -> DrainResult:
+    """Embed queued texts until the queue is empty or ``cancel`` is set."""
+    result = DrainResult()
+    started = time.perf_counter()
+    progress = progress or (lambda done, total, phase: None)
+    conn = store.conn
+    total = vector_rows.pending_count(conn)
+    if not total:
+        return result
+    embedder.load()
+    # a stand-in embedder (benchmarks, tests) may offer embed_documents alone
+    run_texts = getattr(embedder, "embed_run", None) or embedder.embed_documents
+    workers = max(1, getattr(embedder, "workers", 1))
+    budget = getattr(embedder, "run_budget", 1024)
+    batch = max(getattr(embedder, "batch_size", 32) * 2, 1)
+    token_lengths = getattr(embedder, "token_lengths", lambda texts: None)
+    done = 0
+    progress(0, total, "embedding")
+    stop = lambda: cancel is not None and cancel.is_set()  # noqa: E731
+    with ThreadPoolExecutor(workers, thread_name_prefix="pms-embed") as pool:
+        while not stop():
+            with hold_writer():
+                rows = vector_rows.pending_batch(store.conn, group_texts)
+                if not rows:
+                    break
+                left_now = vector_rows.pending_count(store.conn)
+                total = max(total, done + left_now)  # a sync may have queued more meanwhile
+                texts = [text for _, text in rows]
+                runs = length_batches(texts, batch, budget, token_lengths(texts))
+                in_flight: dict = {}
+                queue = list(runs)
+                while queue or in_flight:
+                    while queue and len(in_flight) < workers and not stop() and not (
+                        wanted is not None and wanted.is_set()
+                    ):
+                        run = queue.pop(0)
+                        in_flight[pool.submit(_timed, run_texts, [texts[i] for i in run])] = run
+                    if not in_flight:
+                        break
+                    finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        run = in_flight.pop(future)
+                        seconds, vectors = future.result()
+                        result.embed_seconds += seconds
+                        with store.transaction() as tx:
+                            vector_rows.fill(tx, [rows[i][0] for i in run], vectors)
+                        done += len(run)
+                        result.embedded += len(run)
+                        progress(done, total, "embedding")
+            if wanted is not None and wanted.is_set():
+                time.sleep(0.05)  # let the waiting writer take the lock
+    result.cancelled = stop()
+    result.left = vector_rows.pending_count(conn)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _timed(fn, texts):
+    started = time.perf_counter()
+    vectors = fn(texts)
+    return time.perf_counter() - started, vectors
