@@ -221,10 +221,20 @@ class Reader(Vertical):
             await markdown.update(window.markdown)
             first = self._mark_chunk(hit, window)
             if first is not None:
-                self.call_after_refresh(scroll.scroll_to_widget, first, top=True, animate=False)
+                self.call_after_refresh(self._scroll_to_match, first)
             else:
                 scroll.scroll_home(animate=False)
         self._shown = key
+
+    def _scroll_to_match(self, block: MarkdownBlock, again: bool = True) -> None:
+        """Scroll the chunk's first block to the top; once more after the next refresh, when the
+        scrollbar this note brings has re-wrapped the text (otherwise the position depends on
+        which layout the first call saw)."""
+        if not block.is_attached:
+            return  # another hit is shown by now
+        self.query_one("#reader-scroll", VerticalScroll).scroll_to_widget(block, top=True, animate=False)
+        if again:
+            self.call_after_refresh(self._scroll_to_match, block, False)
 
     def _mark_chunk(self, hit: Hit, window: NoteWindow) -> MarkdownBlock | None:
         """Mark the top-level blocks of the chunk; return the first."""
