@@ -166,6 +166,42 @@ def cmd_sync(args) -> int:
             progress=bar, collections=args.collection, cancel=cancel, on_wait=_tell_waiting))
 
 
+def cmd_watch(args) -> int:
+    """Sync once, then index notes as they are saved until ctrl+c (the app does the same)."""
+    import threading
+
+    with _kb(args) as kb:
+        if not kb.collections.list():
+            print("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
+            return 0
+        code = _sync_with_bar(args, lambda bar, cancel: kb.sync(progress=bar, cancel=cancel, on_wait=_tell_waiting))
+        if code:
+            return code
+        stop = threading.Event()
+
+        def on_mode(text: str) -> None:
+            print(f"{text[0].upper()}{text[1:]}: {len(kb.collections.list())} collection(s); ctrl+c stops.",
+                  file=sys.stderr, flush=True)
+
+        def on_sync(report) -> None:
+            if report.changed or report.skipped:
+                print(report.summary, flush=True)
+                for path, reason in report.skipped:
+                    print(f"  skipped {path}: {reason}", flush=True)
+
+        watcher = threading.Thread(target=kb.watch, args=(stop,), kwargs={"on_sync": on_sync, "on_mode": on_mode},
+                                   name="pms-watch", daemon=True)
+        watcher.start()
+        try:
+            while watcher.is_alive():
+                watcher.join(0.5)
+        except KeyboardInterrupt:
+            stop.set()
+            watcher.join(10)
+            print("Stopped watching; the index is consistent.", file=sys.stderr)
+    return 0
+
+
 def cmd_reindex(args) -> int:
     with _kb(args) as kb:
         return _sync_with_bar(args, lambda bar, cancel: kb.reindex(progress=bar, cancel=cancel))
@@ -314,6 +350,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_sync)
+
+    p = sub.add_parser("watch", help="sync, then index notes as they are saved (ctrl+c stops)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar for the first sync")
+    p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("reindex", help="re-embed everything (after a model change)")
     p.add_argument("--json", action="store_true")

@@ -47,6 +47,7 @@ class Settings:
     embed_batch_size: int = 32
     max_tokens: int = 256
     debounce_ms: int = 100
+    watch: bool = True  # the app (and `pms-tui watch`) index notes as they are saved
     theme: str = "pms-dark"
     extra: dict = field(default_factory=dict)
 

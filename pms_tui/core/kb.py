@@ -51,6 +51,8 @@ from .indexing.notes import MAX_NOTE_BYTES, read_note, sha256_file, walk_notes
 from .indexing.plan import sync_status
 from .indexing.embed_queue import DrainResult, drain
 from .indexing.sync import Indexer
+from .indexing.watch import Folder
+from .indexing.watch import watch as watch_folders
 from .results import (
     MODES,
     SNIPPET_CLOSE,
@@ -248,6 +250,47 @@ class KnowledgeBase:
         self.require_vectors()
         result = self._drain(progress, cancel, on_wait)
         return result.embedded
+
+    def watch(
+        self,
+        stop: threading.Event,
+        *,
+        on_sync: Callable[[SyncReport], None] | None = None,
+        on_mode: Callable[[str], None] | None = None,
+        restart: threading.Event | None = None,
+        embed: bool = True,
+        force_polling: bool = False,
+        poll_seconds: float | None = None,
+    ) -> None:
+        """Watch every collection's folder until ``stop`` is set, syncing the notes that
+        change within ~2 s of a write settling (see ``indexing.watch``); ``on_sync(report)``
+        after each sync that changed something, ``on_mode("watching" | "polling every N s")``.
+        Set ``restart`` after adding or removing a collection."""
+        folders = lambda: [Folder(c.name, c.path) for c in self.collections.list()]  # noqa: E731
+
+        def changed(changes: dict) -> None:
+            for name, paths in changes.items():
+                while not stop.is_set():
+                    try:
+                        report = self.sync(collections=[name], only_paths=paths, cancel=stop, embed=False)
+                        break
+                    except SyncBusyError:  # this process syncs already: that sync may predate the edit
+                        stop.wait(0.2)
+                    except CollectionError:  # removed meanwhile
+                        report = None
+                        break
+                else:
+                    return
+                if report is not None and on_sync and (report.changed or report.skipped):
+                    on_sync(report)
+            if embed and not stop.is_set():
+                embedded = self.embed_pending(cancel=stop)
+                if embedded and on_sync:
+                    on_sync(SyncReport(chunks_embedded=embedded))
+
+        options = {"poll_seconds": poll_seconds} if poll_seconds else {}
+        watch_folders(folders, changed, stop, restart=restart, on_mode=on_mode, force_polling=force_polling,
+                      **options)
 
     @property
     def vectors_pending(self) -> int:

@@ -31,6 +31,8 @@ _CLEAR = Binding("escape", "clear", "Back/Clear", id="app.clear", show=False,
 # keys of the search screen (the ids keep their "app." prefix: people's config.toml names them)
 SEARCH_BINDINGS: list[Binding] = [
     Binding("ctrl+s", "sync", "Sync", id="app.sync", tooltip="Index what changed in the collections"),
+    Binding("ctrl+z", "stop_sync", "Stop sync", id="app.stop_sync", show=False,
+            tooltip="Stop a running sync or embedding (what is written stays; the next sync carries on)"),
     Binding("ctrl+o", "clip", "Clip", id="app.clip", tooltip="Save a web page as a note"),
     Binding("ctrl+n", "add_collection", "Add folder", id="app.add_collection",
             tooltip="Add a folder of notes as a collection"),

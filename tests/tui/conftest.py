@@ -26,3 +26,10 @@ def tui_home(tmp_path: Path, tui_notes: Path) -> Path:
         kb.collections.create(tui_notes, name="notes")
         kb.sync()
     return home
+
+
+@pytest.fixture(autouse=True)
+def no_watching_unless_asked(monkeypatch):
+    """Watch mode starts a thread whose status text would make snapshots racy: off in the UI
+    tests, except where a test turns it on."""
+    monkeypatch.setenv("PMS_TUI_WATCH", "false")

@@ -9,6 +9,7 @@ from textual import work
 
 from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import describe
+from pms_tui.core.results import ProgressMeter, SyncReport
 
 from ..dialogs.add_collection import AddCollectionDialog, AddCollectionRequest
 from ..messages import CollectionAdded, CollectionRefused, SyncFailed, SyncFinished, SyncProgressed
@@ -17,56 +18,99 @@ from . import while_running
 
 
 class SyncActions:
-    """Mixed into the search screen (which supplies ``kb``, the panes and ``request_search``)."""
+    """Mixed into the search screen (which supplies ``kb``, the panes and ``request_search``).
+
+    A sync writes text first, so new notes are searchable while their vectors are embedded
+    behind (the status line says which phase, how far, the rate and the time left). ctrl+z
+    (``app.stop_sync``) or the palette stops it between notes or embedding runs; quitting
+    does the same, and the next sync or start carries on from the queue in the database.
+    Watch mode (``watch = true``, the default) syncs notes as they are saved.
+    """
 
     def init_sync(self) -> None:
-        self._stop_sync = threading.Event()  # set on quit: a running sync stops at its next step
+        self._cancel_sync = threading.Event()  # this run's; set by the stop key or on quit
+        self._quitting = threading.Event()  # set on quit: stops the watcher too
+        self._watch_restart = threading.Event()
+        self._meter = ProgressMeter()
+        self._text_done = False
 
     def stop_sync(self) -> None:
-        self._stop_sync.set()
+        self._quitting.set()
+        self._cancel_sync.set()
 
     def action_sync(self) -> None:
         self.start_sync()
 
-    def start_sync(self, collections: Sequence[str] | None = None, quiet: bool = False) -> None:
+    @property
+    def sync_running(self) -> bool:
+        return any(w.group == "sync" and w.is_running for w in self.app.workers)
+
+    def action_stop_sync(self) -> None:
+        if not self.sync_running:
+            self.notify("No sync is running.", timeout=3)
+            return
+        self._cancel_sync.set()
+        self.status.update_status(sync="stopping…")
+
+    def start_sync(self, collections: Sequence[str] | None = None, quiet: bool = False,
+                   embed_only: bool = False) -> None:
         if self.kb is None:
             self.notify("The index is not open; see the earlier error.", severity="error")
             return
-        if any(w.group == "sync" and w.is_running for w in self.app.workers):
+        if self.sync_running:
             if not quiet:
                 self.notify("A sync is already running.", severity="warning")
             return
         self.refresh_collections()
-        if not self.collection_names:
+        if not self.collection_names and not embed_only:
             if not quiet:
                 self.notify(f"No collections yet: press {self.key('app.add_collection')} to add a folder "
                             "of notes.", severity="warning")
             return
+        self._cancel_sync = threading.Event()
+        if self._quitting.is_set():
+            return
+        self._meter = ProgressMeter()
+        self._text_done = False
         self.status.reset_progress()
         self.status.update_status(sync="syncing")
-        self.sync(list(collections) if collections else None, quiet)
+        self.sync(list(collections) if collections else None, quiet, embed_only)
 
     @work(thread=True, group="sync", exit_on_error=False)
-    def sync(self, collections: list[str] | None, quiet: bool) -> None:
+    def sync(self, collections: list[str] | None, quiet: bool, embed_only: bool = False) -> None:
+        cancel = self._cancel_sync
+
         def progress(done: int, total: int, phase: str) -> None:
             self.post_message(SyncProgressed(done, total, phase))
 
+        def waiting(pid) -> None:
+            who = f"pid {pid}" if pid else "another pms-tui"
+            self.post_message(SyncProgressed(0, 0, f"waiting for {who}"))
+
         try:
-            # quitting sets the event: the sync stops between notes, each its own transaction
-            report = self.kb.sync(progress=progress, collections=collections, cancel=self._stop_sync)
+            if embed_only:
+                embedded = self.kb.embed_pending(progress=progress, cancel=cancel, on_wait=waiting)
+                report = SyncReport(chunks_embedded=embedded, cancelled=cancel.is_set())
+            else:
+                report = self.kb.sync(progress=progress, collections=collections, cancel=cancel, on_wait=waiting)
         except Exception as exc:  # noqa: BLE001 - busy, mismatch, locked, model: one sentence
             self.post_message(SyncFailed(describe(exc)))
             return
-        if not report.cancelled:
-            self.post_message(SyncFinished(report, quiet))
+        if not self._quitting.is_set():
+            self.post_message(SyncFinished(report, quiet or embed_only))
 
     @while_running
     def on_sync_progressed(self, message: SyncProgressed) -> None:
         if message.phase == "done":
             return
-        self.status.set_progress(message.done, message.total)
-        detail = f" {message.done}/{message.total}" if message.total else ""
-        self.status.update_status(sync=f"syncing: {message.phase}{detail}")
+        self._meter.update(message.done, message.total, message.phase)
+        if message.total:
+            self.status.set_progress(message.done, message.total)
+        if message.phase == "embedding" and not self._text_done:
+            self._text_done = True  # every note's text is in: show the new notes now
+            self.refresh_stats()
+            self.request_search(immediate=True)
+        self.status.update_status(sync=f"syncing: {self._meter.describe()}")
         self.status.set_class(True, "-syncing")
 
     @while_running
@@ -75,7 +119,10 @@ class SyncActions:
         self.status.update_status(sync="idle")
         self.refresh_collections()
         self.refresh_stats()
-        if not message.quiet or report.changed or report.skipped or report.problems:
+        if report.cancelled:
+            self.notify("Sync stopped. What was written stays searchable; the next sync (or the next "
+                        "start) carries on.", title="Sync stopped", timeout=6)
+        elif not message.quiet:  # a quiet sync (watch mode, after the editor) tells only problems
             self.notify(
                 f"+{len(report.added)} new, ~{len(report.modified)} modified, -{len(report.deleted)} deleted, "
                 f"{len(report.skipped)} skipped ({report.unchanged} unchanged) in {report.seconds:.1f} s.",
@@ -87,7 +134,7 @@ class SyncActions:
             shown = "; ".join(f"{path}: {reason}" for path, reason in report.skipped[:3])
             more = f" (and {len(report.skipped) - 3} more)" if len(report.skipped) > 3 else ""
             self.notify(f"Skipped {shown}{more}.", severity="warning", timeout=10)
-        if report.changed:
+        if report.changed or report.chunks_embedded:
             self.reader.refresh_view()
             self.request_search(immediate=True)
 
@@ -95,6 +142,31 @@ class SyncActions:
     def on_sync_failed(self, message: SyncFailed) -> None:
         self.status.update_status(sync="idle")
         self.notify(message.reason, title="Sync failed", severity="error", timeout=10)
+
+    # -- watch mode -------------------------------------------------------------------------------
+    def start_watch(self) -> None:
+        """Watch on a plain daemon thread, not a worker: it never completes, and workers are
+        what "wait until the app is idle" waits for."""
+        if self.kb is None or self.kb.model_mismatch:
+            return
+        self._watcher = threading.Thread(target=self.watch_folders, name="pms-watch", daemon=True)
+        self._watcher.start()
+
+    def watch_folders(self) -> None:
+        def synced(report: SyncReport) -> None:
+            self.post_message(SyncFinished(report, True))
+
+        def mode(text: str) -> None:
+            if not self._quitting.is_set():
+                try:
+                    self.app.call_from_thread(self.status.update_status, watch=text)
+                except Exception:  # noqa: BLE001 - the app is closing
+                    pass
+
+        try:
+            self.kb.watch(self._quitting, on_sync=synced, on_mode=mode, restart=self._watch_restart)
+        except Exception as exc:  # noqa: BLE001 - the app goes on without watching
+            self.post_message(SyncFailed(f"Watching the folders stopped: {describe(exc)}"))
 
     # -- first run: the bundled guide -------------------------------------------------------------
     def sample_offered(self) -> bool:
@@ -120,6 +192,7 @@ class SyncActions:
                 self.notify(describe(exc), severity="warning")
             return
         self._remember_sample_offered()
+        self._watch_restart.set()
         self.notify(
             f"Indexing the bundled user guide so you have something to search. Add your own notes "
             f"with {self.key('app.add_collection')} (or `pms-tui add PATH` in a shell).",
@@ -155,6 +228,7 @@ class SyncActions:
 
     @while_running
     def on_collection_added(self, message: CollectionAdded) -> None:
+        self._watch_restart.set()  # watch its folder too
         self.refresh_collections()
         self.notify(f"Added the collection {message.name!r}; indexing it now.", timeout=5)
         self.start_sync([message.name])

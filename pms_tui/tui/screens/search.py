@@ -97,6 +97,10 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
         self.request_search(immediate=True)
         if self.first_run_sample and not self.collection_names and not self.sample_offered():
             self.action_add_sample(first_run=True)
+        elif not self.kb.model_mismatch and self.kb.vectors_pending:
+            self.start_sync(embed_only=True, quiet=True)  # vectors left by a quit, crash or kill
+        if self.kb.settings.watch:
+            self.start_watch()
 
     def _first_screen_shown(self) -> None:
         if self.kb is not None and self.load_model_at_start and not self.kb.model_mismatch:
@@ -141,7 +145,8 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
         except Exception as exc:  # noqa: BLE001
             self.notify(describe(exc), severity="error")
             return
-        self.status.update_status(documents=stats["documents"], chunks=stats["chunks"])
+        self.status.update_status(documents=stats["documents"], chunks=stats["chunks"],
+                                  pending=stats["vectors_pending"])
 
     # -- model ------------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="model", exit_on_error=False)
@@ -321,6 +326,8 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
         """What ctrl+p offers on this screen (see :mod:`pms_tui.tui.commands`)."""
         commands: list[Command] = [
             ("Sync: index what changed", self.action_sync, "Read changed notes and update the index"),
+            ("Stop the running sync", self.action_stop_sync,
+             "Stop syncing or embedding; the next sync or start carries on"),
             ("Clip a web page", self.action_clip, "Save a page as a Markdown note and index it"),
             ("Add a folder of notes", self.action_add_collection, "Add a collection and sync it"),
             ("Toggle chunk / whole note", self.action_toggle_document, "What the reader shows"),

@@ -18,9 +18,10 @@ SNIPPET_LINES = 2
 
 
 def evidence(hit: Hit) -> str:
-    """``0.87  bm25 #2  vec #1``, a dash where a lane did not return the chunk."""
+    """``0.87  bm25 #2  vec #1``, a dash where a lane did not return the chunk, ``vec …`` while
+    the chunk's vector is still in the embedding queue."""
     bm25 = f"#{hit.bm25_rank}" if hit.bm25_rank else "-"
-    vec = f"#{hit.vector_rank}" if hit.vector_rank else "-"
+    vec = f"#{hit.vector_rank}" if hit.vector_rank else ("…" if hit.vector_pending else "-")
     return f"{hit.score:.2f}  bm25 {bm25:<3} vec {vec:<3}".rstrip()
 
 

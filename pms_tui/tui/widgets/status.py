@@ -16,6 +16,8 @@ class Status:
     chunks: int = 0
     model: str = "loading"  # loading | ready | error: ... | mismatch
     sync: str = "idle"  # idle | syncing | a short note
+    pending: int = 0  # vectors waiting in the embedding queue
+    watch: str = ""  # "" | watching | polling every 30 s
     clip: str = ""  # "" | clipping
     mode: str = "hybrid"
     collection: str | None = None  # the filter; None for all
@@ -60,7 +62,9 @@ class StatusLine(Horizontal):
         bar.update(total=max(total, 1), progress=done)
 
     def reset_progress(self) -> None:
-        self.query_one(ProgressBar).update(total=None, progress=0)
+        # a determinate bar: the indeterminate one animates at 15 frames a second, CPU taken
+        # from the model during a sync
+        self.query_one(ProgressBar).update(total=100, progress=0)
 
     def _render_status(self) -> None:
         s = self.status
@@ -69,6 +73,10 @@ class StatusLine(Horizontal):
         parts: list = [(f"{s.documents:,} notes · {s.chunks:,} chunks", "$text")]
         if s.sync != "idle":
             parts += [sep, (s.sync, "bold $text-warning")]
+        elif s.pending:
+            parts += [sep, (f"{s.pending:,} vectors pending", "$text-warning")]
+        if s.watch:
+            parts += [sep, (s.watch, "")]
         if s.clip:
             parts += [sep, (s.clip, "bold $text-warning")]
         parts += [

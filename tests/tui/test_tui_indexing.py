@@ -1,0 +1,123 @@
+"""Indexing never gets in the way: searching while a sync embeds, stopping a sync, and an
+edit picked up by watch mode with no key pressed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_helpers import make_app, run, wait_for_model, write_note
+
+WORDS = ("lantern", "harbor", "meadow", "copper", "thistle", "glacier", "saffron", "orchard")
+
+
+def _big_folder(folder: Path, notes: int = 40) -> None:
+    for i in range(notes):
+        word = WORDS[i % len(WORDS)]
+        body = "\n\n".join(
+            f"## Part {j}\n\nNote {i} about the {word} number {i}, paragraph {j}: "
+            + " ".join(f"filler{(i * 7 + j * 3 + k) % 97}" for k in range(60))
+            for j in range(3)
+        )
+        write_note(folder, f"n{i:03d}.md", f"# Note {i} {word}\n\n{body}\n")
+
+
+def _home(tmp_path: Path, watch: bool = False) -> Path:
+    from pms_tui.core.kb import KnowledgeBase
+
+    folder = tmp_path / "big"
+    _big_folder(folder)
+    home = tmp_path / "home"
+    with KnowledgeBase(home=home) as kb:
+        kb.collections.create(folder, name="big")
+    (home / "config.toml").write_text(f"watch = {'true' if watch else 'false'}\n")
+    return home
+
+
+async def _until(pilot, check, seconds: float = 120.0) -> bool:
+    for _ in range(int(seconds / 0.05)):
+        if check():
+            return True
+        await pilot.pause(0.05)
+    return check()
+
+
+def test_search_while_a_sync_embeds_shows_results_of_the_current_query(tmp_path):
+    home = _home(tmp_path)
+
+    async def scenario():
+        app = make_app(home)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_for_model(app, pilot)
+            screen = app.search_screen
+            await pilot.press("ctrl+s")
+            assert await _until(pilot, lambda: screen._text_done)  # text in, vectors embedding
+            for query in ("lantern", "saffron"):
+                for char in query:
+                    await pilot.press(char)
+                    await pilot.pause(0.01)
+                assert await _until(pilot, lambda: screen._shown_query == query and screen.results.hits)
+                assert all(query in hit.title for hit in screen.results.hits[:3])
+                assert screen.search_bar.value == query
+                await pilot.press("escape")  # clears the query (focus is in the search bar)
+            assert screen.sync_running or app.search_screen.kb.vectors_pending == 0
+            pending = [h for h in screen.results.hits if h.vector_pending]
+            if pending:
+                from pms_tui.tui.widgets.results import evidence
+
+                assert "vec …" in evidence(pending[0])
+            screen.action_stop_sync()
+            await app.workers.wait_for_complete()
+
+    run(scenario())
+
+
+def test_the_stop_key_stops_a_sync_and_the_next_start_carries_on(tmp_path):
+    home = _home(tmp_path)
+
+    async def scenario():
+        app = make_app(home)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_for_model(app, pilot)
+            screen = app.search_screen
+            await pilot.press("ctrl+s")
+            assert await _until(pilot, lambda: screen._text_done)
+            await pilot.press("ctrl+z")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert any(n.title == "Sync stopped" for n in app.notified)
+            assert screen.kb.stats()["documents"] == 40 and screen.kb.vectors_pending > 0
+            assert "vectors pending" in str(screen.status.query_one("#status-text").render())
+
+        app = make_app(home)  # started again: the queue drains by itself
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_for_model(app, pilot)
+            await app.workers.wait_for_complete()
+            assert app.search_screen.kb.vectors_pending == 0
+
+    run(scenario())
+
+
+def test_a_watched_edit_is_found_with_no_key_pressed(tmp_path, tui_notes, monkeypatch):
+    from pms_tui.core.kb import KnowledgeBase
+
+    monkeypatch.setenv("PMS_TUI_WATCH", "true")
+    home = tmp_path / "home"
+    with KnowledgeBase(home=home) as kb:
+        kb.collections.create(tui_notes, name="notes")
+        kb.sync()
+
+    async def scenario():
+        app = make_app(home)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_for_model(app, pilot)
+            screen = app.search_screen
+            assert await _until(pilot, lambda: screen.status.status.watch == "watching")
+            for char in "pikelet":
+                await pilot.press(char)
+            assert await _until(pilot, lambda: screen._shown_query == "pikelet")
+            assert not any(h.relpath == "cooking/pikelets.md" for h in screen.results.hits)
+            write_note(tui_notes, "cooking/pikelets.md", "# Pikelets\n\nA pikelet is a small thick pancake.\n")
+            assert await _until(pilot, lambda: any(h.relpath == "cooking/pikelets.md" for h in screen.results.hits))
+            screen.stop_sync()
+
+    run(scenario())
