@@ -30,6 +30,8 @@ from .embed import length_batches
 # Texts taken from the queue per hold of the writer lock: enough for length sorting to
 # pad little, few enough that another writer waits seconds, not minutes.
 GROUP_TEXTS = 256
+# Progress is reported at least this often (seconds) while runs are in flight.
+HEARTBEAT = 0.5
 
 
 @dataclass
@@ -88,7 +90,9 @@ def drain(
                         in_flight[pool.submit(_timed, run_texts, [texts[i] for i in run])] = run
                     if not in_flight:
                         break
-                    finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                    finished, _ = wait(in_flight, timeout=HEARTBEAT, return_when=FIRST_COMPLETED)
+                    if not finished:  # a slow run (a busy machine): say so at least once a second
+                        progress(done, total, "embedding")
                     for future in finished:
                         run = in_flight.pop(future)
                         seconds, vectors = future.result()
@@ -98,8 +102,8 @@ def drain(
                         done += len(run)
                         result.embedded += len(run)
                         progress(done, total, "embedding")
-            if wanted is not None and wanted.is_set():
-                time.sleep(0.05)  # let the waiting writer take the lock
+            while wanted is not None and wanted.is_set() and not stop():
+                time.sleep(0.05)  # until the waiting writer has the lock (it clears ``wanted``)
     result.cancelled = stop()
     result.left = vector_rows.pending_count(conn)
     result.seconds = time.perf_counter() - started
