@@ -43,3 +43,33 @@ def test_length_batches_bound_size_and_group_lengths():
     assert all(len(b) <= 3 for b in batches)
     flat = [len(texts[i]) for b in batches for i in b]
     assert flat == sorted(flat)
+
+
+def test_the_model_folder_link_is_replaced_atomically(tmp_path):
+    """Two processes assemble the model folder at once: nobody may see the link missing."""
+    import threading
+
+    from pms_tui.core.indexing.embed import _link_or_copy
+
+    sources = [tmp_path / "a.onnx", tmp_path / "b.onnx"]
+    for src in sources:
+        src.write_bytes(src.name.encode())
+    dst = tmp_path / "model.onnx"
+    errors: list[BaseException] = []
+
+    def hammer(offset: int) -> None:
+        try:
+            for i in range(300):
+                _link_or_copy(sources[(i + offset) % 2], dst)
+                dst.read_bytes()  # always readable, never half-made
+        except BaseException as exc:  # noqa: BLE001 - the test reports any failure
+            errors.append(exc)
+
+    threads = [threading.Thread(target=hammer, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert dst.read_bytes() in (b"a.onnx", b"b.onnx")
+    assert not list(tmp_path.glob(".*.tmp"))

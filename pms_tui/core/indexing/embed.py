@@ -76,14 +76,16 @@ def _bundled_files() -> tuple[Path, Path]:
 
 
 def _link_or_copy(src: Path, dst: Path) -> None:
-    if dst.exists() or dst.is_symlink():
-        if dst.is_symlink() and dst.resolve() == src.resolve():
-            return
-        dst.unlink()
+    """Point ``dst`` at ``src``, atomically: two processes (the app and a `pms-tui sync`) may
+    assemble the model folder at once, and neither may see the file missing."""
+    if dst.is_symlink() and dst.resolve() == src.resolve():
+        return
+    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
-        os.symlink(src, dst)
+        os.symlink(src, tmp)
     except OSError:  # e.g. Windows without symlink rights
-        shutil.copyfile(src, dst)
+        shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)
 
 
 def bundled_model_dir(max_tokens: int = 256) -> Path:
