@@ -215,29 +215,52 @@ def _plain_snippet(text: str) -> str:
     return text.replace(SNIPPET_OPEN, "*").replace(SNIPPET_CLOSE, "*")
 
 
+_HIT_KEYS = ("path", "relpath", "collection", "title", "heading_path", "start_line", "end_line",
+             "score", "rrf", "bm25_rank", "vector_rank", "bm25", "distance", "snippet", "text")
+
+
 def cmd_search(args) -> int:
     with _kb(args) as kb:
         started = time.perf_counter()
         result = kb.search(args.query, k=args.k, mode=args.mode, collections=args.collection)
         elapsed = (time.perf_counter() - started) * 1000
         if args.json:
-            _print_json([
-                {key: getattr(h, key) for key in (
-                    "path", "relpath", "collection", "title", "heading_path", "start_line", "end_line",
-                    "score", "rrf", "bm25_rank", "vector_rank", "bm25", "distance", "snippet", "text")}
-                for h in result.hits
-            ])
+            hits = []
+            for h in result:
+                row = {key: getattr(h, key) for key in _HIT_KEYS}
+                row["evidence"] = kb.evidence(result, h).to_json()
+                hits.append(row)
+            _print_json({"query": result.query.to_json(), "lanes": result.lanes, "notes": result.notes,
+                         "hits": hits})
             return 0
-        if not result.hits:
+        for item in result.query.ignored:
+            print(f"ignored {item.text}: {item.reason}", file=sys.stderr)
+        if not result:
             print("No matches." if kb.stats()["chunks"] else "The index is empty: add a folder and run `pms-tui sync`.")
             return 0
-        for i, h in enumerate(result.hits, 1):
+        for i, h in enumerate(result, 1):
             ranks = f"bm25 {'#' + str(h.bm25_rank) if h.bm25_rank else '-'}  vec {'#' + str(h.vector_rank) if h.vector_rank else '-'}"
             print(f"{i:>2}. {h.score:.2f}  {ranks}  {h.collection}/{h.relpath}:{h.start_line}")
             crumb = " › ".join(h.heading_path)
             print(f"    {h.title}" + (f"  ({crumb})" if crumb and crumb != h.title else ""))
             print(f"    {_plain_snippet(h.snippet)}")
-        print(f"({len(result.hits)} hits in {elapsed:.0f} ms; lanes: {', '.join(result.lanes)})", file=sys.stderr)
+            if args.explain:
+                for line in kb.evidence(result, h).lines():
+                    print(f"      {line}")
+        chips = " ".join(result.query.chips())
+        print(f"({len(result)} hits in {elapsed:.0f} ms; lanes: {', '.join(result.lanes) or 'none'}"
+              f"{'; filters: ' + chips if chips else ''})", file=sys.stderr)
+    return 0
+
+
+def cmd_explain(args) -> int:
+    with _kb(args) as kb:
+        explanation = kb.explain(args.query, args.note, collections=args.collection)
+        if args.json:
+            _print_json(explanation.to_json())
+            return 0
+        for line in explanation.lines():
+            print(line)
     return 0
 
 
@@ -361,13 +384,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_reindex)
 
-    p = sub.add_parser("search", help="hybrid search")
+    p = sub.add_parser("search", help="hybrid search (the search language: see the README)",
+                       description='Search with words, "phrases", -exclusions and filters: tag:, path:, '
+                                   'in:, title:, after:, before:. A query that starts with - goes after --.')
     p.add_argument("query")
     p.add_argument("-k", type=int, default=10)
     p.add_argument("-c", "--collection", action="append")
     p.add_argument("--mode", choices=MODES, default="hybrid")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="hits with their evidence, and the parsed query")
+    p.add_argument("--explain", action="store_true", help="print why each hit ranks where it does")
     p.set_defaults(func=cmd_search)
+    p = sub.add_parser("explain", help="where a note ranks for a query, lane by lane, and why")
+    p.add_argument("query")
+    p.add_argument("note", help="the note: a path, or collection/relative-path")
+    p.add_argument("-c", "--collection", action="append")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("show", help="print an indexed note, or the chunk at PATH:LINE")
     p.add_argument("target", metavar="PATH[:LINE]")

@@ -27,7 +27,7 @@ def test_add_sync_search_status_show(tmp_path, notes_dir):
     assert "Added collection 'notes'" in run(home, "add", str(notes_dir), "--name", "notes").stdout
     assert "+3 new" in run(home, "status").stdout
     assert "+3 new" in run(home, "sync").stdout
-    hits = json.loads(run(home, "search", "undo the last commit", "-k", "3", "--json").stdout)
+    hits = json.loads(run(home, "search", "undo the last commit", "-k", "3", "--json").stdout)["hits"]
     top = hits[0]
     assert top["relpath"] == "git/undo-commit.md" and top["collection"] == "notes"
     assert set(top) >= {"path", "collection", "title", "heading_path", "start_line", "end_line", "score",
@@ -66,8 +66,41 @@ def test_operator_query_from_the_shell(tmp_path, notes_dir):
     home = tmp_path / "home"
     run(home, "add", str(notes_dir))
     run(home, "sync")
-    out = run(home, "search", '"AND * NEAR( -:^', "--json").stdout
-    assert isinstance(json.loads(out), list)
+    out = json.loads(run(home, "search", '"AND * NEAR( -:^', "--json").stdout)
+    assert isinstance(out["hits"], list) and out["query"]["raw"] == '"AND * NEAR( -:^'
+
+
+def test_search_language_json_carries_query_and_evidence(tmp_path, notes_dir):
+    home = tmp_path / "home"
+    run(home, "add", str(notes_dir), "--name", "notes")
+    run(home, "sync")
+    out = json.loads(run(home, "search", 'reset tag:git -"dutch oven" after:someday', "--json").stdout)
+    query = out["query"]
+    assert query["terms"] == ["reset"] and query["tags"] == ["git"] and query["exclude"] == ["dutch oven"]
+    assert query["ignored"] == [{"text": "after:someday", "reason": query["ignored"][0]["reason"]}]
+    assert "not a date" in query["ignored"][0]["reason"]
+    assert {h["relpath"] for h in out["hits"]} == {"git/undo-commit.md"}
+    evidence = out["hits"][0]["evidence"]
+    assert set(evidence["filters"]) == {"tag:git", '-"dutch oven"'}
+    assert "reset" in evidence["matched"]["body"] and evidence["rrf"] == out["hits"][0]["rrf"]
+    text = run(home, "search", "reset tag:git after:someday", "--explain")
+    assert "RRF (k=60)" in text.stdout and "ignored after:someday" in text.stderr
+    assert "filters: tag:git" in text.stderr
+    # a query that starts with '-' goes after --
+    assert json.loads(run(home, "search", "--json", "--", "-bread reset").stdout)["query"]["exclude"] == ["bread"]
+
+
+def test_explain_command(tmp_path, notes_dir):
+    home = tmp_path / "home"
+    run(home, "add", str(notes_dir), "--name", "notes")
+    run(home, "sync")
+    out = json.loads(run(home, "explain", "soft reset zebra", "notes/git/undo-commit.md", "--json").stdout)
+    assert out["bm25_rank"] == 1 and out["missing"] == ["zebra"] and out["vector_rank"] >= 1
+    assert 0 < out["similarity"] <= 1 and out["passes_filters"]
+    text = run(home, "explain", "bread tag:git", str(notes_dir / "cooking/bread.md")).stdout
+    assert "Filtered out by: tag:git" in text and "BM25: best passage #1" in text
+    proc = run(home, "explain", "x", "nowhere.md", check=False)
+    assert proc.returncode != 0 and "not a note of any collection" in proc.stderr
 
 
 def test_corrupt_index_is_one_sentence(tmp_path):
@@ -88,5 +121,5 @@ def test_real_vault_subset(tmp_path):
     home = tmp_path / "home"
     run(home, "add", str(CORPORA / "markdown/jbranchaud-til/git"), "--name", "git")
     run(home, "sync")
-    hits = json.loads(run(home, "search", "undo the last commit", "--json", "-k", "5").stdout)
+    hits = json.loads(run(home, "search", "undo the last commit", "--json", "-k", "5").stdout)["hits"]
     assert any("commit" in h["relpath"] or "reset" in h["relpath"] for h in hits[:3])

@@ -44,6 +44,7 @@ from .errors import (
 from .indexing import chunk as _chunk_module
 from .indexing import frontmatter as _frontmatter_module
 from .indexing.chunk import Chunk, chunk_markdown, parse_note
+from .indexing import facets as facet_rules
 from .indexing.collections import Collection, Collections
 from .indexing.embed import Embedder
 from .indexing.frontmatter import split_frontmatter
@@ -57,7 +58,9 @@ from .results import (
     MODES,
     SNIPPET_CLOSE,
     SNIPPET_OPEN,
+    Evidence,
     Hit,
+    NoteExplanation,
     PendingFile,
     SearchResult,
     SyncProgress,
@@ -66,12 +69,14 @@ from .results import (
 )
 from .search.fusion import fuse
 from .search.hits import hit_from_row, preview
+from .search.query_syntax import Ignored, ParsedQuery, parse as parse_query
 from .search.retrieval import Retrieval
 from .search.vector_index import VectorIndex
 from .store import Store, check_driver, transaction
 from .store import chunks as chunk_rows
 from .store import collections as collection_rows
 from .store import documents as document_rows
+from .store import facets as facet_rows
 from .store import meta
 from .store import vectors as vector_rows
 from .store.schema import ensure_vector_table
@@ -79,8 +84,8 @@ from .store.writer_lock import WriterBusy, WriterLock
 
 __all__ = [
     "MAX_NOTE_BYTES", "MODES", "SNIPPET_CLOSE", "SNIPPET_OPEN", "Check", "Chunk", "ClipError",
-    "ClipResult", "Collection", "CollectionError", "ConfigError", "EmbeddingModelError",
-    "ExtractedPage", "Hit", "KnowledgeBase", "ModelMismatchError", "PendingFile", "PmsError",
+    "ClipResult", "Collection", "CollectionError", "ConfigError", "EmbeddingModelError", "Evidence",
+    "ExtractedPage", "Hit", "Ignored", "NoteExplanation", "ParsedQuery", "parse_query", "KnowledgeBase", "ModelMismatchError", "PendingFile", "PmsError",
     "SearchResult", "Settings", "SkipFile", "StoreError", "SyncBusyError", "SyncProgress",
     "SyncReport", "SyncStatus", "UsageError", "chunk_markdown", "describe", "environment_checks",
     "extract_from_html", "extract_from_url", "fuse", "indexing_fingerprint", "parse_note",
@@ -110,8 +115,10 @@ class KnowledgeBase:
         self.vectors = VectorIndex(self.store, self._index_dim())
         self.collections = Collections(self.store, clip=self.clip)
         self.retrieval = Retrieval(
-            self.store, self.settings, self.embedder, self.vectors, self.collections.ids, self.require_vectors
+            self.store, self.settings, self.embedder, self.vectors, self.collections.ids, self.require_vectors,
+            lambda: [c.name for c in self.collections.list()],
         )
+        facet_rules.backfill(self.store)  # once, on an index older than its tags and dates
         self._sync_lock = threading.Lock()
         self._drain_lock = threading.Lock()
         self.writer_lock = WriterLock(self.home)
@@ -375,6 +382,37 @@ class KnowledgeBase:
         """The first chunk of the most recently changed notes: what an empty query shows."""
         rows = chunk_rows.first_chunks_by_recency(self.store.conn, limit, self.collections.ids(collections))
         return [hit_from_row(row, preview(row.body)) for row in rows]
+
+    def evidence(self, result: SearchResult, hit: Hit) -> Evidence:
+        """Why ``hit`` ranks where it does in ``result``: the evidence panel's facts."""
+        return self.retrieval.evidence(result, hit)
+
+    def explain(self, query: str, note: str, collections: Sequence[str] | None = None, *,
+                vector: bool = True) -> NoteExplanation:
+        """Where the note ``note`` (a path, or ``collection/relpath``) ranks for ``query`` in
+        each lane, which query words it lacks, and its best passage's similarity."""
+        found = self.find_note(note)
+        if found is None:
+            raise UsageError(f"{note} is not a note of any collection.")
+        collection, rel = found
+        if not self.chunks_of(collection, rel):
+            raise UsageError(f"{collection.name}/{rel} is not indexed yet; run `pms-tui sync`.")
+        if vector and not self.model_mismatch and not self.embedder.ready:
+            try:
+                self.load_model()
+            except PmsError:
+                vector = False  # explained from BM25 alone; the vector part says why
+        return self.retrieval.explain(query, collection.id, rel, f"{collection.name}/{rel}",
+                                      self.collections.ids(collections), vector=vector)
+
+    def facet_values(self) -> dict[str, list[str]]:
+        """What ``tag:``, ``path:`` and ``in:`` can take, the most used first (completion)."""
+        conn = self.store.conn
+        return {
+            "tag": [t for t, _ in facet_rows.tag_counts(conn)],
+            "path": facet_rows.folders(conn),
+            "in": [c.name for c in self.collections.list()],
+        }
 
     def find_note(self, path: str) -> tuple[Collection, str] | None:
         """The collection and relative path of a note given as an absolute, relative or

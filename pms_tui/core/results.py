@@ -98,6 +98,7 @@ class Hit:
     bm25: float | None = None  # FTS5 bm25 (lower is better)
     distance: float | None = None  # cosine distance
     vector_pending: bool = False  # its vector is still in the embedding queue (shown "vec …")
+    modified: float | None = None  # the note file's modification time (epoch seconds)
 
     @property
     def breadcrumb(self) -> str:
@@ -112,10 +113,20 @@ class SearchResult(list):
     (``lanes``) and carries notes for the user (``notes``, e.g. "vector lane waiting for the
     model"). ``for hit in kb.search(...)`` and ``kb.search(...)[0]`` work as on a list."""
 
-    def __init__(self, hits: Iterable[Hit] = (), lanes: Iterable[str] = (), notes: Iterable[str] = ()):
+    def __init__(self, hits: Iterable[Hit] = (), lanes: Iterable[str] = (), notes: Iterable[str] = (),
+                 query=None):
         super().__init__(hits)
         self.lanes: list[str] = list(lanes)
         self.notes: list[str] = list(notes)
+        # the parsed query (search.query_syntax.ParsedQuery): its filters, what was ignored
+        self.query = query
+
+    def by_note(self) -> list[list[Hit]]:
+        """The hits grouped by note, each note at its best passage's rank."""
+        groups: dict[tuple[str, str], list[Hit]] = {}
+        for hit in self:
+            groups.setdefault((hit.collection, hit.relpath), []).append(hit)
+        return list(groups.values())
 
     @property
     def hits(self) -> list[Hit]:
@@ -186,3 +197,100 @@ class SyncReport:
         data = asdict(self)
         data["skipped"] = [{"path": p, "reason": r} for p, r in self.skipped]
         return data
+
+
+@dataclass
+class Evidence:
+    """Why one hit ranks where it does (the evidence panel, ``pms-tui search --explain``)."""
+
+    note: str  # collection/relpath
+    start_line: int
+    bm25: float | None  # FTS5 bm25 (lower is better)
+    bm25_rank: int | None
+    matched: dict[str, list[str]]  # column (title, heading, body) -> query words found there
+    stems: dict[str, list[str]]  # query word -> the index's stems of it
+    missing: list[str]  # query words found nowhere in the passage
+    similarity: float | None  # cosine similarity of the passage to the query
+    vector_rank: int | None
+    rrf_k: int
+    contributions: dict[str, float]  # lane -> w / (k + rank)
+    rrf: float  # their sum
+    filters: list[str]  # filters that applied
+    ignored: list[str]  # parts of the query left out, with the reason
+    vector_pending: bool  # the vector lane had not answered (model loading)
+
+    def lines(self) -> list[str]:
+        """The evidence as short plain lines."""
+        out = []
+        if self.bm25_rank is not None:
+            out.append(f"BM25 #{self.bm25_rank}  score {-(self.bm25 or 0.0):.4g}")
+        else:
+            out.append("BM25: not matched by the keyword lane")
+        for column in ("title", "heading", "body"):
+            if self.matched.get(column):
+                words = ", ".join(_stemmed(w, self.stems) for w in self.matched[column])
+                out.append(f"  {column}: {words}")
+        if self.missing:
+            out.append(f"  missing: {', '.join(self.missing)}")
+        if self.vector_pending:
+            out.append("Vector: pending (the model is loading)")
+        elif self.vector_rank is not None:
+            out.append(f"Vector #{self.vector_rank}  cosine {self.similarity:.3f}")
+        elif self.similarity is not None:
+            out.append(f"Vector: outside the lane's depth (cosine {self.similarity:.3f})")
+        else:
+            out.append("Vector: not ranked")
+        parts = [f"{lane} {value:.5f}" for lane, value in self.contributions.items()]
+        if parts:
+            out.append(f"RRF (k={self.rrf_k}): " + " + ".join(parts) + f" = {self.rrf:.5f}")
+        if self.filters:
+            out.append("Filters: " + " ".join(self.filters))
+        for item in self.ignored:
+            out.append(f"Ignored: {item}")
+        return out
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _stemmed(word: str, stems: dict[str, list[str]]) -> str:
+    found = stems.get(word) or []
+    return word if found in ([], [word]) else f"{word} ({' '.join(found)})"
+
+
+@dataclass
+class NoteExplanation:
+    """Where one note ranks for a query, lane by lane (``pms-tui explain QUERY NOTE``)."""
+
+    note: str
+    query: dict  # the parsed query
+    passes_filters: bool
+    failed_filters: list[str]
+    bm25_rank: int | None  # rank of its best passage in the BM25 lane (all passages)
+    bm25_line: int | None
+    vector_rank: int | None  # rank of its best passage by cosine similarity
+    similarity: float | None
+    vector_line: int | None
+    missing: list[str]  # query words the note does not hold at all
+    lane_depth: int  # how deep each lane looks for the fusion
+
+    def lines(self) -> list[str]:
+        out = [f"{self.note}"]
+        if not self.passes_filters:
+            out.append("Filtered out by: " + " ".join(self.failed_filters))
+        if self.bm25_rank is None:
+            out.append("BM25: no passage matches the query's words")
+        else:
+            depth = "" if self.bm25_rank <= self.lane_depth else f" (beyond the lane depth {self.lane_depth})"
+            out.append(f"BM25: best passage #{self.bm25_rank} (line {self.bm25_line}){depth}")
+        if self.similarity is None:
+            out.append("Vector: not available (no vectors or the model is not loaded)")
+        else:
+            depth = "" if (self.vector_rank or 0) <= self.lane_depth else f" (beyond the lane depth {self.lane_depth})"
+            out.append(f"Vector: best passage #{self.vector_rank} (line {self.vector_line}), "
+                       f"cosine {self.similarity:.3f}{depth}")
+        out.append("Missing words: " + (", ".join(self.missing) if self.missing else "none"))
+        return out
+
+    def to_json(self) -> dict:
+        return asdict(self)

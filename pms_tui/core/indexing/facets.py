@@ -116,3 +116,28 @@ def note_date(meta: dict) -> _dt.date | None:
             if day is not None:
                 return day
     return None
+
+
+def backfill(store) -> int:
+    """Tags and dates of the notes indexed before the index had them (schema 3), read from
+    the stored frontmatter and chunk text; once, after the migration. Returns notes filled."""
+    import json
+
+    from ..store import facets as facet_rows
+    from ..store import meta
+
+    conn = store.conn
+    if meta.get_meta(conn, facet_rows.BACKFILL_KEY) is None:
+        return 0
+    with store.transaction() as conn:
+        sources = facet_rows.backfill_sources(conn)
+        for doc_id, front, body in sources:
+            try:
+                data = json.loads(front)
+            except ValueError:
+                data = {}
+            data = data if isinstance(data, dict) else {}
+            day = note_date(data)
+            facet_rows.write(conn, doc_id, note_tags(data, body), day.isoformat() if day else None)
+        conn.execute("DELETE FROM meta WHERE key = ?", (facet_rows.BACKFILL_KEY,))
+    return len(sources)

@@ -25,10 +25,12 @@ from ..store import Store
 from ..store import chunks as chunk_rows
 from ..store import collections as collection_rows
 from ..store import documents as document_rows
+from ..store import facets as facet_rows
 from ..store import fts
 from ..store import vectors as vector_rows
 from .chunk import Chunk, parse_note
 from .collections import Collection
+from . import facets as facet_rules
 from .embed import embed_hash
 from .notes import read_note
 from .plan import CollectionPlan, FileState, plan_collection
@@ -52,6 +54,8 @@ class PreparedDoc:
     chunks: list[Chunk]
     hashes: list[str]
     is_new: bool
+    tags: list[str]
+    note_date: str | None
 
 
 def collect_garbage(store: Store) -> int:
@@ -173,7 +177,10 @@ class Indexer:
         except OSError:
             pass
         hashes = [embed_hash(c.embed_text) for c in note.chunks]
-        return PreparedDoc(collection, state, sha, note.title, note.metadata, note.chunks, hashes, is_new)
+        body = "\n".join(c.text for c in note.chunks)
+        day = facet_rules.note_date(note.metadata)
+        return PreparedDoc(collection, state, sha, note.title, note.metadata, note.chunks, hashes, is_new,
+                           facet_rules.note_tags(note.metadata, body), day.isoformat() if day else None)
 
     def _write(self, doc: PreparedDoc) -> None:
         """One note in one transaction: its row, its chunks, and its new texts queued."""
@@ -204,6 +211,7 @@ class Indexer:
                                 c.text, vector_ids[h])
             for c, h in zip(doc.chunks, doc.hashes)
         ))
+        facet_rows.write(self.conn, doc_id, doc.tags, doc.note_date)
 
     def _compact_fts(self) -> None:
         """After a large sync, merge the full-text index into one segment.

@@ -11,6 +11,7 @@ from ..store import OperationalError, Store, fts
 from ..store.chunks import HitRow
 from . import query as fts_query
 from .bm25_planner import Bm25Planner
+from .filters import Plan
 
 SNIPPET_TOKENS = 24
 
@@ -22,26 +23,68 @@ class Bm25Lane:
         self.planner = Bm25Planner()
         self.plan = True  # False: every query runs as written (for comparisons)
 
-    def ranked(self, query: str, depth: int, collection_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
-        """(chunk id, bm25) best first. Never raises on odd input: no words, no hits."""
-        match = fts_query.build_match(query)
-        if match is None or depth <= 0:
+    def ranked(self, query: str, depth: int, collection_ids: Sequence[int] | None = None,
+               filters: Plan | None = None) -> list[tuple[int, float]]:
+        """(chunk id, bm25) best first. Never raises on odd input: no words, no hits.
+
+        ``filters`` narrows the ranking: its phrases and title words must match (and score),
+        its exclusions must not, and only notes its NoteFilter allows count. With phrases the
+        expression runs as written (they make it selective); otherwise the planner ranks the
+        words' OR-query and every run it makes is narrowed the same way.
+        """
+        text = fts_query.build_match(query) if query.strip() else None
+        if depth <= 0:
+            return []
+        filters = filters or Plan()
+        expression = filters.match(text)
+        if expression is None:
             return []
         s = self.settings
         conn = self.store.conn
-        lane = fts.Bm25Query(conn, fts.ColumnWeights(s.title_weight, s.heading_weight, s.body_weight), collection_ids)
+        filters.resolve(conn)
+        if filters.nothing:
+            return []
+        lane = fts.Bm25Query(conn, fts.ColumnWeights(s.title_weight, s.heading_weight, s.body_weight),
+                             collection_ids, filters.doc_ids)
 
-        def run(expression: str) -> list[tuple[int, float]]:
-            return lane.ranked(expression, depth)
+        def run(part: str) -> list[tuple[int, float]]:
+            return lane.ranked(filters.match(part), depth)
+
+        def count(part: str, cap: int) -> int:
+            return lane.count(filters.match(part), cap)
 
         try:
-            if self.plan:
-                return self.planner.ranked(conn, match, run, lane.count, depth)
-            return run(match)
+            if self.plan and text and not filters.positive:
+                return self.planner.ranked(conn, text, run, count, depth)
+            return lane.ranked(expression, depth)
         except OperationalError as exc:
             if "fts5" in str(exc) or "syntax" in str(exc):
                 return []
             raise
+
+    def rank_within(self, expression: str, chunk_ids: Sequence[int],
+                    document_ids: Sequence[int] | None = None) -> tuple[int | None, int | None]:
+        """(rank of the best of these chunks for the expression among all rows the notes
+        ``document_ids`` hold (all: None), its chunk id); (None, None) when none matches."""
+        s = self.settings
+        weights = fts.ColumnWeights(s.title_weight, s.heading_weight, s.body_weight)
+        lane = fts.Bm25Query(self.store.conn, weights, None, document_ids)
+        try:
+            best = lane.best_among(expression, chunk_ids)
+            if best is None and document_ids is not None:  # outside the note filter: rank it without
+                lane = fts.Bm25Query(self.store.conn, weights)
+                best = lane.best_among(expression, chunk_ids)
+            if best is None:
+                return None, None
+            return lane.better_than(expression, best[1]) + 1, best[0]
+        except OperationalError:
+            return None, None
+
+    def stems(self, words: Sequence[str]) -> dict[str, list[str]]:
+        """The index's stems of each word (what BM25 matches)."""
+        if not words:
+            return {}
+        return self.planner.stems(self.store.conn, list(words))
 
     def snippets(self, query: str, rows: Sequence[HitRow]) -> dict[int, str]:
         """FTS5 snippets of these rows' bodies for the query, where a query word is marked."""

@@ -121,6 +121,10 @@ class Bm25Planner:
                 cache.popitem(last=False)
         return {w: cache[w] for w in words}
 
+    def stems(self, conn, words: list[str]) -> dict[str, list[str]]:
+        """FTS5's own tokens (porter stems) of each word, cached."""
+        return self._tokens(conn, self._state(conn), words)
+
     def _frequencies(self, conn, state, terms: set[str], prefixes: set[str]) -> tuple[int, dict]:
         """(rows in the index, {term: df, ('*', prefix): (max df, sum df)}), cached until the
         index changes."""

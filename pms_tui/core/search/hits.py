@@ -15,7 +15,7 @@ def hit_from_row(row: HitRow, snippet: str = "", **evidence) -> Hit:
         chunk_id=row.chunk_id, collection=row.collection, path=str(Path(row.collection_path) / row.path),
         relpath=row.path, title=row.title, heading_path=row.heading.split(" > ") if row.heading else [],
         start_line=row.start_line, end_line=row.end_line, text=row.body, snippet=snippet,
-        **{"score": 0.0, "rrf": 0.0, **evidence},
+        modified=row.mtime_ns / 1e9 if row.mtime_ns else None, **{"score": 0.0, "rrf": 0.0, **evidence},
     )
 
 

@@ -91,9 +91,9 @@ class ParsedQuery:
         """The filters as short labels, in a stable order (the app shows them as chips)."""
         out = [f'"{p}"' for p in self.phrases]
         out += [f'-"{p}"' if " " in p else f"-{p}" for p in self.exclude]
-        out += [f"tag:{t}" for t in self.tags] + [f"-tag:{t}" for t in self.not_tags]
-        out += [f"path:{p}" for p in self.paths] + [f"-path:{p}" for p in self.not_paths]
-        out += [f"in:{c}" for c in self.collections] + [f"-in:{c}" for c in self.not_collections]
+        out += [f"tag:{_value(t)}" for t in self.tags] + [f"-tag:{_value(t)}" for t in self.not_tags]
+        out += [f"path:{_value(p)}" for p in self.paths] + [f"-path:{_value(p)}" for p in self.not_paths]
+        out += [f"in:{_value(c)}" for c in self.collections] + [f"-in:{_value(c)}" for c in self.not_collections]
         out += [f"title:{t}" for t in self.titles]
         if self.after:
             out.append(f"after:{self.after}")
@@ -106,6 +106,11 @@ class ParsedQuery:
         data["text"] = self.text
         data["ignored"] = [{"text": i.text, "reason": i.reason} for i in self.ignored]
         return data
+
+
+def _value(text: str) -> str:
+    """A filter value as typed back: quoted when it holds a space."""
+    return f'"{text}"' if any(c.isspace() for c in text) else text
 
 
 def clean(text: str) -> str:

@@ -11,6 +11,7 @@ never the KnowledgeBase itself.
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from collections.abc import Callable, Sequence
 
 from ..config import Settings
@@ -18,11 +19,20 @@ from ..errors import UsageError
 from ..results import MODES, Hit, SearchResult
 from ..store import Store
 from ..store import chunks as chunk_rows
+from ..store import facets
+from . import evidence as evidence_mod
 from . import query as fts_query
 from .bm25 import Bm25Lane
+from .filters import Plan, plan
 from .fusion import Fused, fuse, mark_words
-from .hits import hit_from_row
+from .hits import hit_from_row, preview
+from .query_syntax import Ignored, ParsedQuery, parse
 from .vector_index import VectorIndex
+
+# A filter allowing fewer passages than this share of the index is answered by scanning its
+# passages' vectors alone (exact); a broader one by the whole scan, widened until enough pass.
+NARROW_SHARE = 0.125
+NARROW_MIN = 2_000
 
 CollectionIds = Callable[[Sequence[str] | None], "list[int] | None"]
 
@@ -36,6 +46,7 @@ class Retrieval:
         vectors: VectorIndex,
         collection_ids: CollectionIds,
         require_vectors: Callable[[], None],
+        collection_names: Callable[[], list[str]] | None = None,
     ):
         self.store = store
         self.settings = settings
@@ -43,6 +54,7 @@ class Retrieval:
         self.vectors = vectors
         self._collection_ids = collection_ids
         self._require_vectors = require_vectors
+        self._collection_names = collection_names or (lambda: [])
         self.bm25 = Bm25Lane(store, settings)
         self._pool = None
         self._pool_lock = threading.Lock()
@@ -80,19 +92,49 @@ class Retrieval:
         return self.bm25.ranked(query, depth, collection_ids)
 
     def vector_ranked(
-        self, query: str, depth: int, collection_ids: list[int] | None = None, qvec=None
+        self, query: str, depth: int, collection_ids: list[int] | None = None, qvec=None,
+        filters: Plan | None = None,
     ) -> list[tuple[int, float]]:
-        """(chunk id, cosine distance) nearest first; over-fetches when filtering."""
+        """(chunk id, cosine distance) nearest first, within ``filters`` when given.
+
+        A narrow filter (few passages) scans just its passages' vectors; a broad one scans
+        all and checks the nearest against the filter, fetching deeper until ``depth`` pass,
+        so a filter never empties the lane because the unfiltered top fell outside it."""
         if not query.strip() or depth <= 0:
             return []
         self._require_vectors()
         if qvec is None:
             qvec = self.embedder.embed_query(query)
         index = self.vectors
-        fetch = depth * (4 if collection_ids else 1)
+        conn = self.store.conn
+        if filters is not None and filters.restricts:
+            filters.resolve(conn)
+            if filters.nothing:
+                return []
+            words, exclude, docs = filters.words(), filters.excluded(), filters.doc_ids
+            if collection_ids:  # the old API's collection choice: as notes
+                docs = facets.document_ids(conn, facets.NoteFilter(collection_ids=tuple(collection_ids)))
+                if filters.doc_ids is not None:
+                    docs = sorted(set(docs) & set(filters.doc_ids))
+            cap = max(NARROW_MIN, int(len(index) * NARROW_SHARE))
+            if words or docs is not None:
+                allowed = facets.chunks_of_documents(conn, docs, words, exclude, limit=cap)
+                if len(allowed) < cap:
+                    return self._ranked_among(qvec, allowed, depth)
+
+            def check(found: list[tuple[int, float]]) -> list[tuple[int, float]]:
+                ok = {c for c, _ in facets.chunks_of_documents(conn, docs, words, exclude, among=[c for c, _ in found])}
+                return [(c, d) for c, d in found if c in ok]
+
+            collection_ids = None
+        else:
+            check = None
+        fetch = depth * (4 if collection_ids or check else 1)
         while True:
             vec_ids, distances = index.search(qvec, fetch)
             ranked = self._chunks_for_vectors(vec_ids, distances, collection_ids)
+            if check is not None:
+                ranked = check(ranked)
             if len(ranked) >= depth or fetch >= len(index):
                 return ranked[:depth]
             fetch *= 4
@@ -105,6 +147,21 @@ class Retrieval:
         out = sorted((order[vid], chunk_id, float(distances[order[vid]])) for chunk_id, vid in found)
         return [(chunk_id, dist) for _, chunk_id, dist in out]
 
+    def _ranked_among(self, qvec, allowed: list[tuple[int, int]], depth: int) -> list[tuple[int, float]]:
+        import numpy as np
+
+        if not allowed:
+            return []
+        by_vector: dict[int, list[int]] = {}
+        for chunk_id, vid in allowed:
+            by_vector.setdefault(vid, []).append(chunk_id)
+        among = np.array(sorted(by_vector), dtype=np.int64)
+        vec_ids, distances = self.vectors.search(qvec, depth, among=among)
+        out: list[tuple[int, float]] = []
+        for vid, dist in zip(vec_ids.tolist(), distances.tolist()):
+            out += [(c, float(dist)) for c in sorted(by_vector.get(vid, ()))]
+        return out[:depth]
+
     def candidates(self, query: str, k: int = 10, collections: Sequence[str] | None = None):
         """(bm25 chunk ids, vector chunk ids), each best first."""
         cids = self._collection_ids(collections)
@@ -115,33 +172,48 @@ class Retrieval:
     # -- hits ---------------------------------------------------------------------------
     def search(
         self,
-        query: str,
+        query: str | ParsedQuery,
         k: int = 10,
         mode: str = "hybrid",
         collections: Sequence[str] | None = None,
         *,
         vector: bool = True,
     ) -> SearchResult:
-        """The engine's one search path. ``vector=False`` answers from BM25 alone (for a UI
-        whose model is still loading)."""
+        """The engine's one search path. ``query`` is the search language
+        (:mod:`.query_syntax`), parsed here unless already parsed; the result carries it as
+        ``.query``. ``vector=False`` answers from BM25 alone (for a UI whose model is still
+        loading)."""
         if mode not in MODES:
             raise UsageError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}.")
+        parsed = query if isinstance(query, ParsedQuery) else parse(query)
         cids = self._collection_ids(collections)
+        parsed = self._check_collections(parsed)
+        filters = plan(parsed, cids, self.collection_map()).resolve(self.store.conn)
+        text = parsed.text
         s = self.settings
         depth = max(k, s.lane_depth)
         lanes: dict[str, list[int]] = {}
         bm25_scores: dict[int, float] = {}
         distances: dict[int, float] = {}
         notes: list[str] = []
+        if not parsed.has_text and not filters.positive:
+            if not parsed.has_filters:  # nothing at all (an empty query): no hits
+                return SearchResult([], [], notes, query=parsed)
+            # filters alone: the newest notes they allow
+            rows = facets.browse(self.store.conn, filters.note, k, filters.excluded())
+            hits = [hit_from_row(r, preview(r.body)) for r in rows]
+            notes.append("no words to rank by: the newest notes the filters allow")
+            return SearchResult(hits, [], notes, query=parsed)
         pending = None
-        if mode == "hybrid" and vector and query.strip():
+        use_vector = vector and parsed.has_text
+        if mode == "hybrid" and use_vector:
             # the vector lane (embedding the query, then the scan) runs on another core while
             # this one ranks BM25; ONNX Runtime, NumPy and SQLite all release the GIL
             self._require_vectors()
-            pending = self._embedding_pool().submit(self.vector_ranked, query, depth, cids)
+            pending = self._embedding_pool().submit(self.vector_ranked, text, depth, None, None, filters)
         if mode in ("hybrid", "bm25"):
             try:
-                ranked = self.bm25_ranked(query, depth, cids)
+                ranked = self.bm25.ranked(text, depth, None, filters)
             except BaseException:
                 if pending is not None:
                     pending.cancel()
@@ -149,15 +221,56 @@ class Retrieval:
             lanes["bm25"] = [c for c, _ in ranked]
             bm25_scores = dict(ranked)
         if mode in ("hybrid", "vector"):
-            if vector:
-                ranked = pending.result() if pending is not None else self.vector_ranked(query, depth, cids)
+            if use_vector:
+                ranked = pending.result() if pending is not None else self.vector_ranked(text, depth, None, None, filters)
                 lanes["vector"] = [c for c, _ in ranked]
                 distances = dict(ranked)
-            else:
+            elif not vector:
                 notes.append("vector lane waiting for the model")
+            else:
+                notes.append("vector lane skipped: the query has no words, only filters")
         fused = fuse(lanes, s.rrf_k, {"bm25": s.bm25_weight, "vector": s.vector_weight})[:k]
-        hits = self._hits(fused, query, bm25_scores, distances)
-        return SearchResult(hits, list(lanes), notes)
+        hits = self._hits(fused, text, bm25_scores, distances)
+        return SearchResult(hits, list(lanes), notes, query=parsed)
+
+    def collection_map(self) -> dict[str, int]:
+        """Collection name -> id."""
+        names = self._collection_names()
+        ids = self._collection_ids(names) if names else []
+        return dict(zip(names, ids or []))
+
+    def _check_collections(self, parsed: ParsedQuery) -> ParsedQuery:
+        """A copy of ``parsed`` where ``in:NAME`` naming no collection is ignored, with the reason."""
+        names = set(self._collection_names())
+        keep = [n for n in parsed.collections if n in names]
+        drop = [n for n in parsed.not_collections if n in names]
+        if len(keep) == len(parsed.collections) and len(drop) == len(parsed.not_collections):
+            return parsed
+        ignored = list(parsed.ignored)
+        for sign, names_given in (("", parsed.collections), ("-", parsed.not_collections)):
+            for name in names_given:
+                if name not in names:
+                    ignored.append(Ignored(f"{sign}in:{name}", f"there is no collection named {name!r}"))
+        return replace(parsed, collections=keep, not_collections=drop, ignored=ignored)
+
+    def evidence(self, result: SearchResult, hit: Hit):
+        """Why ``hit`` ranks where it does in ``result`` (see :class:`Evidence`)."""
+        return evidence_mod.hit_evidence(self, result, hit)
+
+    def explain(self, query: str | ParsedQuery, collection_id: int, relpath: str, note: str,
+                collection_ids=None, *, vector: bool = True):
+        """Where one note ranks for ``query`` (see :class:`NoteExplanation`)."""
+        parsed = query if isinstance(query, ParsedQuery) else parse(query)
+        parsed = self._check_collections(parsed)
+        return evidence_mod.explain_note(self, parsed, collection_id, relpath, note, collection_ids,
+                                         vector=vector)
+
+    def vectors_mismatch(self) -> bool:
+        try:
+            self._require_vectors()
+        except Exception:  # noqa: BLE001 - a model mismatch: no vector evidence
+            return True
+        return False
 
     def rrf(self, query: str, k: int = 5, collections: Sequence[str] | None = None) -> list[Hit]:
         """Both lanes fused (the hybrid search's hits)."""

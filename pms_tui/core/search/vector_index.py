@@ -100,10 +100,15 @@ class VectorIndex:
         matrix[pos : pos + n] = block[:n]
         return pos + n
 
-    def search(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The ``k`` nearest vector ids and their cosine distances, nearest first."""
+    def search(self, query: np.ndarray, k: int, among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` nearest vector ids and their cosine distances, nearest first; only among
+        the vector ids ``among`` (sorted) when given (a filter's passages: scans those alone)."""
         self.refresh()
         ids, matrix = self._ids, self._matrix  # one consistent snapshot
+        if among is not None:
+            at = np.minimum(np.searchsorted(ids, among), max(len(ids) - 1, 0))
+            rows = at[ids[at] == among] if len(ids) else at[:0]
+            ids, matrix = ids[rows], matrix[rows]
         n = len(ids)
         if not n or k <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
@@ -115,3 +120,17 @@ class VectorIndex:
         top = np.argpartition(scores, n - k)[n - k :] if k < n else np.arange(n)
         top = top[np.lexsort((ids[top], -scores[top]))]
         return ids[top], (1.0 - scores[top]).astype(np.float32)
+
+    def rank_of(self, query: np.ndarray, vector_ids: np.ndarray) -> tuple[int, float, int] | None:
+        """(the nearest of ``vector_ids``, its cosine similarity, its rank among all vectors)."""
+        self.refresh()
+        ids, matrix = self._ids, self._matrix
+        if not len(ids) or not len(vector_ids):
+            return None
+        scores = np.einsum("ij,j->i", matrix, np.ascontiguousarray(query, dtype=np.float32))
+        at = np.minimum(np.searchsorted(ids, vector_ids), len(ids) - 1)
+        rows = at[ids[at] == vector_ids]
+        if not len(rows):
+            return None
+        best = rows[np.argmax(scores[rows])]
+        return int(ids[best]), float(scores[best]), int(np.count_nonzero(scores > scores[best])) + 1

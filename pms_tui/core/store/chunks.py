@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-_HIT_COLUMNS = "c.id, c.start_line, c.end_line, c.title, c.heading, c.body, d.path, col.name, col.path"
-_HIT_JOINS = (
+HIT_COLUMNS = "c.id, c.start_line, c.end_line, c.title, c.heading, c.body, d.path, col.name, col.path, d.mtime_ns"
+HIT_JOINS = (
     "FROM chunks c JOIN documents d ON d.id = c.document_id "
     "JOIN collections col ON col.id = d.collection_id"
 )
@@ -25,6 +25,7 @@ class HitRow(NamedTuple):
     path: str  # relative to the collection folder
     collection: str
     collection_path: str
+    mtime_ns: int = 0
 
 
 class NewChunk(NamedTuple):
@@ -45,7 +46,7 @@ def hits_by_ids(conn, ids: Sequence[int]) -> dict[int, HitRow]:
     found: dict[int, HitRow] = {}
     for start in range(0, len(ids), _BATCH):
         part = list(ids[start : start + _BATCH])
-        sql = f"SELECT {_HIT_COLUMNS} {_HIT_JOINS} WHERE c.id IN ({_marks(part)})"
+        sql = f"SELECT {HIT_COLUMNS} {HIT_JOINS} WHERE c.id IN ({_marks(part)})"
         found.update((r[0], HitRow(*r)) for r in conn.execute(sql, part))
     return found
 
@@ -64,7 +65,7 @@ def with_pending_vector(conn, ids: Sequence[int]) -> set[int]:
 
 def first_chunks_by_recency(conn, limit: int, collection_ids: Sequence[int] | None = None) -> list[HitRow]:
     """The first chunk of the most recently changed notes."""
-    sql = f"SELECT {_HIT_COLUMNS} {_HIT_JOINS} WHERE c.seq = 0"
+    sql = f"SELECT {HIT_COLUMNS} {HIT_JOINS} WHERE c.seq = 0"
     params: list = []
     if collection_ids:
         sql += f" AND d.collection_id IN ({_marks(collection_ids)})"
@@ -77,7 +78,7 @@ def first_chunks_by_recency(conn, limit: int, collection_ids: Sequence[int] | No
 def of_document(conn, collection_id: int, path: str) -> list[HitRow]:
     """Every chunk of one note, in order."""
     rows = conn.execute(
-        f"SELECT {_HIT_COLUMNS} {_HIT_JOINS} WHERE d.collection_id = ? AND d.path = ? ORDER BY c.seq",
+        f"SELECT {HIT_COLUMNS} {HIT_JOINS} WHERE d.collection_id = ? AND d.path = ? ORDER BY c.seq",
         (collection_id, path),
     )
     return [HitRow(*r) for r in rows]

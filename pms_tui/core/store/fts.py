@@ -8,6 +8,7 @@ return how many, so the BM25 planner can tell its own writes from changes of the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -21,14 +22,39 @@ class ColumnWeights(NamedTuple):
     body: float
 
 
-class Bm25Query:
-    """Ranked and counted MATCH queries over ``chunks_fts``, optionally within collections."""
+# A note filter whose passages form at most this many runs of consecutive ids is answered by
+# one ranged query per run (FTS5 seeks to a rowid range, reading only the postings inside it)
+MAX_RANGES = 48
 
-    def __init__(self, conn, weights: ColumnWeights, collection_ids: Sequence[int] | None = None):
+
+def id_runs(ids: Sequence[int]) -> list[tuple[int, int]]:
+    """Sorted ids as runs of consecutive values: [(first, last), ...]."""
+    runs: list[tuple[int, int]] = []
+    for i in sorted(ids):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    return runs
+
+
+class Bm25Query:
+    """Ranked and counted MATCH queries over ``chunks_fts``, optionally within collections or
+    within some notes (``document_ids``).
+
+    Within notes: their passages' ids usually form a few runs (a note's passages are written
+    together, and so are the notes of a folder), and FTS5 answers ``rowid BETWEEN`` by seeking,
+    so each run gets its own query and the rankings are merged (scores are the index's own, so
+    the merge is exact). Scattered passages are filtered during one MATCH scan instead.
+    """
+
+    def __init__(self, conn, weights: ColumnWeights, collection_ids: Sequence[int] | None = None,
+                 document_ids: Sequence[int] | None = None):
         self.conn = conn
-        score = f"bm25(chunks_fts, {float(weights.title)}, {float(weights.heading)}, {float(weights.body)})"
+        self.score = f"bm25(chunks_fts, {float(weights.title)}, {float(weights.heading)}, {float(weights.body)})"
         where = ""
         self.params: list = []
+        self.ranges: list[tuple[int, int]] | None = None
         if collection_ids:
             marks = ",".join("?" * len(collection_ids))
             where = (
@@ -36,17 +62,70 @@ class Bm25Query:
                 f" WHERE d.collection_id IN ({marks}))"
             )
             self.params = list(collection_ids)
-        self._ranked = f"SELECT rowid, {score} AS s FROM chunks_fts WHERE chunks_fts MATCH ?{where} ORDER BY s LIMIT ?"
+        if document_ids is not None:
+            ids = [r[0] for r in conn.execute(
+                "SELECT id FROM chunks WHERE document_id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(document_ids)),),
+            )]
+            runs = id_runs(ids)
+            if len(runs) <= MAX_RANGES:
+                self.ranges = runs
+            else:
+                # "rowid + 0": a plain rowid IN (...) would make FTS5 run the whole MATCH once
+                # per allowed row; as an expression it filters the one MATCH scan instead
+                where += " AND (rowid + 0) IN (SELECT value FROM json_each(?))"
+                self.params.append(json.dumps(ids))
+        self.where = where
+        self._ranked = f"SELECT rowid, {self.score} AS s FROM chunks_fts WHERE chunks_fts MATCH ?{where} ORDER BY s LIMIT ?"
         self._count = f"SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{where} LIMIT ?)"
+        self._ranked_in = (f"SELECT rowid, {self.score} AS s FROM chunks_fts WHERE chunks_fts MATCH ?{where} "
+                           "AND rowid BETWEEN ? AND ? ORDER BY s LIMIT ?")
+        self._count_in = (f"SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{where} "
+                          "AND rowid BETWEEN ? AND ? LIMIT ?)")
 
     def ranked(self, expression: str, depth: int) -> list[tuple[int, float]]:
         """(chunk id, bm25) best first (FTS5's bm25 is lower for better)."""
-        rows = self.conn.execute(self._ranked, [expression, *self.params, depth])
-        return [(int(r[0]), float(r[1])) for r in rows]
+        if self.ranges is None:
+            rows = self.conn.execute(self._ranked, [expression, *self.params, depth])
+            return [(int(r[0]), float(r[1])) for r in rows]
+        found: list[tuple[int, float]] = []
+        for lo, hi in self.ranges:
+            rows = self.conn.execute(self._ranked_in, [expression, *self.params, lo, hi, depth])
+            found += [(int(r[0]), float(r[1])) for r in rows]
+        return sorted(found, key=lambda item: (item[1], item[0]))[:depth]
 
     def count(self, expression: str, cap: int) -> int:
         """Rows the expression matches, counted up to ``cap`` without scoring (cheap)."""
-        return self.conn.execute(self._count, [expression, *self.params, cap]).fetchone()[0]
+        if self.ranges is None:
+            return self.conn.execute(self._count, [expression, *self.params, cap]).fetchone()[0]
+        total = 0
+        for lo, hi in self.ranges:
+            total += self.conn.execute(self._count_in, [expression, *self.params, lo, hi, cap - total]).fetchone()[0]
+            if total >= cap:
+                break
+        return total
+
+    def best_among(self, expression: str, chunk_ids: Sequence[int]) -> tuple[int, float] | None:
+        """The best scored of these chunks for the expression: (chunk id, bm25), or None."""
+        marks = ",".join("?" * len(chunk_ids))
+        row = self.conn.execute(
+            f"SELECT rowid, {self.score} AS s FROM chunks_fts WHERE chunks_fts MATCH ?{self.where} "
+            f"AND (rowid + 0) IN ({marks}) ORDER BY s LIMIT 1",
+            [expression, *self.params, *chunk_ids],
+        ).fetchone()
+        return (int(row[0]), float(row[1])) if row else None
+
+    def better_than(self, expression: str, score: float) -> int:
+        """How many rows score better than ``score`` (scores every match: for explanations)."""
+        if self.ranges is not None:
+            return sum(self.conn.execute(
+                f"SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?{self.where} AND rowid BETWEEN ? AND ? "
+                f"AND {self.score} < ?", [expression, *self.params, lo, hi, score]).fetchone()[0]
+                for lo, hi in self.ranges)
+        return self.conn.execute(
+            f"SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?{self.where} AND {self.score} < ?",
+            [expression, *self.params, score],
+        ).fetchone()[0]
 
 
 def optimize(conn) -> None:

@@ -13,9 +13,10 @@ import sqlean as sqlite3
 
 from ..errors import StoreError
 from .connection import transaction
+from .facets import BACKFILL_KEY, MIGRATION_FACETS
 from .meta import SCHEMA_VERSION_KEY, get_meta, set_meta
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -93,6 +94,8 @@ MIGRATIONS: list[str] = [
     ALTER TABLE vectors ADD COLUMN pending_text TEXT;
     CREATE INDEX vectors_pending ON vectors(id) WHERE pending_text IS NOT NULL;
     """,
+    # 2 -> 3: tags and the frontmatter date of each note (store.facets), filled by a backfill
+    MIGRATION_FACETS,
 ]
 
 
@@ -105,12 +108,17 @@ def ensure_schema(conn: sqlite3.Connection) -> None:
             for statement in _split_sql(_SCHEMA_V1):
                 conn.execute(statement)
             version = 1  # a new file is version 1 plus every migration
+            new_file = True
+        else:
+            new_file = False
         current = int(version)
         if current > SCHEMA_VERSION:
             raise StoreError(f"The index was written by a newer pms-tui (schema {current}); upgrade pms-tui.")
         for step in MIGRATIONS[current - 1 :]:
             for statement in _split_sql(step):
                 conn.execute(statement)
+        if new_file:
+            conn.execute("DELETE FROM meta WHERE key = ?", (BACKFILL_KEY,))  # no notes to fill
         if current != SCHEMA_VERSION:
             set_meta(conn, SCHEMA_VERSION_KEY, SCHEMA_VERSION)
 

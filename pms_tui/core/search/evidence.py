@@ -1,0 +1,113 @@
+"""Why a hit ranks where it does, and where a given note ranks: the evidence panel and
+``pms-tui explain``.
+
+Both are computed on demand (for the selected hit, or the note asked about), never for every
+search: each costs a few small FTS5 lookups and, for a note, one scan of the vectors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..results import Evidence, Hit, NoteExplanation, SearchResult
+from ..store import facets
+from . import query as fts_query
+from .filters import fts_quote, plan
+from .query_syntax import ParsedQuery
+
+
+def query_words(parsed: ParsedQuery) -> list[str]:
+    """The words a passage is scored by: content words of the text, each once."""
+    return list(dict.fromkeys(fts_query.content_words(parsed.text)))
+
+
+def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
+    parsed: ParsedQuery = result.query
+    s = retrieval.settings
+    conn = retrieval.store.conn
+    words = query_words(parsed)
+    expressions = {w: fts_quote(w) for w in words}
+    matched = facets.column_matches(conn, hit.chunk_id, expressions) if words else {}
+    found = {w for ws in matched.values() for w in ws}
+    stems = retrieval.bm25.stems(words)
+    weights = {"bm25": s.bm25_weight, "vector": s.vector_weight}
+    contributions = {}
+    for lane, rank in (("bm25", hit.bm25_rank), ("vector", hit.vector_rank)):
+        if rank is not None:
+            contributions[lane] = weights[lane] / (s.rrf_k + rank)
+    pending = bool(getattr(hit, "vector_pending", False)) or (
+        "vector" not in result.lanes and any("vector" in n for n in result.notes))
+    return Evidence(
+        note=f"{hit.collection}/{hit.relpath}", start_line=hit.start_line,
+        bm25=hit.bm25, bm25_rank=hit.bm25_rank,
+        matched={c: ws for c, ws in matched.items() if ws}, stems=stems,
+        missing=[w for w in words if w not in found],
+        similarity=None if hit.distance is None else round(1.0 - float(hit.distance), 6),
+        vector_rank=hit.vector_rank, rrf_k=s.rrf_k,
+        contributions={k: round(v, 8) for k, v in contributions.items()},
+        rrf=round(sum(contributions.values()), 8),
+        filters=parsed.chips(), ignored=[f"{i.text}: {i.reason}" for i in parsed.ignored],
+        vector_pending=pending,
+    )
+
+
+def explain_note(retrieval, parsed: ParsedQuery, collection_id: int, relpath: str, note: str,
+                 collection_ids=None, *, vector: bool = True) -> NoteExplanation:
+    conn = retrieval.store.conn
+    s = retrieval.settings
+    chunks = facets.note_chunk_ids(conn, collection_id, relpath)
+    chunk_ids = [c for c, _ in chunks]
+    fplan = plan(parsed, collection_ids, retrieval.collection_map())
+    failed = _failed_filters(retrieval, fplan, parsed, chunk_ids)
+    words = query_words(parsed)
+    bm25_rank = bm25_line = None
+    text_match = fts_query.build_match(parsed.text, prefix=False) if parsed.has_text else None
+    expression = fplan.match(text_match)
+    if expression and chunk_ids:
+        bm25_rank, best = retrieval.bm25.rank_within(expression, chunk_ids, fplan.resolve(conn).doc_ids)
+        bm25_line = _line(retrieval, best)
+    missing = []
+    if chunk_ids:
+        for w in words:
+            if not facets.any_match(conn, fts_quote(w), chunk_ids):
+                missing.append(w)
+    vector_rank = similarity = vector_line = None
+    if vector and parsed.has_text and chunks and retrieval.embedder.ready and not retrieval.vectors_mismatch():
+        qvec = retrieval.embedder.embed_query(parsed.text)
+        ranked = retrieval.vectors.rank_of(qvec, np.array(sorted({v for _, v in chunks}), dtype=np.int64))
+        if ranked is not None:
+            vid, similarity, vector_rank = ranked
+            vector_line = _line(retrieval, next(c for c, v in chunks if v == vid))
+            similarity = round(float(similarity), 6)
+    return NoteExplanation(
+        note=note, query=parsed.to_json(), passes_filters=not failed, failed_filters=failed,
+        bm25_rank=bm25_rank, bm25_line=bm25_line, vector_rank=vector_rank, similarity=similarity,
+        vector_line=vector_line, missing=missing, lane_depth=s.lane_depth,
+    )
+
+
+def _line(retrieval, chunk_id: int | None) -> int | None:
+    if chunk_id is None:
+        return None
+    rows = retrieval.store.conn.execute("SELECT start_line FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+    return rows[0] if rows else None
+
+
+def _failed_filters(retrieval, fplan, parsed: ParsedQuery, chunk_ids: list[int]) -> list[str]:
+    """The chips of the filters this note fails."""
+    conn = retrieval.store.conn
+    if not chunk_ids:
+        return []
+    failed = []
+    for chip in parsed.chips():
+        one = plan(_only(parsed, chip), fplan.note.collection_ids, retrieval.collection_map()).resolve(conn)
+        allowed = facets.chunks_of_documents(conn, one.doc_ids, one.words(), one.excluded(), among=chunk_ids)
+        if not allowed:
+            failed.append(chip)
+    return failed
+
+
+def _only(parsed: ParsedQuery, chip: str) -> ParsedQuery:
+    from .query_syntax import parse
+
+    return parse(chip)

@@ -1,0 +1,232 @@
+"""What notes are filtered by besides their words: tags (``note_tags``) and the note's date
+(``documents.note_date``), and the SQL of the search filters over them.
+
+A filter on notes is a condition on ``documents d``; filters on words are FTS5 expressions
+(built by search.filters) whose matching rows are read here without scoring.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from .chunks import HIT_COLUMNS, HIT_JOINS, HitRow
+
+# schema 3: tags and the frontmatter date; ``facets_backfill`` asks the indexing room to fill
+# them for notes indexed before (their tags need the note's text, which only Python reads)
+MIGRATION_FACETS = """
+ALTER TABLE documents ADD COLUMN note_date TEXT;
+CREATE TABLE note_tags (
+    tag         TEXT NOT NULL,
+    document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    PRIMARY KEY (tag, document_id)
+) WITHOUT ROWID;
+CREATE INDEX note_tags_by_document ON note_tags(document_id);
+INSERT INTO meta(key, value) VALUES ('facets_backfill', '1')
+    ON CONFLICT(key) DO UPDATE SET value = '1';
+"""
+BACKFILL_KEY = "facets_backfill"
+
+# the note's date: its frontmatter date when it has one, else its file's modification day
+NOTE_DAY_SQL = "coalesce(d.note_date, date(d.mtime_ns / 1000000000, 'unixepoch', 'localtime'))"
+_BATCH = 900
+
+
+class NoteFilter(NamedTuple):
+    """Conditions on notes; empty lists and None mean no condition."""
+
+    tags: Sequence[str] = ()  # all of them (a tag also matches its nested tags, tag/...)
+    not_tags: Sequence[str] = ()
+    # any prefix of the relative path: (collection id or None for any collection, prefix)
+    paths: Sequence[tuple[int | None, str]] = ()
+    not_paths: Sequence[tuple[int | None, str]] = ()
+    collections: Sequence[str] = ()  # any
+    not_collections: Sequence[str] = ()
+    after: str | None = None  # ISO day, inclusive
+    before: str | None = None  # ISO day, exclusive
+    collection_ids: Sequence[int] = ()  # the caller's collection choice (ctrl+l, -c)
+
+    def condition(self) -> tuple[str, list]:
+        """(SQL condition over documents d, its parameters); ('', []) when there is none."""
+        conditions: list[str] = []
+        params: list = []
+        for tag in self.tags:
+            conditions.append(f"d.id IN (SELECT document_id FROM note_tags WHERE {_TAG_SQL})")
+            params += _tag_params(tag)
+        if self.not_tags:
+            either = " OR ".join([_TAG_SQL] * len(self.not_tags))
+            conditions.append(f"d.id NOT IN (SELECT document_id FROM note_tags WHERE {either})")
+            for tag in self.not_tags:
+                params += _tag_params(tag)
+        if self.paths:
+            either = [_path_sql(p, params) for p in self.paths]
+            conditions.append("(" + " OR ".join(either) + ")")
+        for prefix in self.not_paths:
+            conditions.append(f"NOT {_path_sql(prefix, params)}")
+        if self.collections:
+            marks = ",".join("?" * len(self.collections))
+            conditions.append(f"d.collection_id IN (SELECT id FROM collections WHERE name IN ({marks}))")
+            params += list(self.collections)
+        if self.not_collections:
+            marks = ",".join("?" * len(self.not_collections))
+            conditions.append(f"d.collection_id NOT IN (SELECT id FROM collections WHERE name IN ({marks}))")
+            params += list(self.not_collections)
+        if self.collection_ids:
+            conditions.append(f"d.collection_id IN ({','.join('?' * len(self.collection_ids))})")
+            params += list(self.collection_ids)
+        if self.after:
+            conditions.append(f"{NOTE_DAY_SQL} >= ?")
+            params.append(self.after)
+        if self.before:
+            conditions.append(f"{NOTE_DAY_SQL} < ?")
+            params.append(self.before)
+        return " AND ".join(conditions), params
+
+
+_TAG_SQL = "(tag = ? OR (tag > ? AND tag < ?))"  # '0' follows '/': the nested tags tag/...
+def _path_sql(prefix: tuple[int | None, str], params: list) -> str:
+    """A path prefix as a range of the (collection_id, path) index (case-sensitive, like the
+    file system): fast, unlike LIKE, which scans and cannot use it."""
+    collection_id, text = prefix
+    parts = []
+    if collection_id is not None:
+        parts.append("d.collection_id = ?")
+        params.append(collection_id)
+    if text:
+        parts.append("d.path >= ? AND d.path < ?")
+        params += [text, text[:-1] + chr(ord(text[-1]) + 1)]
+    return "(" + " AND ".join(parts or ["1"]) + ")"
+
+
+def _tag_params(tag: str) -> list[str]:
+    return [tag, tag + "/", tag + "0"]
+
+
+# -- writing --------------------------------------------------------------------------------
+def write(conn, document_id: int, tags: Iterable[str], note_date: str | None) -> None:
+    """A note's tags and frontmatter date. In the transaction that writes the note."""
+    conn.execute("DELETE FROM note_tags WHERE document_id = ?", (document_id,))
+    conn.executemany(
+        "INSERT OR IGNORE INTO note_tags(tag, document_id) VALUES (?, ?)", [(t, document_id) for t in tags]
+    )
+    conn.execute("UPDATE documents SET note_date = ? WHERE id = ?", (note_date, document_id))
+
+
+def backfill_sources(conn) -> list[tuple[int, str, str]]:
+    """(document id, frontmatter JSON, its chunks' text joined) of every note: what the
+    backfill after the schema-2 migration reads."""
+    rows = conn.execute(
+        "SELECT d.id, d.frontmatter, group_concat(c.body, char(10)) FROM documents d "
+        "LEFT JOIN chunks c ON c.document_id = d.id GROUP BY d.id"
+    )
+    return [(r[0], r[1] or "{}", r[2] or "") for r in rows]
+
+
+# -- reading --------------------------------------------------------------------------------
+def tag_counts(conn, limit: int = 5000) -> list[tuple[str, int]]:
+    """Tags in use, the most used first."""
+    return [(r[0], r[1]) for r in conn.execute(
+        "SELECT tag, count(*) AS n FROM note_tags GROUP BY tag ORDER BY n DESC, tag LIMIT ?", (limit,)
+    )]
+
+
+def folders(conn, limit: int = 5000) -> list[str]:
+    """Folder prefixes of indexed notes (``git/``, ``git/tips/``), the fullest first."""
+    counts: dict[str, int] = {}
+    for (path,) in conn.execute("SELECT path FROM documents"):
+        parts = path.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            key = "/".join(parts[:i]) + "/"
+            counts[key] = counts.get(key, 0) + 1
+    return sorted(counts, key=lambda k: (-counts[k], k))[:limit]
+
+
+def document_ids(conn, note: NoteFilter) -> list[int] | None:
+    """Ids of the notes a NoteFilter allows; None when it has no condition (every note)."""
+    doc_sql, params = note.condition()
+    if not doc_sql:
+        return None
+    return [r[0] for r in conn.execute(f"SELECT d.id FROM documents d WHERE {doc_sql}", params)]
+
+
+def chunks_of_documents(conn, doc_ids: Sequence[int] | None, words: str | None = None,
+                        exclude: str | None = None, *, among: Sequence[int] | None = None,
+                        limit: int | None = None) -> list[tuple[int, int]]:
+    """(chunk id, vector id) of the chunks of these notes (all notes: None) that match the
+    FTS5 expression ``words`` when given and nothing of ``exclude``; only among the chunk
+    ids ``among`` when given (each checked alone: cheap for a few); at most ``limit``."""
+    where: list[str] = []
+    params: list = []
+    if among is not None:
+        if not among:
+            return []
+        where.append("c.id IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(list(among)))
+    if doc_ids is not None:
+        where.append("c.document_id IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(list(doc_ids)))
+    probe = "EXISTS (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = c.id)"
+    if words:
+        where.append(probe if among is not None else "c.id IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?)")
+        params.append(words)
+    if exclude:
+        where.append(f"NOT {probe}" if among is not None else
+                     "c.id NOT IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?)")
+        params.append(exclude)
+    sql = "SELECT c.id, c.vector_id FROM chunks c" + (" WHERE " + " AND ".join(where) if where else "")
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return [(int(r[0]), int(r[1])) for r in conn.execute(sql, params)]
+
+
+def any_match(conn, expression: str, chunk_ids: Sequence[int]) -> bool:
+    """Whether any of these chunks matches the FTS5 expression."""
+    for start in range(0, len(chunk_ids), _BATCH):
+        part = list(chunk_ids[start : start + _BATCH])
+        row = conn.execute(
+            f"SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN ({','.join('?' * len(part))}) LIMIT 1",
+            [expression, *part],
+        ).fetchone()
+        if row:
+            return True
+    return False
+
+
+def browse(conn, note: NoteFilter, limit: int, exclude: str | None = None) -> list[HitRow]:
+    """The first passage of the newest notes the filters allow (a query with no words)."""
+    doc_sql, params = note.condition()
+    sql = f"SELECT {HIT_COLUMNS} {HIT_JOINS} WHERE c.seq = 0"
+    if doc_sql:
+        sql += f" AND {doc_sql}"
+    if exclude:
+        sql += (" AND d.id NOT IN (SELECT c2.document_id FROM chunks c2 WHERE c2.id IN "
+                "(SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?))")
+        params.append(exclude)
+    sql += f" ORDER BY {NOTE_DAY_SQL} DESC, d.mtime_ns DESC, d.id DESC LIMIT ?"
+    params.append(limit)
+    return [HitRow(*r) for r in conn.execute(sql, params)]
+
+
+def column_matches(conn, chunk_id: int, expressions: dict[str, str]) -> dict[str, list[str]]:
+    """{column: [keys of ``expressions`` (FTS5 expressions) that match that column of the
+    chunk]} for title, heading and body."""
+    found: dict[str, list[str]] = {"title": [], "heading": [], "body": []}
+    for key, expression in expressions.items():
+        for column in found:
+            row = conn.execute(
+                "SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = ?",
+                (f"{column} : ({expression})", chunk_id),
+            ).fetchone()
+            if row:
+                found[column].append(key)
+    return found
+
+
+def note_chunk_ids(conn, collection_id: int, path: str) -> list[tuple[int, int]]:
+    """(chunk id, vector id) of one note's chunks, in order."""
+    return [(r[0], r[1]) for r in conn.execute(
+        "SELECT c.id, c.vector_id FROM chunks c JOIN documents d ON d.id = c.document_id "
+        "WHERE d.collection_id = ? AND d.path = ? ORDER BY c.seq", (collection_id, path)
+    )]
