@@ -6,7 +6,7 @@ import datetime as dt
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pms_tui.core.search.query_syntax import MAX_QUERY_CHARS, parse, parse_date
@@ -113,6 +113,8 @@ QUERY_ALPHABET = st.sampled_from(list('ab  "-:#/\\*()^') + ["tag:", "path:", "in
 
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.text(max_size=200), st.lists(QUERY_ALPHABET, max_size=60).map("".join)))
+@example('TAG:"0 0')  # an unterminated quoted value holding a space (found by the lead)
+@example('in:"a b" path:"x y/" -tag:"p q"')
 def test_parse_never_raises_and_is_consistent(query):
     q = parse(query, TODAY)
     json.dumps(q.to_json())
