@@ -44,6 +44,16 @@ SEARCH_BINDINGS: list[Binding] = [
     Binding("ctrl+g", "open_editor", "Edit", id="app.open_editor", tooltip="Open the note in $EDITOR at the chunk"),
     Binding("ctrl+y", "copy_chunk", "Copy", id="app.copy_chunk", tooltip="Copy the chunk's text"),
     Binding("ctrl+b", "copy_path", "Copy path", id="app.copy_path", show=False, tooltip="Copy the note's path"),
+    Binding("f3", "toggle_view", "Notes/Passages", id="app.toggle_view", show=False,
+            tooltip="One row per note, or every matching passage (remembered)"),
+    Binding("f4", "toggle_evidence", "Why", id="app.toggle_evidence", show=False,
+            tooltip="The evidence panel: why the highlighted hit ranks where it does"),
+    Binding("f12", "toggle_sort", "Sort", id="app.toggle_sort", show=False,
+            tooltip="By relevance or most recently modified"),
+    Binding("ctrl+up", "history_back", "Older query", id="app.history_back", show=False,
+            tooltip="Bring back an older query from the history"),
+    Binding("ctrl+down", "history_forward", "Newer query", id="app.history_forward", show=False,
+            tooltip="A newer query from the history"),
     _CLEAR,
     # the arrows move the results while the search bar has focus (Input does not bind them)
     Binding("down", "select_next", "Next result", show=False),
@@ -55,6 +65,14 @@ SEARCH_BINDINGS: list[Binding] = [
 RESULTS_BINDINGS: list[Binding] = [
     Binding("j", "cursor_down", "Next result", show=False, id="results.down"),
     Binding("k", "cursor_up", "Previous result", show=False, id="results.up"),
+    Binding("space", "toggle_expand", "More passages", show=False, id="results.expand",
+            tooltip="Show or hide a note's other matching passages"),
+    Binding("s", "screen.toggle_sort", "Sort", show=False, id="results.sort",
+            tooltip="By relevance or most recently modified"),
+    Binding("v", "screen.toggle_view", "Notes/Passages", show=False, id="results.view",
+            tooltip="One row per note, or every matching passage"),
+    Binding("e", "screen.explain_note", "Explain", show=False, id="results.explain",
+            tooltip="Where the highlighted note ranks in each lane, and the words it lacks"),
 ]
 
 

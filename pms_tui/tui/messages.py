@@ -21,8 +21,10 @@ class SearchCompleted(Message):
     """A search (or the recent-notes list for an empty query) came back."""
 
     def __init__(self, generation: int, query: str, hits: list[Hit], lanes: list[str],
-                 notes: list[str], elapsed_ms: float, recent: bool, error: str | None = None) -> None:
+                 notes: list[str], elapsed_ms: float, recent: bool, error: str | None = None,
+                 result=None) -> None:
         super().__init__()
+        self.result = result  # the SearchResult (its parsed query, for chips and evidence); None: recent
         self.generation = generation
         self.query = query
         self.hits = hits

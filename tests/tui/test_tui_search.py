@@ -35,7 +35,7 @@ def test_typing_shows_ranked_hits_from_both_lanes(tui_home):
             assert evidence(top).startswith(f"{top.score:.2f}  bm25 #{top.bm25_rank}")
             assert f"vec #{top.vector_rank}" in evidence(top)
             assert screen.status.status.lanes == ("bm25", "vector")
-            assert screen.status.status.hits == len(hits)
+            assert screen.status.status.hits == len(screen.results.rows)  # one row per note
             # the results came back as the app's own message, for the current query only
             done = [m for m in messages if isinstance(m, SearchCompleted)]
             assert done[-1].query == "undo the last commit" and done[-1].generation == screen.search_generation
@@ -74,7 +74,7 @@ def test_moving_the_selection_updates_reader_and_breadcrumb(tui_home):
             screen = app.search_screen
             await wait_for_model(app, pilot)
             await type_query(app, pilot, "git reset")
-            hits = screen.results.hits
+            hits = [row.hit for row in screen.results.rows]  # one row per note, at its best passage
             assert len(hits) >= 2
             first = screen.reader.hit
             assert first.chunk_id == hits[0].chunk_id

@@ -34,6 +34,7 @@ class NoteActions:
             self.notify("Set the EDITOR environment variable to open notes, for example "
                         "`export EDITOR=nano` in your shell profile.", severity="warning", timeout=10)
             return
+        self.remember_query()
         try:
             with self.app.suspend():
                 subprocess.call([*shlex.split(editor), f"+{hit.start_line}", hit.path])
@@ -57,6 +58,7 @@ class NoteActions:
 
     def copy_text(self, text: str, what: str) -> None:
         """OSC 52 through the terminal, and pyperclip where the terminal does not do OSC 52."""
+        self.remember_query()
         self.app.copy_to_clipboard(text)
         self.copy_with_pyperclip(text, what)
 

@@ -137,6 +137,7 @@ class SyncActions:
         if report.changed or report.chunks_embedded:
             self.reader.refresh_view()
             self.request_search(immediate=True)
+            self.after_index_changed()  # saved searches, completion values (controllers.query)
 
     @while_running
     def on_sync_failed(self, message: SyncFailed) -> None:

@@ -25,10 +25,13 @@ from ..commands import Command, ScreenCommands
 from ..controllers import while_running
 from ..controllers.clip import ClipActions
 from ..controllers.notes import NoteActions
+from ..controllers.query import QueryActions
 from ..controllers.sync import SyncActions
 from ..keys import SEARCH_BINDINGS, bound_key
 from ..messages import ModelFailed, ModelLoaded, SearchCompleted
 from ..sample import is_sample_path
+from ..widgets.evidence import EvidencePanel
+from ..widgets.query_bits import FilterChips, QuerySuggester
 from ..widgets.reader import Reader, welcome_text
 from ..widgets.results import ResultsList
 from ..widgets.search_bar import SearchBar, search_placeholder
@@ -42,7 +45,7 @@ MODE_HELP = {
 }
 
 
-class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
+class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[None]):
     """``SearchScreen(kb, keymap=...)``; ``kb`` is None when the index could not be opened."""
 
     BINDINGS = SEARCH_BINDINGS
@@ -69,16 +72,20 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
         self._shown_query: str | None = None
         self.init_sync()
         self.init_clip()
+        self.init_query()
 
     def key(self, binding_id: str) -> str:
         """The key bound to ``binding_id`` now (remaps applied), for hints."""
         return bound_key(binding_id, self.keymap, self.app.COMMAND_PALETTE_BINDING)
 
     def compose(self) -> ComposeResult:
-        yield SearchBar(placeholder=search_placeholder(self.key), id="search")
+        yield SearchBar(placeholder=search_placeholder(self.key), suggester=QuerySuggester(self.facet_choices),
+                        id="search")
+        yield FilterChips(id="chips")
         with Horizontal(id="panes"):
             yield ResultsList(id="results")
             yield Reader(empty_text=welcome_text(self.key), id="reader")
+        yield EvidencePanel(id="evidence")
         yield StatusLine(show_timings=self.show_timings, id="status")
         yield Footer()
 
@@ -90,6 +97,7 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
             return
         self.refresh_collections()
         self.refresh_stats()
+        self.mount_query()
         if self.kb.model_mismatch:
             self.model_state = "mismatch"
             self.status.update_status(model="mismatch: reindex")
@@ -122,6 +130,14 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
     @property
     def status(self) -> StatusLine:
         return self.query_one("#status", StatusLine)
+
+    @property
+    def chips(self) -> FilterChips:
+        return self.query_one("#chips", FilterChips)
+
+    @property
+    def evidence(self) -> EvidencePanel:
+        return self.query_one("#evidence", EvidencePanel)
 
     def refresh_collections(self) -> None:
         if self.kb is None:
@@ -217,11 +233,13 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
                vector: bool) -> None:
         started = time.perf_counter()
         recent = not query.strip()
+        result = None
         try:
             if recent:
                 hits, lanes, notes = self.kb.recent(limit=RESULT_COUNT, collections=collections), [], []
             else:
-                result = self.kb.search(query, k=RESULT_COUNT, mode=mode, collections=collections, vector=vector)
+                result = self.kb.search(query, k=self.results_count(RESULT_COUNT), mode=mode,
+                                        collections=collections, vector=vector)
                 hits, lanes, notes = result.hits, result.lanes, result.notes
             error = None
         except Exception as exc:  # noqa: BLE001 - a database error must not end the app
@@ -229,7 +247,7 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
         if get_current_worker().is_cancelled:
             return
         elapsed = (time.perf_counter() - started) * 1000
-        self.post_message(SearchCompleted(generation, query, hits, lanes, notes, elapsed, recent, error))
+        self.post_message(SearchCompleted(generation, query, hits, lanes, notes, elapsed, recent, error, result))
 
     @while_running
     def on_search_completed(self, message: SearchCompleted) -> None:
@@ -237,12 +255,19 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
             return  # a newer query is on its way: never show stale results over fresh ones
         same_query = message.query.strip() == self._shown_query
         self._shown_query = message.query.strip()
+        self.last_result = message.result
         self.results.show_hits(message.hits, recent=message.recent, empty_message=self._empty_message(message),
-                               keep_selection=same_query)
+                               keep_selection=same_query, view=self.view, sort=self.sort, limit=RESULT_COUNT)
+        parsed = message.result.query if message.result is not None else None
+        ignored = tuple(i.reason if i.text in i.reason else f"{i.text}: {i.reason}"
+                        for i in parsed.ignored) if parsed else ()
+        self.chips.show_query(parsed.chips() if parsed else [], [i.text for i in parsed.ignored] if parsed else [])
         self.status.update_status(
             mode=self.mode, collection=self.collection_filter, lanes=tuple(message.lanes),
-            hits=len(message.hits), elapsed_ms=message.elapsed_ms, recent=message.recent,
+            hits=len(self.results.rows), elapsed_ms=message.elapsed_ms, recent=message.recent, ignored=ignored,
         )
+        if message.result is not None:
+            self.saved_seen(message.result)
         if message.error:
             self.notify(message.error, severity="error")
         started = self._search_started
@@ -269,9 +294,12 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
     @while_running
     def on_results_list_hit_highlighted(self, message: ResultsList.HitHighlighted) -> None:
         self.reader.show(message.hit)
+        self.show_evidence(message.hit)
+        self.watch_reading(message.hit)
 
     @while_running
     def on_results_list_hit_chosen(self, message: ResultsList.HitChosen) -> None:
+        self.remember_query()
         self.query_one("#reader-scroll").focus()
 
     def action_select_next(self) -> None:
@@ -336,6 +364,7 @@ class SearchScreen(NoteActions, SyncActions, ClipActions, Screen[None]):
             ("Copy the note's path", self.action_copy_path, "The absolute path"),
             ("Help: keys", self.app.action_help, "List every key and its id"),
         ]
+        commands += self.query_palette_commands()
         for mode in MODES:
             mark = " (current)" if self.mode == mode else ""
             commands.append((f"Mode: {mode}{mark}", lambda mode=mode: self.set_mode(mode), MODE_HELP[mode]))

@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 from pms_tui.core.results import SNIPPET_CLOSE, SNIPPET_OPEN, Hit
 
 from ..keys import RESULTS_BINDINGS
+from ..result_rows import Row, layout
 
 SNIPPET_LINES = 2
 
@@ -50,8 +51,14 @@ def marked_snippet(snippet: str) -> Content:
     return Content.assemble(*parts)
 
 
-def hit_row(hit: Hit, width: int, recent: bool) -> Content:
-    """Title and evidence, location and breadcrumb, then the snippet: one hit."""
+def hit_row(hit: Hit, width: int, recent: bool, more: int = 0, extra: bool = False,
+            expanded: bool = False) -> Content:
+    """Title and evidence, location and breadcrumb, then the snippet: one hit. A note row says
+    how many more of its passages matched; a passage shown under its note is indented."""
+    if extra:
+        inner = hit_row(hit, width - 2, recent)
+        return Content("\n").join([Content.assemble(("↳ " if i == 0 else "  ", "$text-muted"), line)
+                                   for i, line in enumerate(inner.split("\n"))])
     width = max(width, 20)
     right = Content.styled("recent" if recent else evidence(hit), "$text-muted")
     if not recent:
@@ -70,7 +77,11 @@ def hit_row(hit: Hit, width: int, recent: bool) -> Content:
     if len(snippet) > SNIPPET_LINES:
         snippet = snippet[:SNIPPET_LINES]
         snippet[-1] = snippet[-1].truncate(width - 1) + "…"
-    return Content("\n").join([first, second, *snippet])
+    lines = [first, second, *snippet]
+    if more:
+        label = "hide" if expanded else "space to show"
+        lines.append(Content.styled(f"+{more} more passage{'s' if more > 1 else ''} ({label})", "$text-accent"))
+    return Content("\n").join(lines)
 
 
 class ResultsList(OptionList):
@@ -105,46 +116,81 @@ class ResultsList(OptionList):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.hits: list[Hit] = []
+        self.hits: list[Hit] = []  # the passages found, best first
+        self.rows: list[Row] = []  # what is listed: notes (with their extra passages) or passages
+        self.view = "notes"
+        self.sort = "relevance"
+        self.limit: int | None = None
+        self.expanded: set[tuple[str, str]] = set()
         self.recent = False
         self.empty_message = ""
         self._built_width = 0
 
     @property
     def current(self) -> Hit | None:
-        if self.highlighted is None or not self.hits:
+        row = self.current_row
+        return row.hit if row is not None else None
+
+    @property
+    def current_row(self) -> Row | None:
+        if self.highlighted is None or not self.rows:
             return None
         option = self.get_option_at_index(self.highlighted)
-        return self.hits[int(option.id)] if option.id is not None else None
+        return self.rows[int(option.id)] if option.id is not None else None
 
     def _row_width(self) -> int:
         width = self.scrollable_content_region.width or self.size.width or 60
         return max(20, width - 2)
 
     def show_hits(self, hits: Sequence[Hit], *, recent: bool = False, empty_message: str = "",
-                  keep_selection: bool = False) -> None:
+                  keep_selection: bool = False, view: str | None = None, sort: str | None = None,
+                  limit: int | None = None) -> None:
         """Replace the rows and highlight the first; with ``keep_selection`` (the same query run
         again) the highlighted chunk stays highlighted where it is still listed."""
         previous = self.current if keep_selection else None
         self.hits = list(hits)
         self.recent = recent
         self.empty_message = empty_message
+        self.view = view or self.view
+        self.sort = sort or self.sort
+        self.limit = limit
+        if not keep_selection:
+            self.expanded = set()
+        self._layout(previous)
+
+    def set_layout(self, view: str, sort: str) -> None:
+        """Show the same hits as notes or passages, by relevance or date."""
+        self.view, self.sort = view, sort
+        self._layout(self.current)
+
+    def action_toggle_expand(self) -> None:
+        """Show or hide the other matching passages of the highlighted note, in place."""
+        row = self.current_row
+        if row is None or self.view != "notes" or (not row.more and not row.extra):
+            return
+        self.expanded ^= {row.note}
+        note_row = next((r for r in self.rows if r.note == row.note and not r.extra), row)
+        self._layout(note_row.hit)
+
+    def _layout(self, keep: Hit | None) -> None:
+        self.rows = layout(self.hits, "passages" if self.recent else self.view, self.sort, self.expanded, self.limit)
         index = 0
-        if previous is not None:
-            index = next((i for i, h in enumerate(self.hits) if h.chunk_id == previous.chunk_id), 0)
-        self._rebuild(index if self.hits else None)
+        if keep is not None:
+            index = next((i for i, r in enumerate(self.rows) if r.hit.chunk_id == keep.chunk_id), 0)
+        self._rebuild(index if self.rows else None)
         # announce even when the index did not change (the hit under it did)
-        self.post_message(self.HitHighlighted(self.hits[index] if self.hits else None))
+        self.post_message(self.HitHighlighted(self.rows[index].hit if self.rows else None))
 
     def _rebuild(self, highlight: int | None) -> None:
         width = self._row_width()
         self._built_width = width
         options: list[Option | None] = []
-        for i, hit in enumerate(self.hits):
-            if i:
+        for i, row in enumerate(self.rows):
+            if i and not row.extra:
                 options.append(None)
-            options.append(Option(hit_row(hit, width, self.recent), id=str(i)))
-        if not self.hits and self.empty_message:
+            content = hit_row(row.hit, width, self.recent, row.more, row.extra, row.note in self.expanded)
+            options.append(Option(content, id=str(i)))
+        if not self.rows and self.empty_message:
             options.append(Option(Content.styled(self.empty_message, "$text-muted"), disabled=True))
         with self.app.batch_update():
             self.clear_options()
@@ -158,15 +204,15 @@ class ResultsList(OptionList):
         self._fit_width()
 
     def _fit_width(self) -> None:
-        if self.hits and self._row_width() != self._built_width:
+        if self.rows and self._row_width() != self._built_width:
             self._rebuild(self.highlighted)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
-        if event.option.id is not None and self.hits:
-            self.post_message(self.HitHighlighted(self.hits[int(event.option.id)]))
+        if event.option.id is not None and self.rows:
+            self.post_message(self.HitHighlighted(self.rows[int(event.option.id)].hit))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        if event.option.id is not None and self.hits:
-            self.post_message(self.HitChosen(self.hits[int(event.option.id)]))
+        if event.option.id is not None and self.rows:
+            self.post_message(self.HitChosen(self.rows[int(event.option.id)].hit))

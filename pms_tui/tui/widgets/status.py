@@ -25,6 +25,9 @@ class Status:
     hits: int | None = None
     elapsed_ms: float | None = None
     recent: bool = False
+    view: str = "notes"  # notes | passages
+    sort: str = "relevance"  # relevance | modified
+    ignored: tuple[str, ...] = field(default_factory=tuple)  # parts of the query left out, with why
 
 
 class StatusLine(Horizontal):
@@ -91,7 +94,12 @@ class StatusLine(Horizontal):
             if s.mode in ("hybrid", "vector") and "vector" not in s.lanes:
                 parts += [(" (vector waiting for the model)", "$text-warning")]
         if s.hits is not None and not s.recent:
-            parts += [sep, (f"{s.hits} hits", "")]
+            unit = "note" if s.view == "notes" else "passage"
+            parts += [sep, (f"{s.hits} {unit}{'' if s.hits == 1 else 's'}", "")]
+            if s.sort != "relevance":
+                parts += [(" newest first", "$text-accent")]
         if s.elapsed_ms is not None and self.show_timings:
             parts += [(f" in {s.elapsed_ms:.0f} ms", "")]
+        for item in s.ignored[:2]:
+            parts += [sep, (f"ignored {item}", "$text-warning")]
         self.query_one("#status-text", Static).update(Content.assemble(*parts))

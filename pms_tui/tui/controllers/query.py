@@ -1,0 +1,273 @@
+"""The search language in the app: filter chips and completion, notes or passages, sort,
+history, saved searches and the evidence panel.
+
+Mixed into :class:`pms_tui.tui.screens.search.SearchScreen`, which supplies ``kb``,
+``search_bar``, ``results``, ``status``, ``request_search`` and the last search's result.
+"""
+
+from __future__ import annotations
+
+from textual import work
+
+from pms_tui.core.config import load_state, save_state
+from pms_tui.core.errors import describe as sentence
+
+from ..history import History, fingerprint
+from ..result_rows import SORTS, VIEWS, group
+from . import while_running
+
+VIEW_STATE = "results_view"  # remembered in the app state (state.json), like the theme
+READ_SECONDS = 4.0  # a hit highlighted this long counts as read: its query enters the history
+HISTORY_PALETTE = 15  # recent queries the command palette lists
+SAVED_CHECK_K = 10  # how many hits a saved search's fingerprint covers
+
+
+class QueryActions:
+    def init_query(self) -> None:
+        self.view = "notes"
+        self.sort = "relevance"
+        self.evidence_shown = False
+        self.last_result = None  # the last SearchResult shown (None for recent notes)
+        self.history: History | None = None
+        self._history_pos: int | None = None  # index into history.recent() while recalling
+        self._facets: dict[str, list[str]] = {}
+        self._read_timer = None
+        self._explained: tuple | None = None  # (query, collection, relpath) explained in the panel
+
+    def mount_query(self) -> None:
+        """After the screen mounts: the remembered view, the history, completion values."""
+        if self.kb is None:
+            return
+        try:
+            self.view = load_state(self.kb.home).get(VIEW_STATE, "notes")
+        except Exception:  # noqa: BLE001 - a state that cannot be read is the default
+            self.view = "notes"
+        if self.view not in VIEWS:
+            self.view = "notes"
+        self.history = History(self.kb.home)
+        self.refresh_facets()
+
+    def after_index_changed(self) -> None:
+        """After a sync that changed the index."""
+        self.refresh_facets()
+        self.recheck_saved()
+
+    # -- completion ---------------------------------------------------------------------------
+    def facet_choices(self, kind: str) -> list[str]:
+        return self._facets.get(kind, [])
+
+    @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
+    def refresh_facets(self) -> None:
+        try:
+            values = self.kb.facet_values()
+        except Exception:  # noqa: BLE001 - completion is a convenience
+            return
+        self._facets = values
+
+    # -- views ------------------------------------------------------------------------------
+    def results_count(self, base: int) -> int:
+        """Passages to ask for: more in notes view, so that ``base`` notes can fill."""
+        return base * 3 if self.view == "notes" else base
+
+    def action_toggle_view(self) -> None:
+        self.set_view("passages" if self.view == "notes" else "notes")
+
+    def set_view(self, view: str) -> None:
+        if view not in VIEWS:
+            return
+        self.view = view
+        try:
+            save_state(self.kb.home, **{VIEW_STATE: view})
+        except Exception:  # noqa: BLE001 - it would only be forgotten next time
+            pass
+        self.status.update_status(view=view)
+        self.notify(f"Showing {'one row per note' if view == 'notes' else 'every passage'}.", timeout=2)
+        self.request_search(immediate=True)
+
+    def action_toggle_sort(self) -> None:
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self.status.update_status(sort=self.sort)
+        self.results.set_layout(self.view, self.sort)
+
+    # -- the evidence panel -----------------------------------------------------------------
+    def action_toggle_evidence(self) -> None:
+        self.evidence_shown = not self.evidence_shown
+        self.evidence.set_class(self.evidence_shown, "-shown")
+        if self.evidence_shown:
+            self.show_evidence(self.results.current)
+
+    def show_evidence(self, hit) -> None:
+        if self._explained and (hit is None or self._explained != (self.search_bar.value, hit.collection,
+                                                                   hit.relpath)):
+            self._explained = None
+        if not self.evidence_shown:
+            return
+        if hit is not None and self._explained == (self.search_bar.value, hit.collection, hit.relpath):
+            return  # the explanation of this note stays until another hit or query
+        result = self.last_result
+        if hit is None or result is None:
+            self.evidence.show_lines("Evidence", ["Select a search result to see why it ranks where it does."])
+            return
+        self.compute_evidence(result, hit)
+
+    @work(thread=True, exclusive=True, group="evidence", exit_on_error=False)
+    def compute_evidence(self, result, hit) -> None:
+        try:
+            lines = self.kb.evidence(result, hit).lines()
+        except Exception as exc:  # noqa: BLE001
+            lines = [sentence(exc)]
+        self.app.call_from_thread(self._show_evidence_lines, hit, lines)
+
+    @while_running
+    def _show_evidence_lines(self, hit, lines) -> None:
+        current = self.results.current
+        if current is not None and current.chunk_id == hit.chunk_id and self._explained is None:
+            self.evidence.show_lines(f"Why passage #{self._rank_of(hit)}: {hit.collection}/{hit.relpath}:{hit.start_line}",
+                                     lines)
+
+    def _rank_of(self, hit) -> int:
+        hits = self.last_result or []
+        return next((i for i, h in enumerate(hits, 1) if h.chunk_id == hit.chunk_id), 0)
+
+    def action_explain_note(self) -> None:
+        """Where the highlighted note ranks for the query, lane by lane (in the evidence panel)."""
+        hit = self.results.current
+        query = self.search_bar.value
+        if hit is None or not query.strip():
+            self.notify("Type a query and highlight a note to explain its rank.", severity="warning")
+            return
+        self._explained = (query, hit.collection, hit.relpath)
+        if not self.evidence_shown:
+            self.action_toggle_evidence()
+        self.explain_worker(query, f"{hit.collection}/{hit.relpath}")
+
+    @work(thread=True, exclusive=True, group="explain", exit_on_error=False)
+    def explain_worker(self, query: str, note: str) -> None:
+        try:
+            lines = self.kb.explain(query, note, vector=self.vector_ready).lines()
+        except Exception as exc:  # noqa: BLE001
+            lines = [sentence(exc)]
+        self.app.call_from_thread(self._show_explanation, query, note, lines)
+
+    @while_running
+    def _show_explanation(self, query: str, note: str, lines) -> None:
+        hit = self.results.current
+        if self._explained and hit is not None and self._explained == (query, hit.collection, hit.relpath):
+            self.evidence.show_lines(f"Explain: {note}", lines)
+
+    # -- history ----------------------------------------------------------------------------
+    def remember_query(self) -> None:
+        """The current query was acted on (a hit opened, copied or read): keep it."""
+        query = self.search_bar.value
+        if self.history is not None and query.strip() and self.last_result is not None:
+            self.history.add(query)
+
+    def watch_reading(self, hit) -> None:
+        """A hit highlighted for READ_SECONDS counts as read."""
+        if self._read_timer is not None:
+            self._read_timer.stop()
+            self._read_timer = None
+        if hit is not None and self.last_result is not None:
+            self._read_timer = self.set_timer(READ_SECONDS, self.remember_query, name="read-timer")
+
+    def action_history_back(self) -> None:
+        self._recall(+1)
+
+    def action_history_forward(self) -> None:
+        self._recall(-1)
+
+    def _recall(self, step: int) -> None:
+        if self.history is None:
+            return
+        entries = self.history.recent()
+        if not entries:
+            self.notify("No search history yet: queries enter it when a result is opened, copied or read.",
+                        timeout=4)
+            return
+        pos = (-1 if self._history_pos is None else self._history_pos) + step
+        if pos < 0:
+            self._history_pos = None
+            self.set_query("")
+            return
+        self._history_pos = min(pos, len(entries) - 1)
+        self.set_query(entries[self._history_pos], keep_position=True)
+
+    def set_query(self, query: str, *, keep_position: bool = False) -> None:
+        bar = self.search_bar
+        bar.value = query
+        bar.cursor_position = len(query)
+        bar.focus()
+        if not keep_position:
+            self._history_pos = None
+
+    # -- saved searches ---------------------------------------------------------------------
+    def action_save_search(self) -> None:
+        query = self.search_bar.value.strip()
+        if not query or self.history is None:
+            self.notify("Type a query to save first.", severity="warning")
+            return
+        from ..dialogs.name import NameDialog
+
+        def saved(name: str | None) -> None:
+            if name is None:
+                return
+            hits = self.last_result or []
+            self.history.save(name, query, fingerprint(self._notes_of(hits)))
+            self.notify(f"Saved the search {name!r}; run it from the command palette.", timeout=4)
+
+        self.app.push_screen(NameDialog("Save this search as", query[:40]), saved)
+
+    @staticmethod
+    def _notes_of(hits) -> list[str]:
+        return [f"{g[0].collection}/{g[0].relpath}" for g in group(list(hits)[:SAVED_CHECK_K * 3])][:SAVED_CHECK_K]
+
+    def run_saved(self, name: str) -> None:
+        item = self.history.saved.get(name) if self.history else None
+        if item is None:
+            return
+        self._pending_saved = name
+        self.set_query(item.query)
+        self.request_search(immediate=True)
+
+    def saved_seen(self, result) -> None:
+        """A saved search's results were shown: they are its new baseline."""
+        name = getattr(self, "_pending_saved", None)
+        self._pending_saved = None
+        if name and self.history is not None:
+            self.history.seen(name, fingerprint(self._notes_of(result)))
+
+    @work(thread=True, exclusive=True, group="saved-check", exit_on_error=False)
+    def recheck_saved(self) -> None:
+        """After a sync: say which saved searches now find other notes."""
+        if self.history is None or not self.history.saved:
+            return
+
+        def run(query: str) -> str:
+            result = self.kb.search(query, k=SAVED_CHECK_K * 3, vector=self.vector_ready)
+            return fingerprint(self._notes_of(result))
+
+        changed = self.history.recheck(run)
+        if changed:
+            names = ", ".join(repr(n) for n in changed)
+            self.app.call_from_thread(
+                self.notify, f"Saved search {names} has changed results since you last ran it.", timeout=8
+            )
+
+    def query_palette_commands(self) -> list:
+        commands = [
+            ("View: one row per note" if self.view == "passages" else "View: every passage",
+             self.action_toggle_view, "Toggle notes / passages (remembered)"),
+            (f"Sort: {'by date modified' if self.sort == 'relevance' else 'by relevance'}",
+             self.action_toggle_sort, "Relevance or most recently modified first"),
+            ("Evidence panel: show / hide", self.action_toggle_evidence, "Why the highlighted hit ranks there"),
+            ("Explain the highlighted note's rank", self.action_explain_note,
+             "Its rank in each lane and the words it lacks"),
+            ("Save this search…", self.action_save_search, "Run it again later from the palette"),
+        ]
+        if self.history is not None:
+            for name, item in self.history.saved.items():
+                mark = " (changed)" if item.changed else ""
+                commands.append((f"Saved: {name}{mark}", lambda name=name: self.run_saved(name), item.query))
+            for query in self.history.recent(HISTORY_PALETTE):
+                commands.append((f"History: {query}", lambda query=query: self.set_query(query), "Search again"))
+        return commands
