@@ -124,6 +124,8 @@ def test_an_old_index_is_migrated_and_its_vectors_count_as_embedded(tmp_path, no
         conn = kb.store.conn  # make it look like a version-1 file: no queue column
         conn.execute("DROP INDEX vectors_pending")
         conn.execute("ALTER TABLE vectors DROP COLUMN pending_text")
+        conn.execute("DROP TABLE note_tags")  # nor the facets of schema 3
+        conn.execute("ALTER TABLE documents DROP COLUMN note_date")
         conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     with KnowledgeBase(home=home) as kb:
         assert kb.vectors_pending == 0
