@@ -15,6 +15,8 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
+from ..markdown import normalize_newlines, scan
+
 MAX_TAGS = 200
 MAX_TAG_CHARS = 100
 DATE_KEYS = ("updated", "modified", "lastmod", "date", "created")
@@ -22,7 +24,6 @@ _TAG_KEYS = ("tags", "tag", "keywords")
 # a tag: after start, whitespace or [ , ; (not "(", a link target "](#part)") then '#', a letter/digit/_ run with / - allowed
 # inside, holding at least one non-digit (so '#123' is an issue number, not a tag)
 _INLINE = re.compile(r"(?:(?<=^)|(?<=[\s\[,;]))#([\w][\w/-]*)", re.UNICODE)
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
@@ -55,24 +56,24 @@ def frontmatter_tags(meta: dict) -> list[str]:
 
 
 def inline_tags(body: str) -> list[str]:
-    """``#tags`` in the text, outside code."""
+    """``#tags`` in the text, outside code. Code blocks (fenced or indented) are found by
+    ``core.markdown``, the one Markdown scanner, and only for a note that has a candidate tag."""
+    text = normalize_newlines(body)
+    lines = text.split("\n")
+    candidates = [i for i, line in enumerate(lines) if "#" in line and _INLINE.search(line)]
+    if not candidates:
+        return []
+    code: set[int] = set()
+    for block in scan(text).blocks:
+        if block.kind in ("fence", "code_block"):
+            code.update(range(block.start, block.end))
     out: list[str] = []
-    fence: str | None = None
-    for line in body.split("\n"):
-        m = _FENCE.match(line)
-        if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip(" `~"):
-                fence = None
+    for i in candidates:
+        if i in code:
             continue
-        if m:
-            fence = m.group(1)
-            continue
-        if "#" not in line or line.startswith("    ") or line.startswith("\t"):
-            continue
-        line = _CODE_SPAN.sub(" ", line)
-        for found in _INLINE.finditer(line):
+        for found in _INLINE.finditer(_CODE_SPAN.sub(" ", lines[i])):
             tag = found.group(1).rstrip("/-")
-            if not tag.replace("_", "").isdigit() and not tag.isdigit():
+            if not tag.replace("_", "").isdigit():
                 normal = normalize_tag(tag)
                 if normal:
                     out.append(normal)
