@@ -657,10 +657,10 @@ def main() -> None:
     s: dict = {"date": dt.datetime.utcnow().strftime("%Y-%m-%d %H:%M"), "quick": a.quick, "load": [load()]}
     previous = json.loads(summary_path.read_text()) if summary_path.exists() else {}
     if "first" in parts:
-        s["first"] = part_first(300 if a.quick else None, 45 if a.quick else 150)
+        s["first"] = part_first(300 if a.quick else None, 45 if a.quick else 120)
         log(json.dumps({k: v for k, v in s["first"].items() if k != "writer"}))
     if "ui" in parts:
-        s["ui"] = part_ui(300 if a.quick else None, 30 if a.quick else 90)
+        s["ui"] = part_ui(300 if a.quick else None, 30 if a.quick else 60)
         log(json.dumps(s["ui"]))
     if "throughput" in parts:
         s["throughput"] = part_throughput(60 if a.quick else 200)
