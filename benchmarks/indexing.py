@@ -25,6 +25,11 @@ the runner says so and skips when the corpus is absent):
   random, real model for edits) and the edit-to-searchable latency of three watched edits.
   Skipped with a message while ``pms-tui watch`` does not exist.
 
+This is the one runner of issue 10's targets: it replaces ``benchmarks/indexing_live.py`` (the
+issue-10 helper's first runner, measuring first-sync findability, latency while embedding,
+progress cadence, watch idle CPU and edit latency, throughput by max_tokens), whose figures
+are all here, with kill -9 convergence and the app's latency added.
+
 Writes ``/tmp/pms-bench-indexing/summary.json`` and ``summary.md`` and the generated part of
 the issue-10 section of docs/benchmarks.md. ``uptime`` load is recorded beside every part:
 other programs sharing the 2 cores inflate every figure.
