@@ -618,8 +618,7 @@ def markdown(s: dict) -> str:
     u = s.get("ui")
     if u:
         lines += ["", f"App ({u['notes']} notes): queries started {u['text_phase_s']} s after the sync started "
-                  f"(runs before this one's fix started at the first queued text, so the window also held "
-                  f"the text phase); "
+                  f"(once every note had its row); "
                   f"{u['queries_typed']} queries typed over {u['window_s']} s of embedding ({u['pending_left']} texts "
                   f"still queued at the end; {u['no_result_within_30s']} queries without results within 30 s); "
                   f"load {u['load'][0]} / {u['load'][1]}."]
