@@ -30,6 +30,9 @@ issue-10 helper's first runner, measuring first-sync findability, latency while 
 progress cadence, watch idle CPU and edit latency, throughput by max_tokens), whose figures
 are all here, with kill -9 convergence and the app's latency added.
 
+One file of ~700 lines on purpose (over the usual ~400): the runner starts itself again as its
+worker processes (``--worker NAME``), so each part sits beside the worker it spawns.
+
 Writes ``/tmp/pms-bench-indexing/summary.json`` and ``summary.md`` and the generated part of
 the issue-10 section of docs/benchmarks.md. ``uptime`` load is recorded beside every part:
 other programs sharing the 2 cores inflate every figure.
