@@ -7,21 +7,44 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 
 from .core.errors import UsageError, describe
 from .core.results import MODES
+from .core.safe_text import UNSAFE, safe_text
+
+
+def say(*parts: object, file=None) -> None:
+    """print() for anything that may hold note-derived text (titles, paths, snippets, reasons):
+    control characters and escape sequences are shown, never sent raw to the terminal."""
+    print(safe_text(" ".join(str(p) for p in parts)), file=file or sys.stdout)
 
 
 def _kb(args):
     from .core.kb import KnowledgeBase
 
-    return KnowledgeBase(home=args.home)
+    kb = KnowledgeBase(home=args.home)
+    for warning in kb.settings.warnings:
+        say(f"pms-tui: {warning}", file=sys.stderr)
+    kb.on_writer_wait = _tell_waiting  # a second writer waits its turn, and says for whom
+    return kb
+
+
+# json.dumps escapes C0 controls itself; the rest of what safe_text replaces is escaped here
+_JSON_UNSAFE = re.compile("[" + UNSAFE.pattern[1:-1].replace("\x00-\x1f", "") + "]")
+
+
+def _json_safe(match: re.Match) -> str:
+    return "".join(f"\\u{ord(ch):04x}" for ch in match.group())
 
 
 def _print_json(data) -> None:
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    """JSON with the text as it is, but nothing a terminal would obey: json escapes C0
+    controls itself; C1 controls, DEL, bidi overrides and lone surrogates are escaped here."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    sys.stdout.write(_JSON_UNSAFE.sub(_json_safe, text))
     sys.stdout.write("\n")
 
 
@@ -74,7 +97,7 @@ def _sync_with_bar(args, run) -> int:
 def cmd_add(args) -> int:
     with _kb(args) as kb:
         col = kb.collections.create(args.path, name=args.name, description=args.description or "")
-        print(f"Added collection {col.name!r} ({col.path}, {len(col.files)} notes). Run `pms-tui sync` to index it.")
+        say(f"Added collection {col.name!r} ({col.path}, {len(col.files)} notes). Run `pms-tui sync` to index it.")
     return 0
 
 
@@ -92,12 +115,12 @@ def cmd_collections(args) -> int:
         if args.json:
             _print_json(rows)
         elif not rows:
-            print("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
+            say("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
         else:
             for r in rows:
                 missing = "  (folder missing)" if not r["folder_exists"] else ""
-                print(f"{r['name']:<20} {r['path']}{missing}")
-                print(f"{'':<20} {r['files']} files, {r['documents']} indexed, {r['chunks']} chunks, "
+                say(f"{r['name']:<20} {r['path']}{missing}")
+                say(f"{'':<20} {r['files']} files, {r['documents']} indexed, {r['chunks']} chunks, "
                       f"last sync {r['last_sync'] or 'never'}")
     return 0
 
@@ -105,7 +128,7 @@ def cmd_collections(args) -> int:
 def cmd_remove(args) -> int:
     with _kb(args) as kb:
         kb.collections.delete(args.name)
-        print(f"Removed collection {args.name!r} from the index; its files were not touched.")
+        say(f"Removed collection {args.name!r} from the index; its files were not touched.")
     return 0
 
 
@@ -119,30 +142,35 @@ def cmd_status(args) -> int:
         for part in parts.values():
             for mine, theirs in zip(total, part):
                 mine.extend(theirs)
+            total.skipped.extend(part.skipped)
         if args.json:
             _print_json({
                 "to_add": [str(p) for p in total.to_add],
                 "to_update": [str(p) for p in total.to_update],
                 "to_delete": [str(p) for p in total.to_delete],
+                "skipped": [{"path": str(p), "reason": why} for p, why in total.skipped],
             })
             return 0
         if not cols:
-            print("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
+            say("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
             return 0
-        print(total.summary)
+        say(total.summary)
         pending = kb.vectors_pending
         if pending:
-            print(f"  {pending} chunk texts are waiting for their vectors (searchable by their words "
+            say(f"  {pending} chunk texts are waiting for their vectors (searchable by their words "
                   f"already); `pms-tui sync` embeds them.")
         for col in cols:
             part = parts[col.name]
             note = "" if col.exists else "  (folder missing)"
-            print(f"  {col.name}: +{len(part.to_add)} new, ~{len(part.to_update)} modified, "
-                  f"-{len(part.to_delete)} deleted{note}")
+            skipped = f", {len(part.skipped)} skipped" if part.skipped else ""
+            say(f"  {col.name}: +{len(part.to_add)} new, ~{len(part.to_update)} modified, "
+                  f"-{len(part.to_delete)} deleted{skipped}{note}")
         if args.verbose:
             for label, items in (("+", total.to_add), ("~", total.to_update), ("-", total.to_delete)):
                 for item in items:
-                    print(f"    {label} {item}")
+                    say(f"    {label} {item}")
+            for item, why in total.skipped:
+                say(f"    ! {item}: {why}")
     return 0
 
 
@@ -150,17 +178,17 @@ def _print_report(report, as_json: bool) -> None:
     if as_json:
         _print_json(report.to_json())
         return
-    print(report.summary)
+    say(report.summary)
     for problem in report.problems:
-        print(f"  ! {problem}")
+        say(f"  ! {problem}")
     for path, reason in report.skipped:
-        print(f"  skipped {path}: {reason}")
+        say(f"  skipped {path}: {reason}")
 
 
 def cmd_sync(args) -> int:
     with _kb(args) as kb:
         if not kb.collections.list():
-            print("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
+            say("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
             return 0
         return _sync_with_bar(args, lambda bar, cancel: kb.sync(
             progress=bar, collections=args.collection, cancel=cancel, on_wait=_tell_waiting))
@@ -210,6 +238,7 @@ def cmd_reindex(args) -> int:
 def _plain_snippet(text: str) -> str:
     from .core.results import SNIPPET_CLOSE, SNIPPET_OPEN
 
+    text = safe_text(" ".join(text.split()))
     if sys.stdout.isatty():
         return text.replace(SNIPPET_OPEN, "\x1b[1;33m").replace(SNIPPET_CLOSE, "\x1b[0m")
     return text.replace(SNIPPET_OPEN, "*").replace(SNIPPET_CLOSE, "*")
@@ -234,22 +263,22 @@ def cmd_search(args) -> int:
                          "hits": hits})
             return 0
         for item in result.query.ignored:
-            print(f"ignored {item.text}: {item.reason}", file=sys.stderr)
+            say(f"ignored {item.text}: {item.reason}", file=sys.stderr)
         if not result:
-            print("No matches." if kb.stats()["chunks"] else "The index is empty: add a folder and run `pms-tui sync`.")
+            say("No matches." if kb.stats()["chunks"] else "The index is empty: add a folder and run `pms-tui sync`.")
             return 0
         for i, h in enumerate(result, 1):
             ranks = f"bm25 {'#' + str(h.bm25_rank) if h.bm25_rank else '-'}  vec {'#' + str(h.vector_rank) if h.vector_rank else '-'}"
-            print(f"{i:>2}. {h.score:.2f}  {ranks}  {h.collection}/{h.relpath}:{h.start_line}")
+            say(f"{i:>2}. {h.score:.2f}  {ranks}  {h.collection}/{h.relpath}:{h.start_line}")
             crumb = " › ".join(h.heading_path)
-            print(f"    {h.title}" + (f"  ({crumb})" if crumb and crumb != h.title else ""))
-            print(f"    {_plain_snippet(h.snippet)}")
+            say(f"    {h.title}" + (f"  ({crumb})" if crumb and crumb != h.title else ""))
+            print(f"    {_plain_snippet(h.snippet)}")  # sanitised inside
             if args.explain:
                 for line in kb.evidence(result, h).lines():
-                    print(f"      {line}")
+                    say(f"      {line}")
         chips = " ".join(result.query.chips())
-        print(f"({len(result)} hits in {elapsed:.0f} ms; lanes: {', '.join(result.lanes) or 'none'}"
-              f"{'; filters: ' + chips if chips else ''})", file=sys.stderr)
+        say(f"({len(result)} hits in {elapsed:.0f} ms; lanes: {', '.join(result.lanes) or 'none'}"
+            f"{'; filters: ' + chips if chips else ''})", file=sys.stderr)
     return 0
 
 
@@ -260,7 +289,7 @@ def cmd_explain(args) -> int:
             _print_json(explanation.to_json())
             return 0
         for line in explanation.lines():
-            print(line)
+            say(line)
     return 0
 
 
@@ -284,9 +313,9 @@ def cmd_show(args) -> int:
             return 0
         for c in chunks:
             crumb = " › ".join(c.heading_path)
-            print(f"── {collection.name}/{rel}:{c.start_line}-{c.end_line}  {crumb}")
-            print(c.text)
-            print()
+            say(f"── {collection.name}/{rel}:{c.start_line}-{c.end_line}  {crumb}")
+            say(c.text)
+            say()
     return 0
 
 
@@ -305,8 +334,8 @@ def cmd_clip(args) -> int:
             _print_json({"path": str(result.path), "status": result.status, "title": result.title,
                          "url": result.url, "message": result.message})
         else:
-            print(result.path)
-            print(result.message, file=sys.stderr)
+            say(result.path)
+            say(result.message, file=sys.stderr)
         return 0 if result.status in ("created", "updated") else 3
 
 
@@ -316,13 +345,27 @@ def cmd_doctor(args) -> int:
     try:
         kb = KnowledgeBase(home=args.home)
     except Exception as exc:
-        checks = [*environment_checks(), Check("home", False, describe(exc))]
+        checks = [*environment_checks(), Check("home", False, describe(exc)),
+                  Check("repair", False, "if the index is damaged, `pms-tui repair` rebuilds it from your notes")]
     else:
         with kb:
             checks = kb.diagnose()
     for check in checks:
-        print(f"{'ok ' if check.ok else 'BAD'}  {check.label:<14} {check.detail}")
+        say(f"{'ok ' if check.ok else 'BAD'}  {check.label:<14} {check.detail}")
     return 0 if all(check.ok for check in checks) else 1
+
+
+def cmd_repair(args) -> int:
+    from .core.kb import repair_home
+
+    from .cli_progress import SyncProgressBar
+
+    with SyncProgressBar(quiet=False) as bar:
+        steps, report = repair_home(args.home, progress=bar, wait=True, on_wait=_tell_waiting)
+    for step in steps:
+        say(f"  {step}")
+    _print_report(report, False)
+    return 0
 
 
 def cmd_eval(args) -> int:
@@ -413,8 +456,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_clip)
 
-    p = sub.add_parser("doctor", help="check the driver, FTS5, sqlite-vec, the model and paths")
+    p = sub.add_parser("doctor", help="check the driver, FTS5, sqlite-vec, the model, paths and the index's health")
     p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("repair", help="rebuild a damaged index from the notes, keeping the intact vectors")
+    p.set_defaults(func=cmd_repair)
 
     p = sub.add_parser("eval", help="measure retrieval quality")
     eval_sub = p.add_subparsers(dest="eval_kind", metavar="KIND", required=True)
@@ -444,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # the last line of defence: one sentence, no traceback
-        print(f"pms-tui: {describe(exc)}", file=sys.stderr)
+        say(f"pms-tui: {describe(exc)}", file=sys.stderr)
         return 1
 
 

@@ -4,14 +4,23 @@ and the app's state (the theme chosen, the sample offered), kept apart in ``stat
 The home folder holds the database, ``config.toml`` (the user's, edited by hand: a change
 made from the app keeps its comments and layout) and ``state.json`` (the app's). It is
 ``--home``, else ``PMS_TUI_HOME``, else the platform's user data dir (platformdirs).
+
+Every setting is typed and range-checked in one table (``RULES``): a value from config.toml
+keeps its TOML type (``rrf_k = 1.5`` is not a whole number, ``rrf_k = true`` not a number at
+all), a value from the environment is parsed; NaN and infinities are refused everywhere (they
+would reach SQL and JSON). An unknown key is not an error (a newer config on an older
+pms-tui) but is reported with the nearest known key in ``Settings.warnings``.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
+import math
 import os
 import tomllib
-from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import platformdirs
@@ -49,10 +58,16 @@ class Settings:
     debounce_ms: int = 100
     watch: bool = True  # the app (and `pms-tui watch`) index notes as they are saved
     theme: str = "pms-dark"
+    # Symlinks are followed only inside a collection's folder unless this is on (for people
+    # who link folders of notes in on purpose).
+    follow_external_links: bool = False
     extra: dict = field(default_factory=dict)
+    # Sentences about the configuration that are not errors (unknown keys), for the front ends.
+    warnings: list = field(default_factory=list, compare=False, repr=False)
 
     def as_dict(self) -> dict:
         data = asdict(self)
+        data.pop("warnings", None)
         data.update(data.pop("extra"))
         return data
 
@@ -64,19 +79,10 @@ def default_home() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
-def _coerce(name: str, kind: type, raw: object) -> object:
-    try:
-        if kind is bool:
-            return str(raw).lower() in {"1", "true", "yes", "on"}
-        return kind(raw)
-    except (TypeError, ValueError):
-        raise ConfigError(f"Setting {name} must be a {kind.__name__}, not {raw!r}.") from None
-
-
 def load_settings(home: Path) -> Settings:
-    """Read config.toml (if any) then apply ``PMS_TUI_*`` environment overrides."""
+    """Read config.toml (if any) then apply ``PMS_TUI_*`` environment overrides; every value
+    is typed and range-checked (ConfigError names the key, the value and what is allowed)."""
     settings = Settings()
-    known = {f.name: f for f in fields(Settings) if f.name != "extra"}
     path = home / CONFIG_FILE
     data: dict = {}
     if path.exists():
@@ -84,16 +90,128 @@ def load_settings(home: Path) -> Settings:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"Cannot read {path}: {exc}.") from None
+    source = str(path)
     for key, value in data.items():
-        if key in known:
-            setattr(settings, key, _coerce(key, type(getattr(settings, key)), value))
+        if key in RULES:
+            setattr(settings, key, check_value(key, value, source))
         else:
+            if key in TABLE_KEYS:
+                check_table(key, value, source)
+            elif key not in STATE_KEYS:
+                settings.warnings.append(unknown_key_warning(key, source))
             settings.extra[key] = value
-    for key in known:
-        env = os.environ.get(f"PMS_TUI_{key.upper()}")
+    for key in RULES:
+        env_name = f"PMS_TUI_{key.upper()}"
+        env = os.environ.get(env_name)
         if env is not None:
-            setattr(settings, key, _coerce(key, type(getattr(settings, key)), env))
+            setattr(settings, key, check_value(key, env, f"The environment variable {env_name}", from_env=True))
     return settings
+
+
+# Keys that are not Settings fields but have a meaning (tables read by the app).
+TABLE_KEYS = {"keys": "a table of key bindings, like [keys] \"app.sync\" = \"f5\""}
+# Keys the app itself remembers; accepted silently.
+STATE_KEYS = {"sample_added"}
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: type
+    allowed: str  # "must be ..." completion
+    check: Callable[[object], bool] = lambda value: True
+
+
+def _whole(low: int, high: int) -> Rule:
+    return Rule(int, f"a whole number from {low} to {high}", lambda v: low <= v <= high)
+
+
+def _weight(high: float = 100.0) -> Rule:
+    return Rule(float, f"a number from 0 to {high:g}", lambda v: 0.0 <= v <= high)
+
+
+RULES: dict[str, Rule] = {
+    "model": Rule(str, "a model name such as \"BAAI/bge-small-en-v1.5\"", lambda v: bool(v.strip())),
+    "rrf_k": _whole(1, 100_000),
+    "bm25_weight": _weight(),
+    "vector_weight": _weight(),
+    "lane_depth": _whole(1, 10_000),
+    "title_weight": _weight(),
+    "heading_weight": _weight(),
+    "body_weight": _weight(),
+    "chunk_target": _whole(100, 100_000),
+    "chunk_overlap": _whole(0, 50),
+    "embed_batch_size": _whole(1, 4096),
+    "max_tokens": _whole(16, 8192),
+    "debounce_ms": _whole(0, 10_000),
+    "theme": Rule(str, "the name of a theme", lambda v: bool(v.strip())),
+    "follow_external_links": Rule(bool, "true or false"),
+}
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value)
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _typed(rule: Rule, value: object, from_env: bool) -> tuple[bool, object]:
+    """(ok, value of the rule's type)."""
+    if from_env and isinstance(value, str) and rule.kind is not str:
+        raw = value.strip().lower()
+        if rule.kind is bool:
+            return (True, raw in _TRUE) if raw in _TRUE | _FALSE else (False, value)
+        try:
+            value = int(raw) if rule.kind is int else float(raw)
+        except ValueError:
+            return False, value
+    if rule.kind is bool:
+        return isinstance(value, bool), value
+    if isinstance(value, bool):  # bool is an int to Python, not to a person
+        return False, value
+    if rule.kind is int:
+        return isinstance(value, int), value
+    if rule.kind is float:
+        if isinstance(value, (int, float)) and math.isfinite(value):
+            return True, float(value)
+        return False, value
+    return isinstance(value, rule.kind), value
+
+
+def check_value(key: str, value: object, source: str, from_env: bool = False) -> object:
+    """The value as its setting's type, or ConfigError naming key, value and what is allowed."""
+    rule = RULES[key]
+    ok, typed = _typed(rule, value, from_env)
+    if ok:
+        try:
+            ok = bool(rule.check(typed))
+        except Exception:  # noqa: BLE001 - a check on a weird value is a no
+            ok = False
+    if not ok:
+        raise ConfigError(f"{source}: {key} = {_shown(value)} is not allowed; {key} must be {rule.allowed}.")
+    return typed
+
+
+def check_table(key: str, value: object, source: str) -> None:
+    if key == "keys":
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            raise ConfigError(f"{source}: {key} = {_shown(value)} is not allowed; {key} must be {TABLE_KEYS[key]}.")
+
+
+def unknown_key_warning(key: str, source: str) -> str:
+    known = [*RULES, *TABLE_KEYS]
+    near = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    hint = f"; did you mean {near[0]}?" if near else f" (known keys: {', '.join(sorted(known))})."
+    return f"{source} has an unknown key {key!r}, which is ignored{hint}"
 
 
 def _write_atomic(path: Path, text: str) -> None:

@@ -64,9 +64,10 @@ def describe_database_error(exc: BaseException, path: Path | str | None = None) 
     if "locked" in text or "busy" in text:
         return f"The index{where} is locked by another program; close it or try again in a moment."
     if "not a database" in text or "malformed" in text:
-        return f"The index file{where} is damaged or not a pms-tui database; move it away and sync again."
+        return (f"The index file{where} is damaged or not a pms-tui database; run `pms-tui repair` "
+                f"to rebuild it from your notes.")
     if "readonly" in text or "unable to open" in text:
-        return f"The index{where} cannot be opened for writing: {text}."
+        return f"The index{where} is read-only here and cannot be changed ({text})."
     return f"Database error{where}: {text}."
 
 

@@ -73,6 +73,7 @@ from .search.query_syntax import Ignored, ParsedQuery, parse as parse_query
 from .search.retrieval import Retrieval
 from .search.vector_index import VectorIndex
 from .store import Store, check_driver, transaction
+from .store import health
 from .store import chunks as chunk_rows
 from .store import collections as collection_rows
 from .store import documents as document_rows
@@ -87,7 +88,7 @@ __all__ = [
     "ClipResult", "Collection", "CollectionError", "ConfigError", "EmbeddingModelError", "Evidence",
     "ExtractedPage", "Hit", "Ignored", "NoteExplanation", "ParsedQuery", "parse_query", "KnowledgeBase", "ModelMismatchError", "PendingFile", "PmsError",
     "SearchResult", "Settings", "SkipFile", "StoreError", "SyncBusyError", "SyncProgress",
-    "SyncReport", "SyncStatus", "UsageError", "chunk_markdown", "describe", "environment_checks",
+    "SyncReport", "SyncStatus", "UsageError", "WriterBusy", "repair_home", "chunk_markdown", "describe", "environment_checks",
     "extract_from_html", "extract_from_url", "fuse", "indexing_fingerprint", "parse_note",
     "read_note", "sha256_file", "split_frontmatter", "walk_notes",
 ]
@@ -108,12 +109,15 @@ class KnowledgeBase:
         self.settings = settings or load_settings(self.home)
         self.db_path = self.home / DB_FILE
         self.store = Store(self.db_path)
+        # One writer per home across processes (sync, reindex, remove, repair): a second one
+        # waits its turn; ``on_writer_wait(pid)`` (the CLI says so) is told once.
+        self.on_writer_wait = None
         self.embedder = Embedder(self.settings.model, self.settings.embed_batch_size, self.settings.max_tokens)
         self._model_state = "not loaded"
         self.model_error: str | None = None
         self.model_mismatch: str | None = self._check_model()
         self.vectors = VectorIndex(self.store, self._index_dim())
-        self.collections = Collections(self.store, clip=self.clip)
+        self.collections = Collections(self.store, clip=self.clip, writing=self.writing)
         self.retrieval = Retrieval(
             self.store, self.settings, self.embedder, self.vectors, self.collections.ids, self.require_vectors,
             lambda: [c.name for c in self.collections.list()],
@@ -142,6 +146,8 @@ class KnowledgeBase:
         """Record the model on a new index; on an old one, say if it was built with another."""
         conn = self.store.conn
         stored, dim = meta.recorded_model(conn)
+        if stored is None and self.store.read_only:
+            return None  # an empty read-only index: nothing to compare
         if stored is None:
             with transaction(conn):
                 self._record_model(conn)
@@ -152,7 +158,8 @@ class KnowledgeBase:
                 f"{self.embedder.model_name!r}; run `pms-tui reindex` to re-embed with it "
                 f"(vectors of two models are never mixed)."
             )
-        ensure_vector_table(conn, self.embedder.dim)
+        if not self.store.read_only:
+            ensure_vector_table(conn, self.embedder.dim)
         return None
 
     def _record_model(self, conn) -> None:
@@ -200,8 +207,9 @@ class KnowledgeBase:
 
     # -- sync --------------------------------------------------------------------------------
     def check_sync_status(self, collections: Sequence[str] | None = None) -> SyncStatus:
-        """``to_add, to_delete, to_update`` (and ``.summary``) without changing anything."""
-        return sync_status(self.store.conn, self.collections.select(collections))
+        """``to_add, to_delete, to_update`` (and ``.summary``, ``.skipped``) without changing anything."""
+        return sync_status(self.store.conn, self.collections.select(collections),
+                           self.settings.follow_external_links)
 
     def sync(
         self,
@@ -321,6 +329,8 @@ class KnowledgeBase:
     def _writing(self, cancel: threading.Event | None = None, on_wait=None) -> Iterator[None]:
         """Hold the writer lock; an embedding queue drain in this process hands it over
         between runs instead of finishing its group first."""
+        self.store.require_writable()  # a read-only index says so in one sentence
+        on_wait = on_wait or self.on_writer_wait
         with self._wanted_guard:
             self._writers_waiting += 1
             self._writer_wanted.set()
@@ -350,6 +360,22 @@ class KnowledgeBase:
         finally:
             self._sync_lock.release()
         return self.sync(progress, cancel=cancel)
+
+    @contextmanager
+    def writing(self, cancel: threading.Event | None = None) -> Iterator[None]:
+        """Hold this home's writer lock (waiting for another writer); the index must be writable."""
+        with self._writing(cancel, self.on_writer_wait):
+            yield
+
+    def repair(self, progress: SyncProgress | None = None) -> tuple[list[str], SyncReport]:
+        """Rebuild what can be rebuilt from the notes, then sync: the full-text index, vectors
+        out of step with the vector table (the notes using a lost vector are re-read, and only
+        the missing texts embedded). A damaged file is handled by :func:`repair_home`."""
+        with self.writing():
+            steps = health.repair_in_place(self.store.conn)
+            self.vectors.reset(self._index_dim())
+            report = self.sync(progress)
+        return steps, report
 
     # -- clip --------------------------------------------------------------------------------
     def clip(self, url: str, collection: str | Collection, *, update: bool = False, **fetch_options) -> ClipResult:
@@ -461,18 +487,32 @@ class KnowledgeBase:
     def diagnose(self) -> list[Check]:
         """What ``pms-tui doctor`` prints: the environment, this index, and the model."""
         checks = environment_checks()
-        stats = self.stats()
-        checks.append(Check("home", True, str(self.home)))
-        checks.append(Check("index", True, f"{self.db_path} ({stats['db_bytes'] / 1e6:.1f} MB, "
-                                           f"{stats['documents']} notes, {stats['chunks']} chunks)"))
-        pending = stats["vectors_pending"]
-        checks.append(Check("vectors", True, f"{stats['vectors']} stored, {pending} waiting to be embedded"
-                                             + (" (`pms-tui sync` or the app embeds them)" if pending else "")))
+        checks.append(Check("home", True, str(self.home) + ("  (read-only)" if self.store.read_only else "")))
+        try:
+            stats = self.stats()
+        except Exception as exc:
+            checks.append(Check("index", False, describe(exc)))
+            stats = None
+        if stats is not None:
+            checks.append(Check("index", True, f"{self.db_path} ({stats['db_bytes'] / 1e6:.1f} MB, "
+                                               f"{stats['documents']} notes, {stats['chunks']} chunks)"))
+            pending = stats["vectors_pending"]
+            checks.append(Check("queue", True, f"{stats['vectors']} stored, {pending} waiting to be embedded"
+                                               + (" (`pms-tui sync` or the app embeds them)" if pending else "")))
         try:
             with self.writer_lock.hold(wait=False):
                 pass
         except WriterBusy as exc:
             checks.append(Check("writer", True, f"pid {exc.pid} is writing to this index now"))
+        except OSError:
+            pass  # a read-only home: nobody can be writing here
+        damaged = False
+        for part in health.diagnose(self.store.conn):
+            damaged |= not part.ok
+            checks.append(Check(part.label, part.ok, part.detail))
+        if damaged:
+            checks.append(Check("repair", False, "run `pms-tui repair`: it rebuilds the index from your notes, "
+                                                 "keeping every vector that is intact"))
         checks.append(Check("model", self.model_mismatch is None, self.model_mismatch or self.embedder.model_name))
         try:
             started = time.perf_counter()
@@ -494,6 +534,24 @@ class KnowledgeBase:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def repair_home(home: str | os.PathLike | None = None, progress: SyncProgress | None = None,
+                wait: bool | float = True, on_wait=None) -> tuple[list[str], SyncReport]:
+    """``pms-tui repair``: a damaged index file is replaced by a new one holding what could be
+    read from it (collections, vectors); then everything that can be rebuilt from the notes is
+    (see :meth:`KnowledgeBase.repair`). Notes are never touched."""
+    home_path = Path(home).expanduser() if home else default_home()
+    db_path = home_path / DB_FILE
+    steps: list[str] = []
+    if db_path.exists():
+        with WriterLock(home_path).hold(wait, on_wait):
+            if health.file_needs_salvage(db_path):
+                steps += health.salvage_file(db_path)
+    with KnowledgeBase(home_path) as kb:
+        kb.on_writer_wait = on_wait
+        more, report = kb.repair(progress)
+    return steps + more, report
 
 
 def environment_checks() -> list[Check]:

@@ -144,19 +144,32 @@ class PendingFile(NamedTuple):
         return f"{self.collection}/{self.path}"
 
 
-class SyncStatus(NamedTuple):
-    """What a sync would do: ``to_add, to_delete, to_update = kb.check_sync_status()``."""
-
+class _StatusFields(NamedTuple):
     to_add: list[PendingFile]
     to_delete: list[PendingFile]
     to_update: list[PendingFile]
 
+
+class SyncStatus(_StatusFields):
+    """What a sync would do: ``to_add, to_delete, to_update = kb.check_sync_status()``.
+
+    ``skipped`` (not part of the tuple) lists the files a sync skipped and would skip again,
+    unchanged since, as (PendingFile, reason): they are neither new nor modified.
+    """
+
+    def __new__(cls, to_add, to_delete, to_update, skipped=None):
+        self = super().__new__(cls, to_add, to_delete, to_update)
+        self.skipped = list(skipped or [])
+        return self
+
     @property
     def summary(self) -> str:
-        return (
+        text = (
             f"Sync status: +{len(self.to_add)} new, ~{len(self.to_update)} modified, "
             f"-{len(self.to_delete)} deleted"
         )
+        skipped = getattr(self, "skipped", [])  # _replace/_make bypass __new__
+        return text + f", {len(skipped)} skipped" if skipped else text
 
     def __str__(self) -> str:
         return self.summary

@@ -16,6 +16,7 @@ from textual.theme import BUILTIN_THEMES, Theme
 
 from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import describe
+from pms_tui.core.safe_text import one_line, safe_text
 
 from .commands import AppCommands, Command
 from .dialogs.help import HelpScreen, KeyRow, help_intro
@@ -32,6 +33,13 @@ class PmsApp(App[int]):
     BINDINGS = APP_BINDINGS
     COMMANDS = App.COMMANDS | {AppCommands}
 
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = False) -> None:
+        """Every notification is plain text: it names notes, folders and pages (``[/]x`` and
+        ``[@click=app.quit]`` are data, never markup) and their escape sequences are shown inert."""
+        super().notify(safe_text(message, keep="\n"), title=one_line(title), severity=severity,
+                       timeout=timeout, markup=False)
+
     def __init__(self, home: str | os.PathLike | None = None, *, show_timings: bool = True,
                  load_model: bool = True, first_run_sample: bool = True, read_clipboard: bool = True) -> None:
         super().__init__()
@@ -43,6 +51,7 @@ class PmsApp(App[int]):
             from pms_tui.core.kb import KnowledgeBase
 
             self.kb = KnowledgeBase(home=home)
+            self.startup_problems += [(w, "warning") for w in self.kb.settings.warnings]
         except Exception as exc:  # noqa: BLE001 - a locked or damaged index: say so in the UI
             self.startup_problems.append((f"The index cannot be opened: {describe(exc)}", "error"))
         self.settings = self.kb.settings if self.kb else None

@@ -8,6 +8,7 @@ folders or the UI. Every failure is a ClipError carrying one readable sentence.
 
 from __future__ import annotations
 
+import html as html_module
 import re
 import secrets
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import trafilatura
 from lxml.html import HtmlElement
 
 from ..errors import ClipError
+from ..safe_text import safe_text
 from .code_blocks import remove_keep_tail, restore_code_blocks, stash_code_blocks
 from .fetch import SCHEME_RE, fetch, reason
 from .markdown_tidy import tidy
@@ -65,6 +67,7 @@ def extract_from_html(html: str, url: str | None = None) -> ExtractedPage:
     where = url or "the page"
     # The text is already decoded: an XML declaration's encoding would make lxml decode it again.
     html = _XML_DECLARATION_RE.sub("", html or "", count=1)
+    html = neutralize_controls(html)
     try:
         tree = trafilatura.load_html(html) if html.strip() else None
     except Exception:  # noqa: BLE001 - lxml/trafilatura raise many kinds on hostile input
@@ -81,10 +84,36 @@ def extract_from_html(html: str, url: str | None = None) -> ExtractedPage:
         raise ClipError(f"Could not extract the text of {where}: {reason(exc)}.") from None
 
 
+_CHAR_REF_RE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));?")
+
+
+def neutralize_controls(page: str) -> str:
+    """Control characters in a page, raw or as numeric references (``&#27;``), become visible
+    text (``^[``): they are data, and lxml refuses them (the page was once "unreadable").
+    References to 128-159 mean windows-1252 characters, as in browsers."""
+
+    def replace(match: re.Match) -> str:
+        code = int(match.group(1), 16) if match.group(1) else int(match.group(2))
+        if code in (9, 10, 13) or (code >= 0x20 and not 0x7F <= code <= 0x9F and not 0xD800 <= code <= 0xDFFF
+                                   and code <= 0x10FFFF):
+            return match.group(0)
+        if 0x80 <= code <= 0x9F:
+            try:
+                return bytes([code]).decode("cp1252")
+            except UnicodeDecodeError:
+                pass
+        if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+            return "\ufffd"
+        return safe_text(chr(code), keep="")
+
+    return safe_text(_CHAR_REF_RE.sub(replace, page), keep="\t\n\r")
+
+
 def _extract_tree(tree: HtmlElement, url: str | None) -> ExtractedPage:
     where = url or "the page"
     _drop_huge_attributes(tree)
     _drop_permalinks(tree)
+    _neutralize_links(tree)  # before resolving: "java&#x09;script:" would pass as a relative URL
     if url:
         tree.make_links_absolute(url, resolve_base_href=True, handle_failures="discard")
     _neutralize_links(tree)
@@ -131,10 +160,29 @@ def _neutralize_links(tree: HtmlElement) -> None:
     filter from discarding the paragraph as boilerplate.
     """
     for anchor in list(tree.iter("a")):
-        href = (anchor.get("href") or "").strip().lower()
-        scheme = SCHEME_RE.match(href)
-        if (scheme and scheme.group(1) not in _SAFE_LINK_SCHEMES) or len(href) > _MAX_ATTRIBUTE:
+        href = anchor.get("href") or ""
+        if len(href) > _MAX_ATTRIBUTE or not _safe_href(href):
             anchor.drop_tag()
+
+
+# What a browser (and a Markdown renderer, which decodes entities in link destinations)
+# ignores in a URL: ASCII whitespace and controls anywhere, so "java\tscript:" is javascript:.
+_URL_IGNORED_RE = re.compile(r"[\x00-\x20\x7f]+")
+
+
+def _safe_href(href: str) -> bool:
+    """True for http(s), mailto and scheme-less (relative) links, however they are encoded."""
+    cleaned = href
+    for _ in range(3):  # entities inside entities: &amp;#x09;
+        unescaped = html_module.unescape(cleaned)
+        if unescaped == cleaned:
+            break
+        cleaned = unescaped
+    cleaned = _URL_IGNORED_RE.sub("", cleaned).lower()
+    scheme = SCHEME_RE.match(cleaned)
+    if scheme:
+        return scheme.group(1) in _SAFE_LINK_SCHEMES
+    return ":" not in cleaned.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
 
 
 def _drop_huge_attributes(tree: HtmlElement) -> None:

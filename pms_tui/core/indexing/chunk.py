@@ -54,6 +54,12 @@ _SCORE_RAW_LINE = 5
 _RAW_BLOCKS = frozenset({"code_block", "html_block"})
 
 
+# No chunk holds more than MAX_CHUNK_FACTOR times the target (and at least MIN_CHUNK_CAP)
+# characters: a structure that cannot be cut (one huge line or fence) is split by size.
+MAX_CHUNK_FACTOR = 16
+MIN_CHUNK_CAP = 16_000
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     seq: int
@@ -265,18 +271,37 @@ def _build_chunks(
         raise ValueError("overlap_lines must be >= 0")
     chunks: list[Chunk] = []
     lines = layout.lines
-    for seq, (first, last) in enumerate(_spans(layout, target, overlap)):
+    limit = max(target * MAX_CHUNK_FACTOR, MIN_CHUNK_CAP)
+    for first, last in _spans(layout, target, overlap):
         path = layout.path_at(first)
-        text = "\n".join(lines[first : last + 1])
         header = embed_header(title, path)
-        chunks.append(
-            Chunk(
-                seq=seq,
-                start_line=first + 1 + line_offset,
-                end_line=last + 1 + line_offset,
-                heading_path=path,
-                text=text,
-                embed_text=f"{header}\n\n{text}" if header else text,
+        for text in _pieces("\n".join(lines[first : last + 1]), limit):
+            chunks.append(
+                Chunk(
+                    seq=len(chunks),
+                    start_line=first + 1 + line_offset,
+                    end_line=last + 1 + line_offset,
+                    heading_path=path,
+                    text=text,
+                    embed_text=f"{header}\n\n{text}" if header else text,
+                )
             )
-        )
     return chunks
+
+
+def _pieces(text: str, limit: int):
+    """``text`` cut into parts of at most ``limit`` characters, at a space or line break
+    where there is one in the second half of the window (a 15 MB line of base64, a fence
+    of a million lines, a paragraph without breaks): what one chunk may cost is bounded."""
+    if len(text) <= limit:
+        yield text
+        return
+    start, size = 0, len(text)
+    while start < size:
+        end = min(size, start + limit)
+        if end < size:
+            cut = max(text.rfind(" ", start + limit // 2, end), text.rfind("\n", start + limit // 2, end))
+            if cut > start:
+                end = cut + 1
+        yield text[start:end]
+        start = end

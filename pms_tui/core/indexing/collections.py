@@ -6,6 +6,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,9 +60,11 @@ class Collection:
 class Collections:
     """create / get / list / delete, over the store's ``collections`` table."""
 
-    def __init__(self, store: Store, clip: Clipper | None = None):
+    def __init__(self, store: Store, clip: Clipper | None = None, writing: Callable | None = None):
         self.store = store
         self.clip = clip
+        # writing() -> a context manager holding the home's writer lock (see KnowledgeBase)
+        self.writing = writing or nullcontext
 
     def _collection(self, row: collection_rows.CollectionRow) -> Collection:
         return Collection(
@@ -111,7 +114,9 @@ class Collections:
     def delete(self, name: str) -> None:
         """Forget a collection: its index rows go, its files stay untouched."""
         collection = self.get(name)
-        with self.store.transaction() as conn:
-            collection_rows.delete(conn, collection.id)
-        with self.store.transaction() as conn:
-            vector_rows.delete_unused(conn)
+        with self.writing():  # waits for (or refuses during) a running sync: no orphans
+            collection = self.get(name)
+            with self.store.transaction() as conn:
+                collection_rows.delete(conn, collection.id)
+            with self.store.transaction() as conn:
+                vector_rows.delete_unused(conn)

@@ -42,6 +42,8 @@ _SPECIAL_TOKENS = {k: v for k, v in _TOKENIZER_CONFIG.items() if k.endswith("_to
 _MODEL_CONFIG = {"model_type": "bert", "hidden_size": 384, "pad_token_id": 0, "max_position_embeddings": 512}
 # Padded tokens per ONNX run when embedding documents (see Embedder.embed_documents).
 EMBED_TOKEN_BUDGET = 1024
+# The most characters one token can stand for (WordPiece turns a longer word into [UNK]).
+CHARS_PER_TOKEN = 128
 # ONNX runs at once when embedding documents (each on one thread).
 EMBED_WORKERS = 2
 _register_lock = threading.Lock()
@@ -240,9 +242,24 @@ class Embedder:
             f"`pms-tui reindex`."
         )
 
+    def model_text(self, text: str) -> str:
+        """``text`` as the model may see it: cut to what its window can hold before the
+        tokenizer runs (a 15 MB line would otherwise be tokenised whole, gigabytes of memory,
+        for the first 256 tokens), and lone surrogates (not encodable) replaced.
+
+        A token covers at most ``CHARS_PER_TOKEN`` characters (WordPiece gives up on longer
+        words with one [UNK]), so the cut never changes the tokens the model keeps."""
+        cut = text[: self.max_tokens * CHARS_PER_TOKEN]
+        try:
+            cut.encode("utf-8")
+            return cut
+        except UnicodeEncodeError:
+            return cut.encode("utf-8", "replace").decode("utf-8")
+
     def _run(self, texts: list[str]) -> np.ndarray:
         """One document run: at most ``workers`` of them at once, one core each."""
         self.load()
+        texts = [self.model_text(t) for t in texts]
         with self._run_slots:
             rows = list(self._model.embed(texts, batch_size=len(texts)))
         return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dim)
@@ -279,7 +296,7 @@ class Embedder:
         if tokenizer is None or not texts:
             return None
         try:
-            encodings = tokenizer.encode_batch(list(texts))
+            encodings = tokenizer.encode_batch([self.model_text(t) for t in texts])
             return [int(sum(e.attention_mask)) for e in encodings]
         except Exception:  # an unexpected tokenizer object: fall back to the estimate
             return None

@@ -6,9 +6,14 @@ already in the folder?). Reading never changes a note.
 
 from __future__ import annotations
 
+import codecs
+import errno
 import hashlib
 import os
+import stat
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import SkipFile
@@ -22,12 +27,20 @@ def is_note_name(name: str) -> bool:
     return name.lower().endswith(NOTE_SUFFIXES) and not name.startswith(".")
 
 
-def walk_notes(folder: Path) -> Iterator[tuple[str, os.stat_result]]:
+def walk_notes(
+    folder: Path, follow_external_links: bool = False, skipped: list[tuple[str, str]] | None = None
+) -> Iterator[tuple[str, os.stat_result]]:
     """Yield (relative posix path, os.stat_result) of every note under ``folder``.
 
-    Recursive; dot-folders (.git, .obsidian, .trash) and dot-files are skipped; links to
-    folders are not followed, so a link loop cannot hang a sync.
+    Recursive; dot-folders (.git, .obsidian, .trash) and dot-files are skipped. A symlink is
+    followed only when its target stays inside ``folder`` (anywhere with
+    ``follow_external_links``, for people who link folders in on purpose): a notes folder
+    must not pull in ``/etc/passwd``. A link not followed (leaving the folder, dangling,
+    looping, or to something that is not a file) is added to ``skipped`` as (rel, reason).
+    Each real folder is walked once, so link loops cannot hang a sync.
     """
+    root = Path(os.path.realpath(folder))
+    seen_dirs = {root}
     stack = [folder]
     while stack:
         current = stack.pop()
@@ -39,13 +52,46 @@ def walk_notes(folder: Path) -> Iterator[tuple[str, os.stat_result]]:
             if entry.name.startswith("."):
                 continue
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
-                elif is_note_name(entry.name) and entry.is_file():
-                    rel = Path(entry.path).relative_to(folder).as_posix()
-                    yield rel, entry.stat()
+                rel = Path(entry.path).relative_to(folder).as_posix()
+                if entry.is_symlink():
+                    followed = _follow_link(entry.path, root, follow_external_links)
+                    if isinstance(followed, str):
+                        if skipped is not None and (is_note_name(entry.name) or "folder" in followed):
+                            skipped.append((rel, followed))
+                        continue
+                    real, info = followed
+                    if stat.S_ISDIR(info.st_mode):
+                        if real not in seen_dirs:
+                            seen_dirs.add(real)
+                            stack.append(Path(entry.path))
+                    elif is_note_name(entry.name):
+                        if stat.S_ISREG(info.st_mode):
+                            yield rel, info
+                        elif skipped is not None:
+                            skipped.append((rel, "a link to something that is not a file"))
+                elif entry.is_dir(follow_symlinks=False):
+                    real = Path(os.path.realpath(entry.path))
+                    if real not in seen_dirs:
+                        seen_dirs.add(real)
+                        stack.append(Path(entry.path))
+                elif is_note_name(entry.name) and entry.is_file(follow_symlinks=False):
+                    yield rel, entry.stat(follow_symlinks=False)
             except OSError:
                 continue
+
+
+def _follow_link(path: str, root: Path, follow_external: bool) -> tuple[Path, os.stat_result] | str:
+    """(real path, stat) of a link's target, or the reason it is not followed."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        return "a link loop" if exc.errno == errno.ELOOP else "a link to a missing file"
+    real = Path(os.path.realpath(path))
+    if follow_external or real == root or root in real.parents:
+        return real, info
+    kind = "folder" if stat.S_ISDIR(info.st_mode) else "file"
+    return (f"a link to a {kind} outside the collection folder ({real}), not followed; "
+            f"set follow_external_links = true in config.toml to follow such links")
 
 
 def note_files(folder: Path) -> list[Path]:
@@ -63,22 +109,77 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_note(path: Path) -> tuple[str, str]:
-    """(text, sha256) of a note, or SkipFile with the reason it cannot be indexed."""
+# A file modified this recently may still change within the same mtime tick (ext4 keeps
+# coarse timestamps): its stat is not trusted as "indexed", so the next sync hashes it again.
+RACY_SECONDS = 2.0
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+@dataclass(frozen=True)
+class NoteData:
+    """What was read: the text, the sha256 of exactly those bytes, and the stat to record
+    (taken before reading; ``mtime_ns`` is -1 when the file changed while it was read or was
+    changed too recently to trust, so the next sync looks at it again)."""
+
+    text: str
+    sha256: str
+    size: int
+    mtime_ns: int
+
+
+def trusted_mtime(mtime_ns: int) -> int:
+    """``mtime_ns``, or -1 when it is too recent to prove that no write follows in the same
+    timestamp tick (the next sync then hashes the file again)."""
+    return -1 if time.time() - mtime_ns / 1e9 < RACY_SECONDS else mtime_ns
+
+
+def decode_note(data: bytes) -> str:
+    """UTF-8 with or without a BOM, or UTF-16/32 with a BOM; else SkipFile with the reason."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data[len(bom):].decode(codec)
+            except UnicodeDecodeError as exc:
+                raise SkipFile(f"not valid {codec.upper()} text (bad bytes at offset {exc.start + len(bom)})") from None
+    if b"\x00" in data[:8192]:
+        raise SkipFile("binary file, not Markdown")
     try:
-        data = path.read_bytes()
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SkipFile(f"not UTF-8 text (bad byte at offset {exc.start}); save it as UTF-8") from None
+
+
+def read_note(path: Path) -> NoteData:
+    """Read a note once, recording the stat of exactly what was read, or SkipFile."""
+    try:
+        # non-blocking: a FIFO put in a note's place must not hang the sync
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(fd, "rb") as handle:
+            before = os.fstat(handle.fileno())
+            if not stat.S_ISREG(before.st_mode):
+                raise SkipFile("not a regular file")
+            if before.st_size > MAX_NOTE_BYTES:
+                raise SkipFile(f"too large ({before.st_size / 1e6:.0f} MB; notes up to {MAX_NOTE_BYTES // 1_000_000} MB are indexed)")
+            data = handle.read(MAX_NOTE_BYTES + 1)
+            after = os.fstat(handle.fileno())
     except FileNotFoundError:
         raise SkipFile("deleted during sync") from None
     except PermissionError:
         raise SkipFile("permission denied") from None
+    except IsADirectoryError:
+        raise SkipFile("a folder, not a file") from None
     except OSError as exc:
         raise SkipFile(f"unreadable ({exc.strerror or exc})") from None
     if len(data) > MAX_NOTE_BYTES:
-        raise SkipFile(f"too large ({len(data) // 1_000_000} MB)")
-    if b"\x00" in data[:8192]:
-        raise SkipFile("binary file, not Markdown")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SkipFile(f"not UTF-8 text (bad byte at offset {exc.start})") from None
-    return text, hashlib.sha256(data).hexdigest()
+        raise SkipFile(f"too large (over {MAX_NOTE_BYTES // 1_000_000} MB)")
+    text = decode_note(data)
+    mtime_ns = before.st_mtime_ns
+    changed = (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns) or len(data) != before.st_size
+    if changed:
+        mtime_ns = -1
+    else:
+        mtime_ns = trusted_mtime(mtime_ns)
+    return NoteData(text, hashlib.sha256(data).hexdigest(), len(data), mtime_ns)

@@ -7,10 +7,11 @@ folder and writes nothing: ``kb.check_sync_status`` is a plan and nothing more.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..results import PendingFile, SyncStatus
 from ..store import documents as document_rows
+from ..store import skipped as skipped_rows
 from .collections import Collection
 from .notes import sha256_file, walk_notes
 
@@ -31,9 +32,17 @@ class CollectionPlan:
     deleted: list[tuple[str, int]]  # (rel, document id)
     unchanged: int
     problem: str | None = None
+    # files a sync skipped before and that have not changed since, as (rel, reason)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    # links not followed that no sync has reported yet, as (rel, reason)
+    link_skips: list[tuple[str, str]] = field(default_factory=list)
+    # skipped files that are gone (or now indexed): their records can go
+    stale_skips: list[str] = field(default_factory=list)
 
 
-def plan_collection(conn, collection: Collection, only_paths: set[str] | None = None) -> CollectionPlan:
+def plan_collection(
+    conn, collection: Collection, only_paths: set[str] | None = None, follow_external_links: bool = False
+) -> CollectionPlan:
     """Compare the folder with the index: stat first, hash only where the stat differs."""
     if not collection.path.is_dir():
         indexed = document_rows.count(conn, collection.id)
@@ -43,16 +52,22 @@ def plan_collection(conn, collection: Collection, only_paths: set[str] | None = 
             f"its {indexed} indexed notes are kept until it is back or the collection is removed.",
         )
     rows = document_rows.stats_of_collection(conn, collection.id)
+    known_skips = skipped_rows.of_collection(conn, collection.id)
     plan = CollectionPlan(collection, [], [], [], [], 0)
     seen: set[str] = set()
-    for rel, stat in walk_notes(collection.path):
+    link_skips: list[tuple[str, str]] = []
+    for rel, stat in walk_notes(collection.path, follow_external_links, link_skips):
         if only_paths is not None and rel not in only_paths:
             continue
         seen.add(rel)
         state = FileState(rel, stat.st_size, stat.st_mtime_ns)
         row = rows.get(rel)
         if row is None:
-            plan.new.append(state)
+            skip = known_skips.get(rel)
+            if skip is not None and (skip.size, skip.mtime_ns) == (state.size, state.mtime_ns):
+                plan.skipped.append((rel, skip.reason))  # skipped before, unchanged since
+            else:
+                plan.new.append(state)
             continue
         if row.size == state.size and row.mtime_ns == state.mtime_ns:
             plan.unchanged += 1
@@ -68,16 +83,28 @@ def plan_collection(conn, collection: Collection, only_paths: set[str] | None = 
     for rel, row in rows.items():
         if rel not in seen and (only_paths is None or rel in only_paths):
             plan.deleted.append((rel, row.id))
+    for rel, why in link_skips:
+        if only_paths is not None and rel not in only_paths:
+            continue
+        seen.add(rel)
+        old = known_skips.get(rel)
+        (plan.skipped if old is not None and old.reason == why else plan.link_skips).append((rel, why))
+    plan.stale_skips = [rel for rel in known_skips
+                        if (rel not in seen or rel in rows) and (only_paths is None or rel in only_paths)]
     plan.new.sort(key=lambda s: s.rel)
     plan.modified.sort(key=lambda s: s.rel)
+    plan.skipped.sort()
     return plan
 
 
-def sync_status(conn, collections: list[Collection]) -> SyncStatus:
-    """What a sync of these collections would add, delete and update."""
+def sync_status(conn, collections: list[Collection], follow_external_links: bool = False) -> SyncStatus:
+    """What a sync of these collections would add, delete and update (and what it skips)."""
     result = SyncStatus([], [], [])
     for collection in collections:
-        plan = plan_collection(conn, collection)
+        plan = plan_collection(conn, collection, follow_external_links=follow_external_links)
+        result.skipped.extend(
+            (PendingFile(collection.name, rel), why) for rel, why in sorted(plan.skipped + plan.link_skips)
+        )
         result.to_add.extend(PendingFile(collection.name, s.rel) for s in plan.new)
         result.to_update.extend(PendingFile(collection.name, s.rel) for s in plan.modified)
         result.to_delete.extend(PendingFile(collection.name, rel) for rel, _ in plan.deleted)

@@ -27,12 +27,13 @@ from ..store import collections as collection_rows
 from ..store import documents as document_rows
 from ..store import facets as facet_rows
 from ..store import fts
+from ..store import skipped as skipped_rows
 from ..store import vectors as vector_rows
 from .chunk import Chunk, parse_note
 from .collections import Collection
 from . import facets as facet_rules
 from .embed import embed_hash
-from .notes import read_note
+from .notes import read_note, trusted_mtime
 from .plan import CollectionPlan, FileState, plan_collection
 
 # Progress is reported at most this often (seconds) within a phase; a front end that redraws
@@ -99,8 +100,9 @@ class Indexer:
         self.progress(0, 0, "scanning")
         plans = []
         seen = 0
+        follow = bool(getattr(self.settings, "follow_external_links", False))
         for collection in collections:
-            plans.append(plan_collection(self.conn, collection, only_paths))
+            plans.append(plan_collection(self.conn, collection, only_paths, follow))
             plan = plans[-1]
             seen += plan.unchanged + len(plan.new) + len(plan.modified) + len(plan.touched)
             self.progress(seen, 0, "scanning")
@@ -108,6 +110,7 @@ class Indexer:
             if plan.problem:
                 self.report.problems.append(plan.problem)
             self.report.unchanged += plan.unchanged
+            self._record_link_skips(plan)
         self.total = sum(len(p.new) + len(p.modified) + len(p.deleted) for p in plans)
         for plan in plans:
             self._apply_touched(plan)
@@ -122,8 +125,9 @@ class Indexer:
                 doc = self._prepare(plan.collection, state, is_new)
                 if doc is not None:
                     self._write(doc)
-        if self.report.deleted or self.report.modified:
-            collect_garbage(self.store)  # an edit or a delete may leave vectors no chunk uses
+        # every sync: an edit, a delete, a removed collection or a killed run may have left
+        # vectors no chunk uses (one indexed query over the vectors table)
+        collect_garbage(self.store)
         self._compact_fts()
         if not self.report.cancelled:
             now = time.time()
@@ -140,11 +144,31 @@ class Indexer:
             self._phase, self._last_progress = phase, now
             self.progress(self.done, self.total, phase)
 
+    def _record_link_skips(self, plan: CollectionPlan) -> None:
+        """Report links not followed (once), and forget skips of files gone or indexed."""
+        cid = plan.collection.id
+        for rel, why in plan.link_skips:
+            self.report.skipped.append((f"{plan.collection.name}/{rel}", why))
+        if plan.link_skips or plan.stale_skips:
+            with self.store.transaction() as conn:
+                skipped_rows.record(conn, cid, [skipped_rows.SkippedFile(rel, -1, -1, why)
+                                                for rel, why in plan.link_skips])
+                skipped_rows.forget(conn, cid, plan.stale_skips)
+
+    def _skip(self, collection: Collection, state: FileState, reason: str) -> None:
+        """A file that cannot be indexed: reported now, remembered so ``status`` counts it as
+        skipped (not new) until it changes."""
+        self.report.skipped.append((f"{collection.name}/{state.rel}", reason))
+        with self.store.transaction() as conn:
+            skipped_rows.record(conn, collection.id, [skipped_rows.SkippedFile(
+                state.rel, state.size, state.mtime_ns, reason)])
+        self._tick("reading")
+
     def _apply_touched(self, plan: CollectionPlan) -> None:
         if not plan.touched:
             return
         with self.store.transaction() as conn:
-            document_rows.update_stats(conn, [(s.size, s.mtime_ns, doc_id) for s, doc_id in plan.touched])
+            document_rows.update_stats(conn, [(s.size, trusted_mtime(s.mtime_ns), doc_id) for s, doc_id in plan.touched])
         self.report.unchanged += len(plan.touched)
 
     def _delete(self, plan: CollectionPlan) -> None:
@@ -157,30 +181,25 @@ class Indexer:
             self._tick("deleting")
 
     def _prepare(self, collection: Collection, state: FileState, is_new: bool) -> PreparedDoc | None:
-        label = f"{collection.name}/{state.rel}"
         path = collection.path / state.rel
         try:
-            text, sha = read_note(path)
+            note_data = read_note(path)
             settings = self.settings
-            note = parse_note(text, Path(state.rel).name, settings.chunk_target, settings.chunk_overlap)
+            note = parse_note(note_data.text, Path(state.rel).name, settings.chunk_target, settings.chunk_overlap)
         except SkipFile as exc:
-            self.report.skipped.append((label, str(exc)))
-            self._tick("reading")
+            self._skip(collection, state, str(exc))
             return None
         except Exception as exc:  # a parser bug must not stop the sync
-            self.report.skipped.append((label, f"could not be parsed ({type(exc).__name__}: {exc})"))
-            self._tick("reading")
+            self._skip(collection, state, f"could not be parsed ({type(exc).__name__}: {exc})")
             return None
-        try:  # the stat of what was read, so a file edited during sync is picked up next time
-            stat = path.stat()
-            state = FileState(state.rel, stat.st_size, stat.st_mtime_ns)
-        except OSError:
-            pass
+        # the stat of exactly the bytes read (taken before reading; -1 when the file changed
+        # while it was read, or too recently to trust): an edit during sync is seen next time
+        state = FileState(state.rel, note_data.size, note_data.mtime_ns)
         hashes = [embed_hash(c.embed_text) for c in note.chunks]
         body = "\n".join(c.text for c in note.chunks)
         day = facet_rules.note_date(note.metadata)
-        return PreparedDoc(collection, state, sha, note.title, note.metadata, note.chunks, hashes, is_new,
-                           facet_rules.note_tags(note.metadata, body), day.isoformat() if day else None)
+        return PreparedDoc(collection, state, note_data.sha256, note.title, note.metadata, note.chunks, hashes,
+                           is_new, facet_rules.note_tags(note.metadata, body), day.isoformat() if day else None)
 
     def _write(self, doc: PreparedDoc) -> None:
         """One note in one transaction: its row, its chunks, and its new texts queued."""
@@ -193,6 +212,7 @@ class Indexer:
             if missing:
                 known.update(vector_rows.enqueue(conn, missing))
             self._write_document(doc, known)
+            skipped_rows.forget(conn, doc.collection.id, [doc.state.rel])
         self.report.chunks_queued += len(missing)
         self.report.chunks_reused += len(doc.chunks) - len(missing)
         (self.report.added if doc.is_new else self.report.modified).append(f"{doc.collection.name}/{doc.state.rel}")

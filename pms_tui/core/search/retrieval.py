@@ -185,7 +185,7 @@ class Retrieval:
         loading)."""
         if mode not in MODES:
             raise UsageError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}.")
-        parsed = query if isinstance(query, ParsedQuery) else parse(query)
+        parsed = query if isinstance(query, ParsedQuery) else parse(as_text(query))
         cids = self._collection_ids(collections)
         parsed = self._check_collections(parsed)
         filters = plan(parsed, cids, self.collection_map()).resolve(self.store.conn)
@@ -307,3 +307,15 @@ class Retrieval:
                 vector_pending=f.chunk_id in pending,
             ))
         return hits
+
+
+def as_text(query: object) -> str:
+    """A query as text whatever it holds: lone surrogates (from undecodable argv bytes or a
+    fuzzer) become U+FFFD, which SQLite and the tokenizer can take."""
+    if not isinstance(query, str):
+        query = "" if query is None else str(query)
+    try:
+        query.encode("utf-8")
+        return query
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in query)

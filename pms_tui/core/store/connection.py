@@ -23,20 +23,49 @@ OperationalError = sqlite3.OperationalError
 DatabaseError = sqlite3.DatabaseError
 
 
-def connect(path: Path | str) -> sqlite3.Connection:
-    """Open a connection with sqlite-vec loaded, WAL, a busy timeout and foreign keys on."""
+def connect(path: Path | str, read_only: bool = False) -> sqlite3.Connection:
+    """Open a connection with sqlite-vec loaded, WAL, a busy timeout and foreign keys on.
+
+    ``read_only`` opens the file with ``mode=ro``, and where even that cannot work (a WAL
+    file on read-only media, whose shared-memory file cannot be made) as ``immutable``.
+    """
     try:
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        if read_only:
+            conn = _connect_read_only(Path(path))
+        else:
+            conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
         conn.enable_load_extension(False)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
+        if not read_only:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
     except sqlite3.DatabaseError as exc:
         raise StoreError(describe_database_error(exc, path)) from None
     return conn
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    base = path.resolve().as_uri()
+    last: Exception | None = None
+    for query in ("mode=ro", "mode=ro&immutable=1"):
+        conn = sqlite3.connect(f"{base}?{query}", uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                               isolation_level=None)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            last = exc
+    raise last  # type: ignore[misc]
+
+
+def is_read_only_error(exc: BaseException) -> bool:
+    """An error that says the file or its folder cannot be written."""
+    text = str(exc).lower()
+    return any(word in text for word in ("readonly", "read-only", "unable to open", "permission denied"))
 
 
 @contextmanager

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import StoreError, describe_database_error
-from .connection import Connection, DatabaseError, connect, transaction
-from .schema import FTS_TOKENIZE, ensure_schema
+from .connection import Connection, DatabaseError, connect, is_read_only_error, transaction
+from .schema import FTS_TOKENIZE, SCHEMA_VERSION, ensure_schema, schema_version
 
 
 class Store:
@@ -24,19 +25,37 @@ class Store:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[tuple[threading.Thread, Connection]] = []
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = self.conn
+        # A home (or medium) that cannot be written is opened read-only: search, show,
+        # status and collections work, and anything that writes says why it cannot.
+        self.read_only = path.exists() and not _writable(path)
+        if not self.read_only:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                ensure_schema(self.conn)
+                return
+            except (DatabaseError, StoreError, OSError) as exc:
+                if not (path.exists() and is_read_only_error(exc)):
+                    if isinstance(exc, DatabaseError):
+                        raise StoreError(describe_database_error(exc, path)) from None
+                    raise
+                self.close()
+                self.read_only = True
         try:
-            ensure_schema(conn)
+            version = schema_version(self.conn)
         except DatabaseError as exc:
             raise StoreError(describe_database_error(exc, path)) from None
+        if version != SCHEMA_VERSION:
+            raise StoreError(
+                f"The index {path} is read-only and its schema (version {version}) is not this "
+                f"pms-tui's ({SCHEMA_VERSION}); open it once where it can be written."
+            )
 
     @property
     def conn(self) -> Connection:
         """This thread's connection, opened on first use."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = connect(self.path)
+            conn = connect(self.path, read_only=getattr(self, "read_only", False))
             self._local.conn = conn
             with self._lock:
                 self._all.append((threading.current_thread(), conn))
@@ -45,8 +64,16 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """``with store.transaction() as conn:`` one IMMEDIATE transaction on this thread."""
+        self.require_writable()
         with transaction(self.conn) as conn:
             yield conn
+
+    def require_writable(self) -> None:
+        if self.read_only:
+            raise StoreError(
+                f"The index {self.path} is read-only here (its file or folder cannot be written): "
+                f"search, show, status and collections work, but it cannot be changed."
+            )
 
     def close(self) -> None:
         """Close this thread's connection and forget the others.
@@ -76,3 +103,8 @@ def check_driver() -> tuple[str, str, str]:
     finally:
         conn.close()
     return importlib.metadata.version("sqlean.py"), sqlite_version, vec_version
+
+
+def _writable(path: Path) -> bool:
+    """Can this process write the file and make files (-wal, -shm) next to it?"""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)

@@ -16,7 +16,7 @@ from .connection import transaction
 from .facets import BACKFILL_KEY, MIGRATION_FACETS
 from .meta import SCHEMA_VERSION_KEY, get_meta, set_meta
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -96,7 +96,28 @@ MIGRATIONS: list[str] = [
     """,
     # 2 -> 3: tags and the frontmatter date of each note (store.facets), filled by a backfill
     MIGRATION_FACETS,
+    # 3 -> 4: files sync could not index (binary, not UTF-8, a link leaving the folder), with
+    # the stat they had, so ``status`` counts them as skipped rather than new until they change.
+    """
+    CREATE TABLE IF NOT EXISTS skipped_files (
+        collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+        path          TEXT NOT NULL,
+        size          INTEGER NOT NULL,
+        mtime_ns      INTEGER NOT NULL,
+        reason        TEXT NOT NULL,
+        PRIMARY KEY (collection_id, path)
+    );
+    """,
 ]
+
+
+def schema_version(conn: sqlite3.Connection) -> int | None:
+    """The schema version of an existing file (None when it has no pms-tui schema yet)."""
+    try:
+        version = get_meta(conn, SCHEMA_VERSION_KEY)
+    except sqlite3.OperationalError:  # no meta table
+        return None
+    return int(version) if version is not None else None
 
 
 def ensure_schema(conn: sqlite3.Connection) -> None:

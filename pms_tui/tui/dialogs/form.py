@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from pms_tui.core.safe_text import safe_text
 
 Result = TypeVar("Result")
 
@@ -37,5 +40,5 @@ class FormDialog(ModalScreen[Result]):
 
     def show_error(self, text: str) -> None:
         error = self.query_one(".form-error", Static)
-        error.update(text)
+        error.update(Content(safe_text(text)))  # it may name a folder like "[/]x": never markup
         error.add_class("-shown")

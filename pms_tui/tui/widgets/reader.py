@@ -20,9 +20,11 @@ from textual.reactive import reactive
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
-from pms_tui.core.kb import MAX_NOTE_BYTES, split_frontmatter
+from pms_tui.core.errors import PmsError
+from pms_tui.core.kb import MAX_NOTE_BYTES, read_note, split_frontmatter
 from pms_tui.core.markdown import normalize_newlines, scan
 from pms_tui.core.results import Hit
+from pms_tui.core.safe_text import one_line, safe_text
 
 WINDOW_LINES = 600  # a longer note is shown as this many lines around the chunk
 
@@ -92,9 +94,9 @@ def read_window(hit: Hit) -> NoteWindow:
     try:
         if path.stat().st_size > MAX_NOTE_BYTES:
             raise OSError("the note is too large to show whole")
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
+        text = read_note(path).text  # as sync reads it: UTF-8, or UTF-16 with a BOM
+    except (OSError, PmsError) as exc:
+        reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
         message = (f"> The note cannot be read from disk ({reason}); the indexed chunk is shown. "
                    "Sync to bring the index up to date.\n\n")
         return NoteWindow(message + hit.text, hit.start_line - message.count("\n"), hit.end_line, False)
@@ -122,13 +124,13 @@ class Breadcrumb(Static):
         for i, crumb in enumerate(crumbs):
             if i:
                 parts.append((" › ", "$text-muted"))
-            parts.append((crumb, "bold $text-accent" if i == len(crumbs) - 1 else "bold $text"))
+            parts.append((one_line(crumb), "bold $text-accent" if i == len(crumbs) - 1 else "bold $text"))
         view = "whole note" if whole_note else "chunk"
         if whole_note and window is not None and window.clipped:
             last = window.first_line + window.markdown.count("\n")
             view = f"lines {window.first_line}-{last} of {window.total_lines}"
         location = Content.assemble(
-            (f"{hit.collection}/{hit.relpath}:{hit.start_line}-{hit.end_line}", "$text-primary"),
+            (one_line(f"{hit.collection}/{hit.relpath}:{hit.start_line}-{hit.end_line}"), "$text-primary"),
             ("  ·  ", "$text-muted"),
             (view, "$text-muted italic"),
         )
@@ -212,13 +214,13 @@ class Reader(Vertical):
         elif not self.whole_note:
             self.window = None
             breadcrumb.show_hit(hit, False)
-            await markdown.update(hit.text)
+            await markdown.update(safe_text(hit.text))
             scroll.scroll_home(animate=False)
         else:
             # reading and scanning a long note happens off the UI thread
             self.window = window = await asyncio.to_thread(read_window, hit)
             breadcrumb.show_hit(hit, True, window)
-            await markdown.update(window.markdown)
+            await markdown.update(safe_text(window.markdown))
             first = self._mark_chunk(hit, window)
             if first is not None:
                 self.call_after_refresh(self._scroll_to_match, first)

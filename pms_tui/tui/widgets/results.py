@@ -11,6 +11,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from pms_tui.core.results import SNIPPET_CLOSE, SNIPPET_OPEN, Hit
+from pms_tui.core.safe_text import one_line
 
 from ..keys import RESULTS_BINDINGS
 from ..result_rows import Row, layout
@@ -65,15 +66,15 @@ def hit_row(hit: Hit, width: int, recent: bool, more: int = 0, extra: bool = Fal
         score = f"{hit.score:.2f}"
         right = Content.assemble((score, "bold $text-success"), (evidence(hit)[len(score):], "$text-muted"))
     title_width = max(8, width - right.cell_length - 2)
-    title = Content.styled(hit.title or hit.relpath, "bold").truncate(title_width, ellipsis=True, pad=True)
+    title = Content.styled(one_line(hit.title or hit.relpath), "bold").truncate(title_width, ellipsis=True, pad=True)
     first = Content.assemble(title, "  ", right)
-    location = Content.styled(f"{hit.collection}/{hit.relpath}:{hit.start_line}", "$text-primary")
-    crumb = " › ".join(hit.heading_path[1:] if hit.heading_path[:1] == [hit.title] else hit.heading_path)
+    location = Content.styled(one_line(f"{hit.collection}/{hit.relpath}:{hit.start_line}"), "$text-primary")
+    crumb = one_line(" › ".join(hit.heading_path[1:] if hit.heading_path[:1] == [hit.title] else hit.heading_path))
     second = location
     if crumb:
         second = Content.assemble(location, ("  ", ""), (crumb, "$text-secondary italic"))
     second = second.truncate(width, ellipsis=True)
-    snippet = marked_snippet(plain_snippet(hit.snippet)).wrap(width)
+    snippet = marked_snippet(one_line(plain_snippet(hit.snippet))).wrap(width)
     if len(snippet) > SNIPPET_LINES:
         snippet = snippet[:SNIPPET_LINES]
         snippet[-1] = snippet[-1].truncate(width - 1) + "…"
