@@ -42,8 +42,8 @@ _SPECIAL_TOKENS = {k: v for k, v in _TOKENIZER_CONFIG.items() if k.endswith("_to
 _MODEL_CONFIG = {"model_type": "bert", "hidden_size": 384, "pad_token_id": 0, "max_position_embeddings": 512}
 # Padded tokens per ONNX run when embedding documents (see Embedder.embed_documents).
 EMBED_TOKEN_BUDGET = 1024
-# The most characters one token can stand for (WordPiece turns a longer word into [UNK]).
-CHARS_PER_TOKEN = 128
+# Characters the model is shown per token of its window (text is cut before tokenising).
+CHARS_PER_TOKEN = 16
 # ONNX runs at once when embedding documents (each on one thread).
 EMBED_WORKERS = 2
 _register_lock = threading.Lock()
@@ -247,8 +247,9 @@ class Embedder:
         tokenizer runs (a 15 MB line would otherwise be tokenised whole, gigabytes of memory,
         for the first 256 tokens), and lone surrogates (not encodable) replaced.
 
-        A token covers at most ``CHARS_PER_TOKEN`` characters (WordPiece gives up on longer
-        words with one [UNK]), so the cut never changes the tokens the model keeps."""
+        The cut is at ``CHARS_PER_TOKEN`` characters per token of the window: real text
+        averages 4-6 characters a token, so only text of very long tokens (URLs, base64)
+        loses anything, and only tokens far past the window's end."""
         cut = text[: self.max_tokens * CHARS_PER_TOKEN]
         try:
             cut.encode("utf-8")
@@ -296,8 +297,11 @@ class Embedder:
         if tokenizer is None or not texts:
             return None
         try:
-            encodings = tokenizer.encode_batch([self.model_text(t) for t in texts])
-            return [int(sum(e.attention_mask)) for e in encodings]
+            lengths: list[int] = []
+            for start in range(0, len(texts), 64):  # in slices: bounded memory on any group
+                part = [self.model_text(t) for t in texts[start : start + 64]]
+                lengths += [int(sum(e.attention_mask)) for e in tokenizer.encode_batch(part)]
+            return lengths
         except Exception:  # an unexpected tokenizer object: fall back to the estimate
             return None
 

@@ -53,6 +53,11 @@ def walk_notes(
                 continue
             try:
                 rel = Path(entry.path).relative_to(folder).as_posix()
+                if not _utf8(rel):  # undecodable bytes in a name: the index stores UTF-8 text
+                    if skipped is not None and is_note_name(entry.name):
+                        shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                        skipped.append((shown, "its file name is not valid UTF-8; rename it to index it"))
+                    continue
                 if entry.is_symlink():
                     followed = _follow_link(entry.path, root, follow_external_links)
                     if isinstance(followed, str):
@@ -78,6 +83,14 @@ def walk_notes(
                     yield rel, entry.stat(follow_symlinks=False)
             except OSError:
                 continue
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def _follow_link(path: str, root: Path, follow_external: bool) -> tuple[Path, os.stat_result] | str:
