@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import TypeVar
 
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from pms_tui.core.safe_text import safe_text
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 Result = TypeVar("Result")
 
@@ -40,5 +41,7 @@ class FormDialog(ModalScreen[Result]):
 
     def show_error(self, text: str) -> None:
         error = self.query_one(".form-error", Static)
-        error.update(Content(safe_text(text)))  # it may name a folder like "[/]x": never markup
+        # it may name a folder like "[/]x" (never markup) holding escape sequences (shown inert);
+        # the caller's sentence comes from the engine's describe(), this is the last guard
+        error.update(Content(_CONTROL.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)))
         error.add_class("-shown")
