@@ -54,8 +54,8 @@ _SCORE_RAW_LINE = 5
 _RAW_BLOCKS = frozenset({"code_block", "html_block"})
 
 
-# No chunk holds more than MAX_CHUNK_FACTOR times the target (and at least MIN_CHUNK_CAP)
-# characters: a structure that cannot be cut (one huge line or fence) is split by size.
+# A single line longer than MAX_CHUNK_FACTOR times the target (and at least MIN_CHUNK_CAP)
+# characters is split by size into several chunks that share its line number.
 MAX_CHUNK_FACTOR = 16
 MIN_CHUNK_CAP = 16_000
 
@@ -275,7 +275,10 @@ def _build_chunks(
     for first, last in _spans(layout, target, overlap):
         path = layout.path_at(first)
         header = embed_header(title, path)
-        for text in _pieces("\n".join(lines[first : last + 1]), limit):
+        whole = "\n".join(lines[first : last + 1])
+        # one line too long to cut by structure (a 15 MB base64 image) is cut by size; a span
+        # of many lines stays whole (chunks keep their exact lines)
+        for text in _pieces(whole, limit) if first == last else (whole,):
             chunks.append(
                 Chunk(
                     seq=len(chunks),
