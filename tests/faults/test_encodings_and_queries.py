@@ -28,7 +28,7 @@ def test_utf8_with_or_without_bom_and_utf16_with_bom_are_indexed(home, notes, na
     cli(home, "add", str(notes), "--name", "notes")
     report = json.loads(cli(home, "sync", "--json").stdout)
     assert report["added"] == [f"notes/{name}"], report
-    hits = json.loads(cli(home, "search", "quokka café", "--json", "--mode", "bm25").stdout)
+    hits = json.loads(cli(home, "search", "quokka café", "--json", "--mode", "bm25").stdout)["hits"]
     assert hits and "東京" in hits[0]["text"] and hits[0]["title"] == "Encoded"
     assert "\ufeff" not in hits[0]["text"]
 
