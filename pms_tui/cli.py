@@ -464,8 +464,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", help="measure retrieval quality")
     eval_sub = p.add_subparsers(dest="eval_kind", metavar="KIND", required=True)
-    e = eval_sub.add_parser("beir", help="a BEIR-style test collection (corpus.jsonl.gz, topics, qrels)")
-    e.add_argument("dir")
+    e = eval_sub.add_parser("beir", help="BEIR-style test collections (corpus.jsonl.gz, topics, qrels)")
+    e.add_argument("dir", nargs="+", help="one or more collection folders, each reported, then a summary")
     e.add_argument("--mode", choices=(*MODES, "all"), default="all")
     e.add_argument("--json", action="store_true")
     e.add_argument("--limit", type=int, default=None, help="only the first N queries")

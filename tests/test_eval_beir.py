@@ -129,6 +129,22 @@ def test_cli_json_and_table(tmp_path, cache, capsys):
         assert word in out
 
 
+def test_several_collections_and_their_references(tmp_path, cache, capsys):
+    first = write_collection(tmp_path / "scifact-mini")
+    second = write_collection(tmp_path / "other", docs=DOCS[:5], topics=TOPICS[:2], qrels=QRELS[:2])
+    assert main(["eval", "beir", str(first), str(second), "--mode", "all"]) == 0
+    out = capsys.readouterr().out
+    summary = out[out.index("collection "):].splitlines()[1:]
+    assert [line.split()[:2] for line in summary] == [
+        ["scifact-mini", "bm25"], ["scifact-mini", "vector"], ["scifact-mini", "hybrid"],
+        ["other", "bm25"], ["other", "vector"], ["other", "hybrid"],
+    ]
+    assert "RRF(BM25 flat + bge-base-en-v1.5), k=60 0.742" in out  # matched by folder name
+    assert main(["eval", "beir", str(first), str(second), "--mode", "bm25", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["queries"] for r in data["collections"]] == [4, 2]
+
+
 def test_known_item(tmp_path, cache, capsys):
     notes = tmp_path / "notes"
     (notes / "cooking").mkdir(parents=True)

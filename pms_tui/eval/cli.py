@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from . import harness
-
-PUBLISHED_SCIFACT = "published SciFact nDCG@10: BM25 0.665 (BEIR) / 0.679 (Anserini), " \
-    "all-MiniLM-L6-v2 ~0.645, bge-small 0.713, RRF(BM25+bge-base) 0.742"
+from .references import published_for
 
 
 def _index_line(build: dict) -> str:
@@ -32,8 +31,18 @@ def print_beir(report: dict) -> None:
     for mode, m in report["modes"].items():
         print(f"{mode:<8} {m['ndcg@10']:>8.4f} {m['recall@100']:>11.4f} {m['mrr@10']:>8.4f} "
               f"{m['median_ms']:>10.1f} {m['p95_ms']:>8.1f}")
-    if "scifact" in report["collection"].lower():
-        print(f"\n({PUBLISHED_SCIFACT})")
+    published = published_for(report["collection"])
+    if published:
+        print("\npublished nDCG@10: " + "; ".join(f"{name} {value:.3f}" for name, value, _ in published))
+
+
+def print_summary(reports: list[dict]) -> None:
+    """One line per collection and mode, after the per-collection tables."""
+    print(f"\n{'collection':<24} {'mode':<8} {'nDCG@10':>8} {'Recall@100':>11} {'MRR@10':>8}")
+    for report in reports:
+        name = Path(report["collection"]).name[:24]
+        for mode, m in report["modes"].items():
+            print(f"{name:<24} {mode:<8} {m['ndcg@10']:>8.4f} {m['recall@100']:>11.4f} {m['mrr@10']:>8.4f}")
 
 
 def print_known_item(report: dict) -> None:
@@ -58,7 +67,19 @@ def run_eval(args) -> int:
     if args.eval_kind == "beir":
         from .beir import evaluate
 
-        report = evaluate(args.dir, modes, limit=args.limit)
+        folders = args.dir if isinstance(args.dir, list) else [args.dir]
+        reports = [evaluate(folder, modes, limit=args.limit) for folder in folders]
+        if len(reports) > 1:
+            if args.json:
+                json.dump({"collections": reports}, sys.stdout, ensure_ascii=False, indent=2)
+                sys.stdout.write("\n")
+                return 0
+            for report in reports:
+                print_beir(report)
+                print()
+            print_summary(reports)
+            return 0
+        report = reports[0]
         printer = print_beir
     else:
         from .known_item import evaluate

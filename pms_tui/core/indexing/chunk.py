@@ -31,10 +31,19 @@ A chunk cut at a non-heading line starts its successor up to ``overlap_lines`` l
 out of fences. Line numbers are 1-based in the original file; lines are ``\\n``-split
 after ``\\r\\n``/``\\r`` normalisation, exactly as markdown-it counts them. Only
 top-level headings are structure: a heading inside a list item or blockquote is text.
+
+Cuts go between lines, except in one case: a prose line longer than the target (a one-line
+paragraph, e.g. every abstract of a BEIR collection) would be one chunk whose end the
+model never reads (it embeds the first ``max_tokens`` tokens). Such a line is cut at
+sentence ends into balanced parts of at most ``target`` chars (at spaces where a sentence
+is longer still), and the chunk's lines and parts are packed again. Those chunks share
+that line's number; their text is the part, words kept and single-spaced. Fences,
+indented code and HTML blocks are never cut (docs/evaluation.md has what this measured).
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
@@ -140,6 +149,7 @@ class _Layout:
         in_heading = [False] * n
         block_start = [False] * n
         raw_line = [False] * n
+        whole = [False] * n  # in a fence, indented code or HTML block: a line is never cut inside
         path_lines: list[int] = []
         paths: list[tuple[str, ...]] = []
         stack: list[str] = [""] * _PATH_DEPTH
@@ -151,6 +161,9 @@ class _Layout:
             if block.kind == "fence" or (block.kind == "heading" and block.top):
                 for j in range(start + 1, end):
                     skip_to[j] = end
+            if block.kind == "fence" or block.kind in _RAW_BLOCKS:
+                for j in range(start, min(end, n)):
+                    whole[j] = True
             elif block.kind in _RAW_BLOCKS:
                 for j in range(start + 1, end):
                     raw_line[j] = True
@@ -169,6 +182,8 @@ class _Layout:
                 paths.append(tuple(t for t in stack if t))
         self.skip_to = skip_to
         self.heading_at = heading_at
+        self.in_heading = in_heading
+        self.prose = [not (whole[i] or in_heading[i]) for i in range(n)]
         self.path_lines = path_lines
         self.paths = paths
 
@@ -270,20 +285,27 @@ def _build_chunks(
     if overlap < 0:
         raise ValueError("overlap_lines must be >= 0")
     chunks: list[Chunk] = []
-    lines = layout.lines
     limit = max(target * MAX_CHUNK_FACTOR, MIN_CHUNK_CAP)
+    prev_last, prev_cut = -1, False  # no overlap lines into or out of a span cut and packed
     for first, last in _spans(layout, target, overlap):
-        path = layout.path_at(first)
-        header = embed_header(title, path)
-        whole = "\n".join(lines[first : last + 1])
-        # one line too long to cut by structure (a 15 MB base64 image) is cut by size; a span
-        # of many lines stays whole (chunks keep their exact lines)
-        for text in _pieces(whole, limit) if first == last else (whole,):
+        cut_here = _has_long_line(layout, first, last, target)
+        if first <= prev_last and (cut_here or prev_cut):
+            first = prev_last + 1
+            while first <= last and layout.blank[first]:
+                first += 1
+            if first > last:
+                continue
+        pieces = _pieces(layout, first, last, target) if cut_here else [
+            (first, last, "\n".join(layout.lines[first : last + 1]))]
+        prev_last, prev_cut = last, cut_here
+        for start, end, text in _bounded(pieces, limit):
+            path = layout.path_at(start)
+            header = embed_header(title, path)
             chunks.append(
                 Chunk(
                     seq=len(chunks),
-                    start_line=first + 1 + line_offset,
-                    end_line=last + 1 + line_offset,
+                    start_line=start + 1 + line_offset,
+                    end_line=end + 1 + line_offset,
                     heading_path=path,
                     text=text,
                     embed_text=f"{header}\n\n{text}" if header else text,
@@ -292,7 +314,7 @@ def _build_chunks(
     return chunks
 
 
-def _pieces(text: str, limit: int):
+def _cut_by_size(text: str, limit: int):
     """``text`` cut into parts of at most ``limit`` characters, at a space or line break
     where there is one in the second half of the window (a 15 MB line of base64, a fence
     of a million lines, a paragraph without breaks): what one chunk may cost is bounded."""
@@ -308,3 +330,103 @@ def _pieces(text: str, limit: int):
                 end = cut + 1
         yield text[start:end]
         start = end
+
+
+def _bounded(pieces: list[tuple[int, int, str]], limit: int):
+    """The pieces, with one line too long to cut by structure or sentences (a 15 MB base64
+    image, a fence line of megabytes) cut by size: what one chunk may cost is bounded. A piece
+    of many lines stays whole (chunks keep their exact lines)."""
+    for start, end, text in pieces:
+        if start == end and len(text) > limit:
+            for part in _cut_by_size(text, limit):
+                yield start, end, part
+        else:
+            yield start, end, text
+
+
+# Lines shorter than this are never cut, whatever the target (a tiny target is a test's or a
+# benchmark's setting; the cut exists for the model's window of some hundreds of tokens).
+MIN_CUT_LINE = 400
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])[)\]\"']*\s+")
+
+
+def split_long_line(line: str, limit: int) -> list[str]:
+    """Cut one over-long line into parts of at most ``limit`` chars, at sentence ends.
+
+    Parts are balanced (a 1,500-char line becomes two of ~750, not 1,000 + 500). Where no
+    sentence end falls in reach, the cut goes at the last space; a run of ``limit`` chars
+    without a space is cut hard. Joined with single spaces the parts give back the line's words.
+    """
+    line = line.strip()
+    parts: list[str] = []
+    while len(line) > limit:
+        count = -(-len(line) // limit)
+        goal = len(line) / count
+        ends = [m.end() for m in _SENTENCE_END.finditer(line, 0, limit + 1) if m.end() <= limit]
+        if ends:
+            cut = min(ends, key=lambda e: (abs(e - goal), -e))
+        else:
+            space = line.rfind(" ", 0, limit + 1)
+            cut = space + 1 if space > 0 else limit
+        parts.append(line[:cut].strip())
+        line = line[cut:].strip()
+    if line:
+        parts.append(line)
+    return parts
+
+
+def _has_long_line(layout: _Layout, first: int, last: int, target: int) -> bool:
+    limit = max(target, MIN_CUT_LINE)
+    return any(len(layout.lines[i]) > limit and layout.prose[i] for i in range(first, last + 1))
+
+
+def _pieces(layout: _Layout, first: int, last: int, target: int) -> list[tuple[int, int, str]]:
+    """The chunk texts of one span: the span itself, unless it holds a prose line longer than
+    ``target`` (one-line paragraphs: every SciFact abstract). Such a line is cut at sentence
+    ends, and the span's lines and parts are packed again into texts of at most ``target``
+    chars, so the model, which reads only the start of a text, sees every part of it. Fences,
+    indented code and HTML blocks are never cut."""
+    lines = layout.lines
+    target = max(target, MIN_CUT_LINE)
+    segments: list[tuple[int, str, bool]] = []  # (line, text, is a part of a cut line)
+    for i in range(first, last + 1):
+        if len(lines[i]) > target and layout.prose[i]:
+            segments.extend((i, part, True) for part in split_long_line(lines[i], target))
+        else:
+            segments.append((i, lines[i], False))
+    groups: list[list[tuple[int, str, bool]]] = []
+    group: list[tuple[int, str, bool]] = []
+    size = 0
+
+    def loose(seg: tuple[int, str, bool]) -> bool:  # a heading or blank line: never a chunk's end
+        return layout.in_heading[seg[0]] or not seg[1].strip()
+
+    for seg in segments:
+        if group and size + 1 + len(seg[1]) > target:
+            keep = len(group)
+            while keep and loose(group[keep - 1]):
+                keep -= 1  # trailing headings and blanks move on with the text after them
+            if keep:
+                groups.append(group[:keep])
+                group = group[keep:]
+                while group and not group[0][1].strip():
+                    group.pop(0)
+                size = sum(len(text) + 1 for _, text, _ in group) - (1 if group else 0)
+        if not group and not seg[1].strip():
+            continue  # a chunk never starts with a blank line
+        group.append(seg)
+        size += len(seg[1]) + (1 if len(group) > 1 else 0)
+    if group and groups and all(loose(seg) for seg in group):
+        groups[-1].extend(group)  # a trailing run of headings stays with the last chunk
+    elif group:
+        groups.append(group)
+    return [_joined(g) for g in groups]
+
+
+def _joined(group: list[tuple[int, str, bool]]) -> tuple[int, int, str]:
+    while len(group) > 1 and not group[-1][1].strip():
+        group = group[:-1]
+    text = group[0][1]
+    for (prev_line, _, _), (line, part, _) in zip(group, group[1:]):
+        text += (" " if line == prev_line else "\n") + part
+    return group[0][0], group[-1][0], text
