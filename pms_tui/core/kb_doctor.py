@@ -1,0 +1,101 @@
+"""What ``pms-tui doctor`` checks: the environment (Python, the SQLite driver with FTS5 and
+sqlite-vec, the packages), the index (size, the embedding queue, a writer at work, damage) and
+the model. A mixin of the KnowledgeBase, so ``kb.diagnose()`` stays one call."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+from .errors import describe
+from .indexing import chunk as _chunk_module
+from .indexing import frontmatter as _frontmatter_module
+from .store import check_driver, health
+from .store.writer_lock import WriterBusy
+
+
+class Check(NamedTuple):
+    """One line of ``pms-tui doctor``."""
+
+    label: str
+    ok: bool
+    detail: str
+
+
+class DoctorMixin:
+    def diagnose(self) -> list[Check]:
+        """What ``pms-tui doctor`` prints: the environment, this index, and the model."""
+        checks = environment_checks()
+        checks.append(Check("home", True, str(self.home) + ("  (read-only)" if self.store.read_only else "")))
+        try:
+            stats = self.stats()
+        except Exception as exc:
+            checks.append(Check("index", False, describe(exc)))
+            stats = None
+        if stats is not None:
+            checks.append(Check("index", True, f"{self.db_path} ({stats['db_bytes'] / 1e6:.1f} MB, "
+                                               f"{stats['documents']} notes, {stats['chunks']} chunks)"))
+            pending = stats["vectors_pending"]
+            checks.append(Check("queue", True, f"{stats['vectors']} stored, {pending} waiting to be embedded"
+                                               + (" (`pms-tui sync` or the app embeds them)" if pending else "")))
+        try:
+            with self.writer_lock.hold(wait=False):
+                pass
+        except WriterBusy as exc:
+            checks.append(Check("writer", True, f"pid {exc.pid} is writing to this index now"))
+        except OSError:
+            pass  # a read-only home: nobody can be writing here
+        damaged = False
+        for part in health.diagnose(self.store.conn):
+            damaged |= not part.ok
+            checks.append(Check(part.label, part.ok, part.detail))
+        if damaged:
+            checks.append(Check("repair", False, "run `pms-tui repair`: it rebuilds the index from your notes, "
+                                                 "keeping every vector that is intact"))
+        checks.append(Check("model", self.model_mismatch is None, self.model_mismatch or self.embedder.model_name))
+        try:
+            started = time.perf_counter()
+            self.load_model()
+            self.embedder.embed_query("doctor")
+            checks.append(Check("model load", True, f"{time.perf_counter() - started:.2f}s, "
+                                                     f"{self.embedder.dim} dimensions"))
+        except Exception as exc:
+            checks.append(Check("model load", False, describe(exc)))
+        checks.append(_package_check())
+        return checks
+
+
+def environment_checks() -> list[Check]:
+    """Python, and the SQLite driver with FTS5 and sqlite-vec: checks that need no index."""
+    import platform
+
+    checks = [Check("python", sys.version_info >= (3, 11), f"{platform.python_version()} ({sys.executable})")]
+    try:
+        driver, sqlite_version, vec_version = check_driver()
+        checks.append(Check("sqlite", True, f"sqlean.py {driver}, SQLite {sqlite_version}, FTS5 ok"))
+        checks.append(Check("sqlite-vec", True, vec_version))
+    except Exception as exc:
+        checks.append(Check("sqlite", False, describe(exc)))
+    return checks
+
+
+def _package_check() -> Check:
+    import importlib.metadata as md
+
+    try:
+        names = ("textual", "fastembed", "onnxruntime", "trafilatura")
+        return Check("packages", True, ", ".join(f"{p} {md.version(p)}" for p in names))
+    except Exception as exc:
+        return Check("packages", False, describe(exc))
+
+
+def indexing_fingerprint() -> str:
+    """A hash of the source that decides chunks and their embed text (the chunker, the
+    frontmatter reader): when it changes, an index built before has other vectors."""
+    digest = hashlib.sha256()
+    for module in (_chunk_module, _frontmatter_module):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:12]

@@ -1,0 +1,195 @@
+"""The indexing half of the KnowledgeBase contract: status, sync, the embedding queue, watch,
+reindex, repair and the writer lock around them. A mixin, so ``kb.sync(...)`` stays one call
+on one object; it holds no state of its own (``KnowledgeBase.__init__`` creates the locks)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+
+from .errors import CollectionError, SyncBusyError
+from .indexing.embed_queue import DrainResult, drain
+from .indexing.plan import sync_status
+from .indexing.sync import Indexer
+from .indexing.watch import Folder
+from .indexing.watch import watch as watch_folders
+from .results import SyncProgress, SyncReport, SyncStatus
+from .store import documents as document_rows
+from .store import health
+from .store import vectors as vector_rows
+from .store.writer_lock import WriterBusy
+
+
+class IndexingMixin:
+    def check_sync_status(self, collections: Sequence[str] | None = None) -> SyncStatus:
+        """``to_add, to_delete, to_update`` (and ``.summary``, ``.skipped``) without changing anything."""
+        return sync_status(self.store.conn, self.collections.select(collections),
+                           self.settings.follow_external_links)
+
+    def sync(
+        self,
+        progress: SyncProgress | None = None,
+        collections: Sequence[str] | None = None,
+        only_paths: set[str] | None = None,
+        cancel: threading.Event | None = None,
+        *,
+        embed: bool = True,
+        on_wait: Callable[[int | None], None] | None = None,
+    ) -> SyncReport:
+        """Index what changed: text first (every changed note searchable by its words), then
+        the queued vectors (``embed=False`` leaves them to :meth:`embed_pending`, as the app
+        does). ``progress(done, total, phase)``: see ``results.SyncProgress``. Setting
+        ``cancel`` stops between notes or embedding runs; the report says ``cancelled`` and
+        the next sync (or embed_pending) carries on. One writer per home across processes:
+        while another holds the writer lock this waits (``on_wait(pid)`` is told once)."""
+        self.require_vectors()
+        progress = progress or (lambda done, total, phase: None)
+        if not self._sync_lock.acquire(blocking=False):
+            raise SyncBusyError("A sync is already running; wait for it to finish.")
+        started = time.perf_counter()
+        try:
+            with self._writing(cancel, on_wait):
+                report = Indexer(self.store, self.settings, progress, cancel).run(
+                    self.collections.select(collections), only_paths
+                )
+        except WriterBusy:
+            if cancel is None or not cancel.is_set():
+                raise
+            report = SyncReport(cancelled=True)  # stopped while waiting for another writer
+        finally:
+            self._sync_lock.release()
+        if embed and not report.cancelled:
+            drained = self._drain(progress, cancel, on_wait)
+            report.chunks_embedded += drained.embedded
+            report.embed_seconds += drained.embed_seconds
+            report.cancelled = report.cancelled or drained.cancelled
+        report.vectors_pending = vector_rows.pending_count(self.store.conn)
+        report.seconds = time.perf_counter() - started
+        progress(report.chunks_embedded, report.chunks_embedded, "done")
+        return report
+
+    def embed_pending(
+        self,
+        progress: SyncProgress | None = None,
+        cancel: threading.Event | None = None,
+        on_wait: Callable[[int | None], None] | None = None,
+    ) -> int:
+        """Embed the queued texts (left by ``sync(embed=False)``, a cancel, a crash or a kill);
+        returns how many were embedded. Another call running in this process already drains
+        the same queue, so this one returns 0 at once."""
+        self.require_vectors()
+        result = self._drain(progress, cancel, on_wait)
+        return result.embedded
+
+    def watch(
+        self,
+        stop: threading.Event,
+        *,
+        on_sync: Callable[[SyncReport], None] | None = None,
+        on_mode: Callable[[str], None] | None = None,
+        restart: threading.Event | None = None,
+        embed: bool = True,
+        force_polling: bool = False,
+        poll_seconds: float | None = None,
+    ) -> None:
+        """Watch every collection's folder until ``stop`` is set, syncing the notes that
+        change within ~2 s of a write settling (see ``indexing.watch``); ``on_sync(report)``
+        after each sync that changed something, ``on_mode("watching" | "polling every N s")``.
+        Set ``restart`` after adding or removing a collection."""
+        folders = lambda: [Folder(c.name, c.path) for c in self.collections.list()]  # noqa: E731
+
+        def changed(changes: dict) -> None:
+            for name, paths in changes.items():
+                while not stop.is_set():
+                    try:
+                        report = self.sync(collections=[name], only_paths=paths, cancel=stop, embed=False)
+                        break
+                    except SyncBusyError:  # this process syncs already: that sync may predate the edit
+                        stop.wait(0.2)
+                    except CollectionError:  # removed meanwhile
+                        report = None
+                        break
+                else:
+                    return
+                if report is not None and on_sync and (report.changed or report.skipped):
+                    on_sync(report)
+            if embed and not stop.is_set():
+                embedded = self.embed_pending(cancel=stop)
+                if embedded and on_sync:
+                    on_sync(SyncReport(chunks_embedded=embedded))
+
+        options = {"poll_seconds": poll_seconds} if poll_seconds else {}
+        watch_folders(folders, changed, stop, restart=restart, on_mode=on_mode, force_polling=force_polling,
+                      **options)
+
+    @property
+    def vectors_pending(self) -> int:
+        """Texts waiting in the embedding queue."""
+        return vector_rows.pending_count(self.store.conn)
+
+    def _drain(self, progress, cancel, on_wait) -> DrainResult:
+        if not self._drain_lock.acquire(blocking=False):
+            return DrainResult()
+        try:
+            return drain(
+                self.store, self.embedder, lambda: self.writer_lock.hold(True, on_wait, cancel),
+                progress, cancel, self._writer_wanted,
+            )
+        except WriterBusy:  # cancelled while waiting for another writer
+            return DrainResult(cancelled=True)
+        finally:
+            self._drain_lock.release()
+
+    @contextmanager
+    def _writing(self, cancel: threading.Event | None = None, on_wait=None) -> Iterator[None]:
+        """Hold the writer lock; an embedding queue drain in this process hands it over
+        between runs instead of finishing its group first."""
+        self.store.require_writable()  # a read-only index says so in one sentence
+        on_wait = on_wait or self.on_writer_wait
+        with self._wanted_guard:
+            self._writers_waiting += 1
+            self._writer_wanted.set()
+        try:
+            self.writer_lock.acquire(True, on_wait, cancel)  # WriterBusy only when cancelled
+        finally:
+            with self._wanted_guard:
+                self._writers_waiting -= 1
+                if not self._writers_waiting:
+                    self._writer_wanted.clear()
+        try:
+            yield
+        finally:
+            self.writer_lock.release()
+
+    def reindex(self, progress: SyncProgress | None = None, cancel: threading.Event | None = None) -> SyncReport:
+        """Drop every vector and chunk, record the configured model, and index everything again."""
+        if not self._sync_lock.acquire(blocking=False):
+            raise SyncBusyError("A sync is already running; wait for it to finish.")
+        try:
+            with self._writing(cancel), self.store.transaction() as conn:
+                document_rows.delete_all(conn)
+                vector_rows.drop_all(conn, self.embedder.dim)
+                self._record_model(conn)
+            self.model_mismatch = None
+            self.vectors.reset(self.embedder.dim)
+        finally:
+            self._sync_lock.release()
+        return self.sync(progress, cancel=cancel)
+
+    @contextmanager
+    def writing(self, cancel: threading.Event | None = None) -> Iterator[None]:
+        """Hold this home's writer lock (waiting for another writer); the index must be writable."""
+        with self._writing(cancel, self.on_writer_wait):
+            yield
+
+    def repair(self, progress: SyncProgress | None = None) -> tuple[list[str], SyncReport]:
+        """Rebuild what can be rebuilt from the notes, then sync: the full-text index, vectors
+        out of step with the vector table (the notes using a lost vector are re-read, and only
+        the missing texts embedded). A damaged file is handled by :func:`repair_home`."""
+        with self.writing():
+            steps = health.repair_in_place(self.store.conn)
+            self.vectors.reset(self._index_dim())
+            report = self.sync(progress)
+        return steps, report
