@@ -1,11 +1,7 @@
 """The command line: ``pms-tui`` opens the terminal UI; subcommands serve scripts and tests.
 
 Every error ends as one sentence on stderr and a non-zero exit, never a traceback.
-
-Longer than our other modules (~500 lines) on purpose: one short function per subcommand and
-the parser that names them, so the whole command line reads in one place; each command is a
-thin call into the KnowledgeBase, and the helpers they share (``say``, JSON, the sync bar) sit
-at the top.
+One file on purpose (~500 lines): a short function per subcommand and the parser naming them.
 """
 
 from __future__ import annotations

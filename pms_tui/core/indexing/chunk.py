@@ -1,4 +1,5 @@
-"""Split a Markdown note into search chunks along its structure.
+"""Split a Markdown note into search chunks along its structure. (One module of ~430 lines on
+purpose: the cut scores, the spans and the long-line cuts are one algorithm with shared state.)
 
 The document is parsed once with markdown-it (``core.markdown.scan``: block rules only;
 inline parsing is run just for heading text). Every body line gets a *cut score*: the value
