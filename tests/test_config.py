@@ -74,3 +74,13 @@ def test_a_damaged_state_file_is_an_empty_state(tmp_path):
     assert save_state(tmp_path, theme="pms-dark") == {"theme": "pms-dark"}
     (tmp_path / STATE_FILE).write_text("[1, 2]")
     assert load_state(tmp_path) == {}
+
+
+def test_every_setting_has_a_validation_rule():
+    """A setting without a rule would be ignored from config.toml and the environment
+    (``watch = false`` once was)."""
+    from dataclasses import fields
+
+    from pms_tui.core.config import RULES, Settings
+
+    assert {f.name for f in fields(Settings)} - {"extra", "warnings"} == set(RULES)

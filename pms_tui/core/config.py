@@ -146,6 +146,7 @@ RULES: dict[str, Rule] = {
     "debounce_ms": _whole(0, 10_000),
     "theme": Rule(str, "the name of a theme", lambda v: bool(v.strip())),
     "follow_external_links": Rule(bool, "true or false"),
+    "watch": Rule(bool, "true or false"),
 }
 
 _TRUE = {"1", "true", "yes", "on"}
