@@ -214,9 +214,10 @@ def cmd_watch(args) -> int:
 
         def on_sync(report) -> None:
             if report.changed or report.skipped:
-                print(report.summary, flush=True)
+                say(report.summary)
                 for path, reason in report.skipped:
-                    print(f"  skipped {path}: {reason}", flush=True)
+                    say(f"  skipped {path}: {reason}")  # a path from the folder: sanitised
+                sys.stdout.flush()
 
         watcher = threading.Thread(target=kb.watch, args=(stop,), kwargs={"on_sync": on_sync, "on_mode": on_mode},
                                    name="pms-watch", daemon=True)
