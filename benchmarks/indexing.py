@@ -48,13 +48,17 @@ import os
 import random
 import shutil
 import signal
-import sqlite3
 import statistics
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+
+# The product's driver, never the stdlib's: two SQLite libraries in one process (the app worker
+# reads the index beside the app) do not see each other's POSIX locks, and one of them can
+# truncate the WAL index the other has mapped (SIGBUS).
+import sqlean as sqlite3
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

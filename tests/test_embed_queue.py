@@ -80,6 +80,51 @@ def test_progress_phases_come_in_order_with_totals(kb, notes_dir):
     assert embedding[-1][0] == embedding[-1][1] > 0
 
 
+class FakeSlowLoadingEmbedder:
+    """A fake for the drain's pure logic: its model takes 1.6 s to load, its vectors are zeros."""
+
+    def __init__(self) -> None:
+        self.loaded_at: float | None = None
+
+    def load(self) -> None:
+        time.sleep(1.6)
+        self.loaded_at = time.monotonic()
+
+    def embed_documents(self, texts):
+        return np.zeros((len(texts), 384), dtype=np.float32)
+
+
+def test_the_embedding_phase_reports_progress_while_the_model_loads(kb, notes_dir):
+    from pms_tui.core.indexing.embed_queue import drain
+
+    kb.collections.create(notes_dir, name="notes")
+    kb.sync(embed=False)
+    fake = FakeSlowLoadingEmbedder()
+    calls: list[float] = []
+    drain(kb.store, fake, kb.writing, lambda done, total, phase: calls.append(time.monotonic()))
+    during_load = [t for t in calls if t < fake.loaded_at]
+    assert len(during_load) >= 3  # at once, then every HEARTBEAT (0.5 s) of the 1.6 s load
+    assert max(b - a for a, b in zip(during_load, during_load[1:])) < 1.0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
+def test_document_runs_run_at_a_lower_cpu_priority_than_the_caller():
+    from pms_tui.core.indexing.embed_queue import BACKGROUND_NICE, background_priority
+
+    seen: list[int] = []
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    def run() -> None:
+        background_priority()
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert seen[0] >= BACKGROUND_NICE
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine  # the caller's thread untouched
+
+
 def test_cancel_during_embedding_keeps_text_and_the_next_sync_carries_on(kb, notes_dir):
     kb.collections.create(notes_dir, name="notes")
     cancel = threading.Event()

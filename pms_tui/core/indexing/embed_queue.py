@@ -16,6 +16,8 @@ for ``cancel`` and hands the writer lock back when ``wanted`` says a text sync i
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -32,6 +34,8 @@ from .embed import length_batches
 GROUP_TEXTS = 256
 # Progress is reported at least this often (seconds) while runs are in flight.
 HEARTBEAT = 0.5
+# Nice value of the threads that run document embeddings (Linux: per thread).
+BACKGROUND_NICE = 10
 
 
 @dataclass
@@ -60,7 +64,8 @@ def drain(
     total = vector_rows.pending_count(conn)
     if not total:
         return result
-    embedder.load()
+    progress(0, total, "embedding")  # before the model loads: the phase starts now
+    _load_with_heartbeat(embedder, lambda: progress(0, total, "embedding"))
     # a stand-in embedder (benchmarks, tests) may offer embed_documents alone
     run_texts = getattr(embedder, "embed_run", None) or embedder.embed_documents
     workers = max(1, getattr(embedder, "workers", 1))
@@ -68,9 +73,8 @@ def drain(
     batch = max(getattr(embedder, "batch_size", 32) * 2, 1)
     token_lengths = getattr(embedder, "token_lengths", lambda texts: None)
     done = 0
-    progress(0, total, "embedding")
     stop = lambda: cancel is not None and cancel.is_set()  # noqa: E731
-    with ThreadPoolExecutor(workers, thread_name_prefix="pms-embed") as pool:
+    with ThreadPoolExecutor(workers, thread_name_prefix="pms-embed", initializer=background_priority) as pool:
         while not stop():
             with hold_writer():
                 rows = vector_rows.pending_batch(store.conn, group_texts)
@@ -108,6 +112,35 @@ def drain(
     result.left = vector_rows.pending_count(conn)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def background_priority() -> None:
+    """Lower the calling thread's CPU priority, so the document runs of a drain yield the
+    cores to a search, the app's screen and the user's editor, and take what is left.
+
+    Each ONNX run computes on the thread that calls it (one intra-op thread, see
+    ``Embedder._create``), so lowering the drain's own pool threads is enough; they end with
+    the drain (a nice value cannot be raised back without privileges). Linux only: there
+    the nice value belongs to the thread; elsewhere it would slow the whole process."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, max(os.getpriority(os.PRIO_PROCESS, tid), BACKGROUND_NICE))
+    except OSError:  # a sandbox without setpriority: runs at the normal priority
+        pass
+
+
+def _load_with_heartbeat(embedder, beat: Callable[[], None]) -> None:
+    """Load the model (seconds on a cold start) while still reporting progress every HEARTBEAT."""
+    with ThreadPoolExecutor(1, thread_name_prefix="pms-load") as pool:
+        loading = pool.submit(embedder.load)
+        while True:
+            try:
+                loading.result(timeout=HEARTBEAT)
+                return
+            except TimeoutError:
+                beat()
 
 
 def _timed(fn, texts):
