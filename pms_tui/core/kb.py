@@ -279,6 +279,10 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
         """Relative paths of every indexed note, all collections together."""
         return document_rows.all_paths(self.store.conn)
 
+    def note_names(self) -> list[str]:
+        """``collection/relpath`` of every indexed note, sorted (what :meth:`explain` takes)."""
+        return document_rows.note_names(self.store.conn)
+
     def chunk_notes(self) -> dict[int, str]:
         """Chunk id -> relative path of its note (evaluations map ranked chunks to notes)."""
         return chunk_rows.note_paths(self.store.conn)

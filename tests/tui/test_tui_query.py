@@ -226,3 +226,32 @@ def test_evidence_panel_and_explain(query_home):
             assert not screen.evidence.has_class("-shown")
 
     run(scenario())
+
+
+def test_explain_any_note_even_one_the_filter_left_out(query_home):
+    """The palette's "Explain any note's rank…": a note outside the results, its path completed."""
+    async def scenario():
+        app = make_app(query_home)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = app.search_screen
+            await wait_for_model(app, pilot)
+            await type_query(app, pilot, "undo commit tag:git")
+            assert "notes/cooking/bread.md" not in notes_listed(screen)
+            screen.action_explain_any_note()
+            await settle(app, pilot)
+            field = app.screen.query_one("#name-input")
+            field.value = ""
+            await pilot.press(*"notes/cooking/br")
+            await pilot.press("right")  # accept the completion
+            assert field.value == "notes/cooking/bread.md"
+            await pilot.press("enter")
+            await settle(app, pilot)
+            text = str(screen.evidence.render())
+            assert "Explain: notes/cooking/bread.md" in text and "BM25" in text
+            screen.results.focus()
+            await pilot.press("down")  # another hit: its own evidence again
+            await settle(app, pilot)
+            text = str(screen.evidence.render())
+            assert "Why passage #" in text and "Explain:" not in text
+
+    run(scenario())

@@ -45,6 +45,15 @@ def all_paths(conn) -> set[str]:
     return {r[0] for r in conn.execute("SELECT path FROM documents")}
 
 
+def note_names(conn) -> list[str]:
+    """``collection/relpath`` of every indexed note, sorted."""
+    rows = conn.execute(
+        "SELECT col.name || '/' || d.path FROM documents d JOIN collections col ON col.id = d.collection_id "
+        "ORDER BY 1"
+    )
+    return [r[0] for r in rows]
+
+
 def update_stats(conn, stats: list[tuple[int, int, int]]) -> None:
     """New (size, mtime_ns) of documents whose content did not change: (size, mtime_ns, id)."""
     conn.executemany("UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?", stats)

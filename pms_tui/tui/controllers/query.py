@@ -11,6 +11,7 @@ from textual import work
 
 from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import describe as sentence
+from pms_tui.core.safe_text import one_line
 
 from ..history import History, fingerprint
 from ..result_rows import SORTS, VIEWS, group
@@ -32,7 +33,8 @@ class QueryActions:
         self._history_pos: int | None = None  # index into history.recent() while recalling
         self._facets: dict[str, list[str]] = {}
         self._read_timer = None
-        self._explained: tuple | None = None  # (query, collection, relpath) explained in the panel
+        # (query, "collection/relpath", chunk id highlighted then) explained in the panel
+        self._explained: tuple | None = None
 
     def mount_query(self) -> None:
         """After the screen mounts: the remembered view, the history, completion values."""
@@ -97,13 +99,14 @@ class QueryActions:
             self.show_evidence(self.results.current)
 
     def show_evidence(self, hit) -> None:
-        if self._explained and (hit is None or self._explained != (self.search_bar.value, hit.collection,
-                                                                   hit.relpath)):
-            self._explained = None
+        if self._explained and self._explained[0] != self.search_bar.value:
+            self._explained = None  # a new query: the explanation was of the old one
+        if self._explained and self._explained[2] != (hit.chunk_id if hit is not None else None):
+            self._explained = None  # another hit highlighted
         if not self.evidence_shown:
             return
-        if hit is not None and self._explained == (self.search_bar.value, hit.collection, hit.relpath):
-            return  # the explanation of this note stays until another hit or query
+        if self._explained:
+            return  # the explanation stays until another hit or query
         result = self.last_result
         if hit is None or result is None:
             self.evidence.show_lines("Evidence", ["Select a search result to see why it ranks where it does."])
@@ -136,10 +139,33 @@ class QueryActions:
         if hit is None or not query.strip():
             self.notify("Type a query and highlight a note to explain its rank.", severity="warning")
             return
-        self._explained = (query, hit.collection, hit.relpath)
+        self.explain(query, _note_of(hit))
+
+    def action_explain_any_note(self) -> None:
+        """Ask for any indexed note (completed as typed) and explain its rank for the query:
+        the question "why is the note I expected missing?"."""
+        query = self.search_bar.value
+        if not query.strip():
+            self.notify("Type a query first, then ask where a note ranks for it.", severity="warning")
+            return
+        from textual.suggester import SuggestFromList
+
+        from ..dialogs.name import NameDialog
+
+        hit = self.results.current
+        paths = self.kb.note_names()
+        dialog = NameDialog(f"Where does a note rank for {one_line(query)[:60]!r}? Its path:",
+                            _note_of(hit) if hit is not None else "", title="Explain a note",
+                            placeholder="folder/note.md", ok="Explain",
+                            suggester=SuggestFromList(paths, case_sensitive=False))
+        self.app.push_screen(dialog, lambda note: note and self.explain(query, note))
+
+    def explain(self, query: str, note: str) -> None:
+        hit = self.results.current
+        self._explained = (query, note, hit.chunk_id if hit is not None else None)
         if not self.evidence_shown:
             self.action_toggle_evidence()
-        self.explain_worker(query, f"{hit.collection}/{hit.relpath}")
+        self.explain_worker(query, note)
 
     @work(thread=True, exclusive=True, group="explain", exit_on_error=False)
     def explain_worker(self, query: str, note: str) -> None:
@@ -151,8 +177,7 @@ class QueryActions:
 
     @while_running
     def _show_explanation(self, query: str, note: str, lines) -> None:
-        hit = self.results.current
-        if self._explained and hit is not None and self._explained == (query, hit.collection, hit.relpath):
+        if self._explained and self._explained[:2] == (query, note):
             self.evidence.show_lines(f"Explain: {note}", lines)
 
     # -- history ----------------------------------------------------------------------------
@@ -262,6 +287,8 @@ class QueryActions:
             ("Evidence panel: show / hide", self.action_toggle_evidence, "Why the highlighted hit ranks there"),
             ("Explain the highlighted note's rank", self.action_explain_note,
              "Its rank in each lane and the words it lacks"),
+            ("Explain any note's rank…", self.action_explain_any_note,
+             "Where a note you expected ranks for this query, and why"),
             ("Save this search…", self.action_save_search, "Run it again later from the palette"),
         ]
         if self.history is not None:
@@ -271,3 +298,7 @@ class QueryActions:
             for query in self.history.recent(HISTORY_PALETTE):
                 commands.append((f"History: {query}", lambda query=query: self.set_query(query), "Search again"))
         return commands
+
+
+def _note_of(hit) -> str:
+    return f"{hit.collection}/{hit.relpath}"
