@@ -1,7 +1,8 @@
 """Point 4: memory stays bounded whatever the shape of a note.
 
 Each shape is indexed by the real CLI in a child process whose peak RSS is read from the
-kernel (``wait4``'s ru_maxrss). The fast case runs in CI; the 20 MB shapes are ``slow``.
+kernel (``wait4``'s ru_maxrss). Both cases are ``slow`` (each indexes megabytes with the real
+model): ``python -m pytest -q -m slow tests/faults -s`` prints each peak.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def test_a_4_mb_single_line_indexes_within_the_memory_limit(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(shapes(1)))
 def test_a_20_mb_note_of_any_shape_indexes_within_600_mb(tmp_path, name):
-    data = shapes(15_000_000 if name == "base64-line.md" else 19_500_000)[name]
+    data = shapes(19_500_000)[name]  # just under MAX_NOTE_BYTES (20 MB)
     rss, _status = index_shape(tmp_path, name, data)
     print(f"\npeak RSS, {len(data) / 1e6:.0f} MB {name}: {rss:.0f} MB")
     assert rss < LIMIT_MB, f"{name}: {rss:.0f} MB"
