@@ -49,6 +49,24 @@ def test_a_redirect_to_a_private_or_link_local_address_is_refused(site, clip_hom
     assert not list(notes.iterdir())
 
 
+def test_a_dns_answer_that_changes_after_the_check_is_caught_by_the_connected_address(site, monkeypatch):
+    """DNS rebinding: the name looks public when checked, then connects to 127.0.0.1. The DNS
+    answer at check time is a fake (pure logic); the connection and the server are real."""
+    import ipaddress
+
+    from pms_tui.core.clip import redirect_guard
+    from pms_tui.core.clip.fetch import fetch
+    from pms_tui.core.errors import ClipError
+
+    site.add("/inside", page("Router admin", ARTICLE))
+    port = site.url("/").split(":")[2].split("/")[0]
+    url = site.redirect("/hop", f"http://localhost:{port}/inside")
+    monkeypatch.setattr(redirect_guard, "_addresses",
+                        lambda host, port: [ipaddress.ip_address("93.184.216.34")])  # fake: public
+    with pytest.raises(ClipError, match=r"answered from 127\.0\.0\.1"):
+        fetch(url)
+
+
 def test_redirects_inside_the_address_the_user_typed_still_work(site, clip_home, notes):
     site.add("/real", page("Terns", ARTICLE))
     url = site.redirect("/hop", site.url("/real"))

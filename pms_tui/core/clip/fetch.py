@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from ..errors import ClipError
-from .redirect_guard import redirect_guard
+from .redirect_guard import peer_guard, redirect_guard
 
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _HTML_SNIFF_TAGS = (b"<html", b"<!doctype html", b"<head", b"<body", b"<title", b"<p", b"<div")
@@ -91,7 +91,7 @@ def fetch(
             follow_redirects=True,
             max_redirects=max_redirects,
             headers=headers,
-            event_hooks={"request": [redirect_guard(url)]},
+            event_hooks={"request": [redirect_guard(url)], "response": [peer_guard(url)]},
         ) as client:
             with client.stream("GET", url) as response:
                 final_url = str(response.url)
