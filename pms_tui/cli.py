@@ -192,7 +192,8 @@ def cmd_sync(args) -> int:
             say("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
             return 0
         return _sync_with_bar(args, lambda bar, cancel: kb.sync(
-            progress=bar, collections=args.collection, cancel=cancel, on_wait=_tell_waiting))
+            progress=bar, collections=args.collection, cancel=cancel, on_wait=_tell_waiting,
+            embed=not args.no_embed))
 
 
 def cmd_watch(args) -> int:
@@ -417,6 +418,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", "--collection", action="append")
     p.add_argument("--json", action="store_true")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-embed", action="store_true",
+                   help="write the text only (searchable by its words at once); the next sync or the app "
+                        "embeds the queued vectors")
     p.set_defaults(func=cmd_sync)
 
     p = sub.add_parser("watch", help="sync, then index notes as they are saved (ctrl+c stops)")

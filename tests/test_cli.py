@@ -45,6 +45,17 @@ def test_add_sync_search_status_show(tmp_path, notes_dir):
     assert listing[0]["documents"] == 3
 
 
+def test_sync_no_embed_writes_text_and_leaves_the_vectors_queued(tmp_path, notes_dir):
+    home = tmp_path / "home"
+    run(home, "add", str(notes_dir), "--name", "notes")
+    report = json.loads(run(home, "sync", "--no-embed", "--json").stdout)
+    assert len(report["added"]) == 3 and report["chunks_embedded"] == 0 and report["vectors_pending"] > 0
+    hits = json.loads(run(home, "search", "soft reset", "--mode", "bm25", "--json").stdout)["hits"]
+    assert hits[0]["relpath"] == "git/undo-commit.md"
+    again = json.loads(run(home, "sync", "--json").stdout)  # the next sync embeds the queue
+    assert again["chunks_embedded"] == report["vectors_pending"] and again["vectors_pending"] == 0
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

@@ -32,17 +32,17 @@ def rewrite_trials(home, notes, trials, headings, seed):
     path = notes / "big.md"
     path.write_text(big_note(0, headings))
     cli(home, "add", str(notes), "--name", "notes")
-    cli(home, "sync")
+    cli(home, "sync", "--no-embed")  # the text phase is what records the stat; vectors do not matter here
     rng = random.Random(seed)
     for trial in range(1, trials + 1):
         path.write_text(big_note(trial, headings))
         delay = rng.uniform(0.0, 2.5)
-        proc = Popen([sys.executable, "-m", "pms_tui", "sync"], env=cli_env(home),
+        proc = Popen([sys.executable, "-m", "pms_tui", "sync", "--no-embed"], env=cli_env(home),
                      stdout=-1, stderr=-1)
         time.sleep(delay)
         path.write_text(big_note(trial, headings) + f"\nrewritten after {delay:.2f}s\n")
         proc.communicate(timeout=600)
-        cli(home, "sync")
+        cli(home, "sync", "--no-embed")
         assert indexed_sha(home, "big.md") == hashlib.sha256(path.read_bytes()).hexdigest(), trial
         assert "+0 new, ~0 modified" in cli(home, "status").stdout.decode()
     return trials
