@@ -474,3 +474,17 @@ def test_real_corpus_jbranchaud_til():
 def test_real_corpus_powershell_docs_sample():
     files = _corpus("powershell-docs")
     _check_corpus_files(random.Random(1234).sample(files, min(300, len(files))))
+
+
+def test_an_inline_base64_image_is_indexed_as_a_stand_in_and_no_line_moves():
+    import base64
+
+    payload = base64.b64encode(bytes(range(256)) * 4000).decode()  # ~1.4 MB on one line
+    text = f"# Trip\n\nThe harbour at dawn:\n\n![harbour](data:image/jpeg;base64,{payload})\n\nFerries leave at six.\n"
+    note = parse_note(text, "trip.md")
+    assert len(note.chunks) == 1
+    chunk = note.chunks[0]
+    assert "data:image/jpeg;base64,…" in chunk.text and payload[:64] not in chunk.text
+    assert (chunk.start_line, chunk.end_line) == (1, 7) and "Ferries leave at six." in chunk.text
+    short = "![dot](data:image/gif;base64,R0lGODlhAQABAAAAACw=)"  # too short to matter: kept
+    assert parse_note(f"# Dot\n\n{short}\n", "dot.md").chunks[0].text.endswith(short)

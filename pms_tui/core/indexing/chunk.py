@@ -103,6 +103,20 @@ def embed_header(title: str, path: tuple[str, ...]) -> str:
     return "\n".join(part for part in (title, crumb) if part)
 
 
+# An inline image or file (``![x](data:image/png;base64,...)``) is bytes, not words: it stays in
+# the note but is indexed as a short stand-in, so a 5 MB picture is not thousands of chunks of
+# noise in both lanes (and a notes folder full of pasted screenshots syncs in seconds). One
+# line at most (base64 without whitespace), so no line number moves.
+_INLINE_DATA = re.compile(r"(data:[\w.+-]*/?[\w.+-]*(?:;[\w.+-]+=[\w.+-]+)*;base64,)[A-Za-z0-9+/=]{64,}")
+
+
+def without_inline_data(text: str) -> str:
+    """``text`` with every long base64 payload of a ``data:`` URI replaced by ``…``."""
+    if "base64," not in text:
+        return text
+    return _INLINE_DATA.sub(r"\1…", text)
+
+
 def chunk_markdown(
     markdown: str,
     title: str | None = None,
@@ -136,6 +150,7 @@ class _Layout:
     """Per-line facts about one body, computed in a few linear passes."""
 
     def __init__(self, body: str) -> None:
+        body = without_inline_data(body)
         lines = body.split("\n")
         n = len(lines)
         self.lines = lines
