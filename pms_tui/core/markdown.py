@@ -8,6 +8,7 @@ to ``\\n`` (as markdown-it counts them); ranges are half-open, ``[start, end)``.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -55,13 +56,59 @@ def normalize_newlines(text: str) -> str:
     return text
 
 
+# markdown-it holds a token object per block, about 130 bytes of memory per byte of a note
+# of one-line blocks (4 MB of headings: 0.5 GB): a long note is parsed a window at a time.
+WINDOW_CHARS = 64_000
+
+
 def scan(text: str) -> Structure:
-    """Blocks and headings of ``text`` (newlines already normalised)."""
+    """Blocks and headings of ``text`` (newlines already normalised).
+
+    Parsed in windows of about ``WINDOW_CHARS``. A window ends where its last block at the top
+    level, or directly inside a top-level list or blockquote, starts: that block may go on past
+    the window, so it is parsed again at the start of the next one. So a fence, a paragraph or
+    a setext heading is never cut by a window; a long list or blockquote may be, between its
+    items, which continue as a list of their own. A window holding a single block (one huge
+    fence or line) grows until the block ends. Memory stays that of one window (markdown-it
+    keeps hundreds of bytes per token), whatever the note's length."""
+    if len(text) <= WINDOW_CHARS:
+        return _scan_window(text, 0)[0]
+    lines = text.split("\n")
+    n = len(lines)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    blocks: list[Block] = []
+    headings: list[Heading] = []
+    first, want = 0, WINDOW_CHARS
+    while first < n:
+        last = bisect_right(starts, starts[first] + want) - 1  # lines [first, last) fit the window
+        last = max(last, first + 1)
+        window = "\n".join(lines[first:last])
+        part, cuts = _scan_window(window, first)
+        if last >= n:
+            blocks += part.blocks
+            headings += part.headings
+            break
+        cut = cuts[-1] if cuts else first
+        if cut <= first:  # one block fills the window: widen it
+            want *= 2
+            continue
+        blocks += [b for b in part.blocks if b.start < cut]
+        headings += [h for h in part.headings if h.start < cut]
+        first, want = cut, WINDOW_CHARS
+    return Structure(blocks, headings)
+
+
+def _scan_window(text: str, offset: int) -> tuple[Structure, list[int]]:
+    """Blocks and headings of one window of lines, numbered from ``offset``, and the lines
+    where the window may be cut (starts of blocks at nesting level 0 or 1)."""
     env: dict = {}
     tokens = _MD_BLOCK.parse(text, env)
     n = text.count("\n") + 1
     blocks: list[Block] = []
     headings: list[Heading] = []
+    cuts: list[int] = []
     add = blocks.append
     for i, tok in enumerate(tokens):
         if tok.nesting == -1 or tok.map is None or tok.type == "inline":
@@ -70,10 +117,13 @@ def scan(text: str) -> Structure:
         if start >= n:
             continue
         kind = tok.type.removesuffix("_open")
-        add(Block(kind, start, end if end < n else n, tok.level == 0))
+        add(Block(kind, offset + start, offset + (end if end < n else n), tok.level == 0))
+        if tok.level <= 1 and start > 0 and (not cuts or cuts[-1] < offset + start):
+            cuts.append(offset + start)
         if kind == "heading" and tok.level == 0:
-            headings.append(Heading(start, end, int(tok.tag[1]), plain_inline(tokens[i + 1].content, env)))
-    return Structure(blocks, headings)
+            headings.append(Heading(offset + start, offset + end, int(tok.tag[1]),
+                                    plain_inline(tokens[i + 1].content, env)))
+    return Structure(blocks, headings), cuts
 
 
 def fence_ranges(text: str) -> list[tuple[int, int]]:

@@ -37,7 +37,7 @@ KINDS: dict[str, tuple[object, str]] = {
     "bidi.md": ("# \u202eevil\n\nwombat\n".encode(), "indexed"),
     "long-line.md": (b"# Long\n\n" + b"A" * 200_000 + b"\n", "indexed"),
     "many-headings.md": (b"".join(b"# H%d\n" % i for i in range(5_000)), "indexed"),
-    "deep-lists.md": (b"".join(b"  " * i + b"- item\n" for i in range(2000)), "indexed"),
+    "deep-lists.md": (b"".join(b"  " * i + b"- item\n" for i in range(1200)), "indexed"),
     "unclosed-fence.md": (b"# T\n\n```python\n" + b"x = 1\n" * 5000, "indexed"),
     "huge-fence-marker.md": (b"`" * 20_000 + b"\nwombat\n" + b"`" * 20_000 + b"\n", "indexed"),
     "nested-blockquotes.md": (b">" * 5_000 + b" wombat\n", "indexed"),
