@@ -90,6 +90,13 @@ def test_unbalanced_quote_is_text_and_lone_dash_is_nothing():
     assert p("git -").terms == ["git"]
 
 
+def test_command_line_flags_are_text_not_exclusions():
+    p = parse("git rev-parse --show-toplevel")
+    assert p.text == "git rev-parse --show-toplevel" and not p.exclude
+    p = parse("vim -t UsersController -draft")
+    assert p.text == "vim -t UsersController" and p.exclude == ["draft"]
+
+
 def test_hyphenated_words_and_negated_multiword_token():
     q = p("foo-bar -baz-qux")
     assert q.terms == ["foo-bar"] and q.exclude == ["baz qux"]
@@ -102,9 +109,9 @@ def test_control_characters_and_surrogates():
 
 
 def test_huge_input_is_cut():
-    q = p('tag:a "x" -y ' * 2000)
+    q = p('tag:a "x" -yy ' * 2000)
     assert len(q.raw) <= MAX_QUERY_CHARS
-    assert q.tags == ["a"] and q.phrases == ["x"] and q.exclude == ["y"]
+    assert q.tags == ["a"] and q.phrases == ["x"] and q.exclude == ["yy"]
 
 
 QUERY_ALPHABET = st.sampled_from(list('ab  "-:#/\\*()^') + ["tag:", "path:", "in:", "title:", "after:",

@@ -12,6 +12,9 @@
   ``7d``, ``2w``, ``3m``, ``1y``). ``after:X`` keeps notes dated on or after the first day
   of X, ``before:X`` those dated before it, so ``after:2024 before:2025`` is the year 2024.
   ``-tag:``, ``-path:`` and ``-in:`` exclude.
+* a command-line flag is text, not an exclusion: ``--show-toplevel`` (two dashes) and a
+  one-letter ``-t`` (``git rev-parse --show-toplevel``, ``vim -t Tag`` find the notes about
+  them); ``-word`` of two letters or more excludes.
 
 Parsing never raises and never fails: whatever does not parse is text. A known filter with a
 bad value (``after:yesterdayish``, ``tag:`` with no value) is left out and reported in
@@ -139,7 +142,8 @@ def _tokens(query: str):
         if query[i].isspace():
             i += 1
             continue
-        negated = query[i] == "-" and i + 1 < n and not query[i + 1].isspace()
+        # "--flag" is a command-line flag: text
+        negated = query[i] == "-" and i + 1 < n and not query[i + 1].isspace() and query[i + 1] != "-"
         start = i + 1 if negated else i
         if query[start] == '"':
             end = query.find('"', start + 1)
@@ -193,7 +197,11 @@ def _add(out: ParsedQuery, negated: bool, quoted: bool | None, token: str, today
             ))
     if negated:
         phrase = _words(token)
-        if phrase and len(out.exclude) < MAX_ITEMS and phrase not in out.exclude:
+        if len(phrase) < 2:  # "-t": a one-letter flag, searched as text
+            if _WORD.search(token) and len(out.terms) < MAX_TERMS:
+                out.terms.append("-" + token)
+            return
+        if len(out.exclude) < MAX_ITEMS and phrase not in out.exclude:
             out.exclude.append(phrase)
         return
     if _WORD.search(token) and len(out.terms) < MAX_TERMS:
