@@ -48,6 +48,10 @@ def test_a_long_list_is_scanned_in_windows_and_keeps_every_item(monkeypatch_wind
     structure = markdown.scan(text)
     assert [h.text for h in structure.headings] == ["List", "After"]
     assert sum(1 for b in structure.blocks if b.kind == "list_item") == 2000
+    lists = [b for b in structure.blocks if b.kind == "bullet_list"]
+    assert len(lists) > 1 and all(a.end <= b.start for a, b in zip(lists, lists[1:]))  # parts, in order
+    whole = [b for b in markdown._scan_window(text, 0)[0].blocks if b.kind == "bullet_list"]
+    assert (lists[0].start, lists[-1].end) == (whole[0].start, whole[0].end)  # together, the one list
 
 
 def test_one_fence_longer_than_a_window_stays_one_fence(monkeypatch_window):

@@ -94,7 +94,8 @@ def scan(text: str) -> Structure:
         if cut <= first:  # one block fills the window: widen it
             want *= 2
             continue
-        blocks += [b for b in part.blocks if b.start < cut]
+        # a list or quote cut between its items ends at the cut; its rest starts the next window
+        blocks += [b if b.end <= cut else b._replace(end=cut) for b in part.blocks if b.start < cut]
         headings += [h for h in part.headings if h.start < cut]
         first, want = cut, WINDOW_CHARS
     return Structure(blocks, headings)
