@@ -153,7 +153,7 @@ class QueryActions:
         from ..dialogs.name import NameDialog
 
         hit = self.results.current
-        paths = self.kb.note_names()
+        paths = [one_line(p) for p in self.kb.note_names()]  # a file name is shown: never raw escapes
         dialog = NameDialog(f"Where does a note rank for {one_line(query)[:60]!r}? Its path:",
                             _note_of(hit) if hit is not None else "", title="Explain a note",
                             placeholder="folder/note.md", ok="Explain",
