@@ -16,6 +16,8 @@ from .core.errors import UsageError, describe
 from .core.results import MODES
 from .core.safe_text import UNSAFE, safe_text
 
+NO_COLLECTIONS = "No collections yet. Add a folder of notes with `pms-tui add PATH`."
+
 
 def say(*parts: object, file=None) -> None:
     """print() for anything that may hold note-derived text (titles, paths, snippets, reasons):
@@ -116,7 +118,7 @@ def cmd_collections(args) -> int:
         if args.json:
             _print_json(rows)
         elif not rows:
-            say("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
+            say(NO_COLLECTIONS)
         else:
             for r in rows:
                 missing = "  (folder missing)" if not r["folder_exists"] else ""
@@ -153,7 +155,7 @@ def cmd_status(args) -> int:
             })
             return 0
         if not cols:
-            say("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
+            say(NO_COLLECTIONS)
             return 0
         say(total.summary)
         pending = kb.vectors_pending
@@ -189,11 +191,10 @@ def _print_report(report, as_json: bool) -> None:
 def cmd_sync(args) -> int:
     with _kb(args) as kb:
         if not kb.collections.list():
-            say("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
+            say(NO_COLLECTIONS)
             return 0
-        return _sync_with_bar(args, lambda bar, cancel: kb.sync(
-            progress=bar, collections=args.collection, cancel=cancel, on_wait=_tell_waiting,
-            embed=not args.no_embed))
+        return _sync_with_bar(args, lambda bar, cancel: kb.sync(progress=bar, collections=args.collection,
+                              cancel=cancel, on_wait=_tell_waiting, embed=not args.no_embed))
 
 
 def cmd_watch(args) -> int:
@@ -202,7 +203,7 @@ def cmd_watch(args) -> int:
 
     with _kb(args) as kb:
         if not kb.collections.list():
-            print("No collections yet. Add a folder of notes with `pms-tui add PATH`.")
+            say(NO_COLLECTIONS)
             return 0
         code = _sync_with_bar(args, lambda bar, cancel: kb.sync(progress=bar, cancel=cancel, on_wait=_tell_waiting))
         if code:
@@ -210,14 +211,11 @@ def cmd_watch(args) -> int:
         stop = threading.Event()
 
         def on_mode(text: str) -> None:
-            print(f"{text[0].upper()}{text[1:]}: {len(kb.collections.list())} collection(s); ctrl+c stops.",
-                  file=sys.stderr, flush=True)
+            say(f"{text[0].upper()}{text[1:]}: {len(kb.collections.list())} collection(s); ctrl+c stops.", file=sys.stderr)
 
         def on_sync(report) -> None:
             if report.changed or report.skipped:
-                say(report.summary)
-                for path, reason in report.skipped:
-                    say(f"  skipped {path}: {reason}")  # a path from the folder: sanitised
+                _print_report(report, False)  # through say(): a path from the folder is sanitised
                 sys.stdout.flush()
 
         watcher = threading.Thread(target=kb.watch, args=(stop,), kwargs={"on_sync": on_sync, "on_mode": on_mode},
@@ -418,9 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", "--collection", action="append")
     p.add_argument("--json", action="store_true")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--no-embed", action="store_true",
-                   help="write the text only (searchable by its words at once); the next sync or the app "
-                        "embeds the queued vectors")
+    p.add_argument("--no-embed", action="store_true", help="text only; the next sync embeds the vectors")
     p.set_defaults(func=cmd_sync)
 
     p = sub.add_parser("watch", help="sync, then index notes as they are saved (ctrl+c stops)")
