@@ -261,7 +261,7 @@ def cmd_search(args) -> int:
                 row["evidence"] = kb.evidence(result, h).to_json()
                 hits.append(row)
             _print_json({"query": result.query.to_json(), "lanes": result.lanes, "notes": result.notes,
-                         "hits": hits})
+                         "fusion": result.fusion and result.fusion.to_json(), "hits": hits})
             return 0
         for item in result.query.ignored:
             say(f"ignored {item.text}: {item.reason}", file=sys.stderr)

@@ -149,9 +149,10 @@ def test_evidence_of_a_hit(vault_kb):
     ev = vault_kb.retrieval.evidence(result, hit)
     assert "soft" in ev.matched["body"] and "commit" in ev.matched["title"]
     assert ev.bm25_rank == hit.bm25_rank and ev.vector_rank == hit.vector_rank
-    s = vault_kb.settings
-    expected = s.bm25_weight / (s.rrf_k + hit.bm25_rank) + s.vector_weight / (s.rrf_k + hit.vector_rank)
+    k, w = result.fusion.k, result.fusion.weights  # this query's RRF parameters (lane_trust)
+    expected = w["bm25"] / (k["bm25"] + hit.bm25_rank) + w["vector"] / (k["vector"] + hit.vector_rank)
     assert ev.rrf == pytest.approx(expected, abs=1e-6) == pytest.approx(hit.rrf, abs=1e-6)
+    assert ev.lane_k == k and ev.fusion == list(result.fusion.reasons)
     assert ev.filters == ["tag:git"] and not ev.vector_pending
     assert ev.similarity == pytest.approx(1 - hit.distance, abs=1e-5)
     assert any(line.startswith("RRF") for line in ev.lines())

@@ -49,6 +49,9 @@ class Settings:
     bm25_weight: float = 1.0
     vector_weight: float = 1.0
     lane_depth: int = 50
+    # Per query, RRF's k and BM25's weight follow what the lanes found (search/lane_trust.py);
+    # false: plain RRF with the numbers above.
+    query_aware_fusion: bool = True
     title_weight: float = 2.0
     heading_weight: float = 1.5
     body_weight: float = 1.0
@@ -136,6 +139,7 @@ RULES: dict[str, Rule] = {
     "bm25_weight": _weight(),
     "vector_weight": _weight(),
     "lane_depth": _whole(1, 10_000),
+    "query_aware_fusion": Rule(bool, "true or false"),
     "title_weight": _weight(),
     "heading_weight": _weight(),
     "body_weight": _weight(),

@@ -60,6 +60,7 @@ from .results import (
     SyncReport,
     SyncStatus,
 )
+from .search import lane_trust
 from .search.fusion import fuse
 from .search.hits import hit_from_row, preview
 from .search.query_syntax import Ignored, ParsedQuery, parse as parse_query
@@ -82,7 +83,7 @@ __all__ = [
     "ExtractedPage", "Hit", "Ignored", "NoteExplanation", "ParsedQuery", "parse_query", "KnowledgeBase", "ModelMismatchError", "PendingFile", "PmsError",
     "SearchResult", "Settings", "SkipFile", "StoreError", "SyncBusyError", "SyncProgress",
     "SyncReport", "SyncStatus", "UsageError", "WriterBusy", "repair_home", "chunk_markdown", "describe", "environment_checks",
-    "extract_from_html", "extract_from_url", "fuse", "indexing_fingerprint", "parse_note",
+    "extract_from_html", "extract_from_url", "fuse", "indexing_fingerprint", "lane_trust", "parse_note",
     "read_note", "sha256_file", "split_frontmatter", "walk_notes",
 ]
 
@@ -216,6 +217,12 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
         """Hits (best first) with the lanes that answered; iterate it for the hits.
         ``vector=False`` answers from BM25 alone (while the model is loading)."""
         return self.retrieval.search(query, k, mode, collections, vector=vector)
+
+    def lane_signals(self, query: str, bm25: list[tuple[int, float]], vector: list[tuple[int, float]]):
+        """What query-aware fusion reads off one query's lanes (``lane_trust.Signals``): the
+        evaluations measure it once per query and re-fuse offline."""
+        qvec = self.retrieval.embedder.embed_query(query) if vector else None
+        return lane_trust.measure(self.retrieval, query, bm25, vector, qvec)
 
     def recent(self, limit: int = 30, collections: Sequence[str] | None = None) -> list[Hit]:
         """The first chunk of the most recently changed notes: what an empty query shows."""

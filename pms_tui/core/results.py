@@ -114,12 +114,15 @@ class SearchResult(list):
     model"). ``for hit in kb.search(...)`` and ``kb.search(...)[0]`` work as on a list."""
 
     def __init__(self, hits: Iterable[Hit] = (), lanes: Iterable[str] = (), notes: Iterable[str] = (),
-                 query=None):
+                 query=None, fusion=None):
         super().__init__(hits)
         self.lanes: list[str] = list(lanes)
         self.notes: list[str] = list(notes)
         # the parsed query (search.query_syntax.ParsedQuery): its filters, what was ignored
         self.query = query
+        # the RRF parameters the hits were fused with (search.lane_trust.Fusion), None when
+        # nothing was fused
+        self.fusion = fusion
 
     def by_note(self) -> list[list[Hit]]:
         """The hits grouped by note, each note at its best passage's rank."""
@@ -231,6 +234,8 @@ class Evidence:
     filters: list[str]  # filters that applied
     ignored: list[str]  # parts of the query left out, with the reason
     vector_pending: bool  # the vector lane had not answered (model loading)
+    lane_k: dict[str, int] = field(default_factory=dict)  # each lane's k for this query
+    fusion: list[str] = field(default_factory=list)  # why this query's k or weights differ
 
     def lines(self) -> list[str]:
         """The evidence as short plain lines."""
@@ -255,7 +260,11 @@ class Evidence:
             out.append("Vector: not ranked")
         parts = [f"{lane} {value:.5f}" for lane, value in self.contributions.items()]
         if parts:
-            out.append(f"RRF (k={self.rrf_k}): " + " + ".join(parts) + f" = {self.rrf:.5f}")
+            ks = set(self.lane_k.values()) or {self.rrf_k}
+            k = f"k={ks.pop()}" if len(ks) == 1 else "k: " + ", ".join(f"{lane} {v}" for lane, v in self.lane_k.items())
+            out.append(f"RRF ({k}): " + " + ".join(parts) + f" = {self.rrf:.5f}")
+        for reason in self.fusion:
+            out.append(f"  {reason}")
         if self.filters:
             out.append("Filters: " + " ".join(self.filters))
         for item in self.ignored:

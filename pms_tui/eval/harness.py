@@ -30,7 +30,8 @@ from . import metrics
 # The modes an evaluation reports, the two lanes first and then their fusion.
 EVAL_MODES = tuple(sorted(MODES, key=lambda mode: mode == "hybrid"))
 RETRIEVAL_KEYS = (
-    "rrf_k", "bm25_weight", "vector_weight", "lane_depth", "title_weight", "heading_weight", "body_weight",
+    "rrf_k", "bm25_weight", "vector_weight", "lane_depth", "query_aware_fusion",
+    "title_weight", "heading_weight", "body_weight",
 )
 INDEX_KEYS = ("model", "chunk_target", "chunk_overlap", "max_tokens")
 BUILD_FILE = "build.json"

@@ -52,9 +52,10 @@ class PlanInfo:
     candidates: str = ""
 
 
-def _idf(rows: int, hits: int) -> float:
-    idf = math.log((0.5 + rows - hits) / (0.5 + hits))
-    return idf if idf > 0 else 1e-6
+def idf(rows: int, hits: int) -> float:
+    """FTS5's idf of a phrase found in ``hits`` of ``rows`` rows."""
+    value = math.log((0.5 + rows - hits) / (0.5 + hits))
+    return value if value > 0 else 1e-6
 
 
 class Bm25Planner:
@@ -174,7 +175,7 @@ class Bm25Planner:
                 g.cost = min(df[t] for t in g.tokens)
                 if g.prefix:  # the last token is a prefix: its cost is not known here
                     g.cost = max(g.cost, 1)
-            g.bound = g.count * (BM25_K1 + 1) * _idf(rows, g.df)
+            g.bound = g.count * (BM25_K1 + 1) * idf(rows, g.df)
         return rows, groups
 
     def ranked(self, conn, match: str, run, count, depth: int) -> list[tuple[int, float]]:

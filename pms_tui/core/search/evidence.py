@@ -30,11 +30,13 @@ def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
     matched = facets.column_matches(conn, hit.chunk_id, expressions) if words else {}
     found = {w for ws in matched.values() for w in ws}
     stems = retrieval.bm25.stems(words)
-    weights = {"bm25": s.bm25_weight, "vector": s.vector_weight}
+    fusion = result.fusion
+    weights = fusion.weights if fusion else {"bm25": s.bm25_weight, "vector": s.vector_weight}
+    lane_k = fusion.k if fusion else {lane: s.rrf_k for lane in result.lanes}
     contributions = {}
     for lane, rank in (("bm25", hit.bm25_rank), ("vector", hit.vector_rank)):
-        if rank is not None:
-            contributions[lane] = weights[lane] / (s.rrf_k + rank)
+        if rank is not None and lane in weights:
+            contributions[lane] = weights[lane] / (lane_k.get(lane, s.rrf_k) + rank)
     pending = bool(getattr(hit, "vector_pending", False)) or (
         "vector" not in result.lanes and any("vector" in n for n in result.notes))
     return Evidence(
@@ -47,7 +49,7 @@ def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
         contributions={k: round(v, 8) for k, v in contributions.items()},
         rrf=round(sum(contributions.values()), 8),
         filters=parsed.chips(), ignored=[f"{i.text}: {i.reason}" for i in parsed.ignored],
-        vector_pending=pending,
+        vector_pending=pending, lane_k=dict(lane_k), fusion=list(fusion.reasons) if fusion else [],
     )
 
 

@@ -21,6 +21,7 @@ from ..store import Store
 from ..store import chunks as chunk_rows
 from ..store import facets
 from . import evidence as evidence_mod
+from . import lane_trust
 from . import query as fts_query
 from .bm25 import Bm25Lane
 from .filters import Plan, plan
@@ -185,25 +186,42 @@ class Retrieval:
         loading)."""
         if mode not in MODES:
             raise UsageError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}.")
-        parsed = query if isinstance(query, ParsedQuery) else parse(as_text(query))
-        cids = self._collection_ids(collections)
-        parsed = self._check_collections(parsed)
-        filters = plan(parsed, cids, self.collection_map()).resolve(self.store.conn)
-        text = parsed.text
-        s = self.settings
-        depth = max(k, s.lane_depth)
-        lanes: dict[str, list[int]] = {}
-        bm25_scores: dict[int, float] = {}
-        distances: dict[int, float] = {}
-        notes: list[str] = []
+        parsed, filters = self._prepare(query, collections)
         if not parsed.has_text and not filters.positive:
             if not parsed.has_filters:  # nothing at all (an empty query): no hits
-                return SearchResult([], [], notes, query=parsed)
+                return SearchResult([], [], [], query=parsed)
             # filters alone: the newest notes they allow
             rows = facets.browse(self.store.conn, filters.note, k, filters.excluded())
             hits = [hit_from_row(r, preview(r.body)) for r in rows]
-            notes.append("no words to rank by: the newest notes the filters allow")
-            return SearchResult(hits, [], notes, query=parsed)
+            return SearchResult(hits, [], ["no words to rank by: the newest notes the filters allow"], query=parsed)
+        ranked_by, notes = self._ranked(parsed, filters, mode, max(k, self.settings.lane_depth), vector)
+        lanes = {name: [c for c, _ in ranked] for name, ranked in ranked_by.items()}
+        fusion = self.fusion_for(parsed.text, ranked_by)
+        fused = fuse(lanes, fusion.k, fusion.weights)[:k]
+        hits = self._hits(fused, parsed.text, dict(ranked_by.get("bm25", ())), dict(ranked_by.get("vector", ())))
+        return SearchResult(hits, list(lanes), notes, query=parsed, fusion=fusion)
+
+    def lanes(self, query: str | ParsedQuery, depth: int, mode: str = "hybrid",
+              collections: Sequence[str] | None = None) -> tuple[ParsedQuery, dict[str, list[tuple[int, float]]]]:
+        """(the parsed query, {lane: [(chunk id, score)] best first}): what ``search`` fuses
+        for a lane depth of ``depth``, before fusing (evaluations re-fuse them offline)."""
+        parsed, filters = self._prepare(query, collections)
+        if not parsed.has_text and not filters.positive:
+            return parsed, {}
+        return parsed, self._ranked(parsed, filters, mode, depth, True)[0]
+
+    def _prepare(self, query: str | ParsedQuery, collections: Sequence[str] | None) -> tuple[ParsedQuery, Plan]:
+        parsed = query if isinstance(query, ParsedQuery) else parse(as_text(query))
+        cids = self._collection_ids(collections)
+        parsed = self._check_collections(parsed)
+        return parsed, plan(parsed, cids, self.collection_map()).resolve(self.store.conn)
+
+    def _ranked(self, parsed: ParsedQuery, filters: Plan, mode: str, depth: int,
+                vector: bool) -> tuple[dict[str, list[tuple[int, float]]], list[str]]:
+        """Each lane's ranking ({lane: [(chunk id, score)]}) and notes for the user."""
+        text = parsed.text
+        ranked_by: dict[str, list[tuple[int, float]]] = {}
+        notes: list[str] = []
         pending = None
         use_vector = vector and parsed.has_text
         if mode == "hybrid" and use_vector:
@@ -213,25 +231,31 @@ class Retrieval:
             pending = self._embedding_pool().submit(self.vector_ranked, text, depth, None, None, filters)
         if mode in ("hybrid", "bm25"):
             try:
-                ranked = self.bm25.ranked(text, depth, None, filters)
+                ranked_by["bm25"] = self.bm25.ranked(text, depth, None, filters)
             except BaseException:
                 if pending is not None:
                     pending.cancel()
                 raise
-            lanes["bm25"] = [c for c, _ in ranked]
-            bm25_scores = dict(ranked)
         if mode in ("hybrid", "vector"):
             if use_vector:
-                ranked = pending.result() if pending is not None else self.vector_ranked(text, depth, None, None, filters)
-                lanes["vector"] = [c for c, _ in ranked]
-                distances = dict(ranked)
+                ranked_by["vector"] = (pending.result() if pending is not None
+                                       else self.vector_ranked(text, depth, None, None, filters))
             elif not vector:
                 notes.append("vector lane waiting for the model")
             else:
                 notes.append("vector lane skipped: the query has no words, only filters")
-        fused = fuse(lanes, s.rrf_k, {"bm25": s.bm25_weight, "vector": s.vector_weight})[:k]
-        hits = self._hits(fused, text, bm25_scores, distances)
-        return SearchResult(hits, list(lanes), notes, query=parsed)
+        return ranked_by, notes
+
+    def fusion_for(self, text: str, ranked_by: dict[str, list[tuple[int, float]]]) -> lane_trust.Fusion:
+        """The RRF parameters for this query: the settings', adjusted per query by
+        :mod:`.lane_trust` when both lanes answered (``query_aware_fusion``)."""
+        s = self.settings
+        weights = {"bm25": s.bm25_weight, "vector": s.vector_weight}
+        if not s.query_aware_fusion or len(ranked_by) < 2:
+            return lane_trust.plain(ranked_by, s.rrf_k, weights)
+        qvec = self.embedder.embed_query(text)  # cached: the vector lane just embedded it
+        signals = lane_trust.measure(self, text, ranked_by["bm25"], ranked_by["vector"], qvec)
+        return lane_trust.decide(signals, ranked_by, s.rrf_k, weights)
 
     def collection_map(self) -> dict[str, int]:
         """Collection name -> id."""

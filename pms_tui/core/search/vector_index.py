@@ -121,6 +121,20 @@ class VectorIndex:
         top = top[np.lexsort((ids[top], -scores[top]))]
         return ids[top], (1.0 - scores[top]).astype(np.float32)
 
+    def best_similarity(self, query: np.ndarray, vector_ids) -> float | None:
+        """The highest cosine similarity to ``query`` among ``vector_ids`` (sorted), scanning
+        those rows alone; None when none is in the mirror."""
+        self.refresh()
+        ids, matrix = self._ids, self._matrix
+        wanted = np.asarray(vector_ids, dtype=np.int64)
+        if not len(ids) or not len(wanted):
+            return None
+        at = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
+        rows = at[ids[at] == wanted]
+        if not len(rows):
+            return None
+        return float(np.max(matrix[rows] @ np.ascontiguousarray(query, dtype=np.float32)))
+
     def rank_of(self, query: np.ndarray, vector_ids: np.ndarray) -> tuple[int, float, int] | None:
         """(the nearest of ``vector_ids``, its cosine similarity, its rank among all vectors)."""
         self.refresh()

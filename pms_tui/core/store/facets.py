@@ -224,6 +224,14 @@ def column_matches(conn, chunk_id: int, expressions: dict[str, str]) -> dict[str
     return found
 
 
+def note_vector_ids(conn, chunk_id: int) -> list[int]:
+    """The vector ids of every chunk of the note holding ``chunk_id`` (those embedded), sorted."""
+    return sorted({r[0] for r in conn.execute(
+        "SELECT c.vector_id FROM chunks c WHERE c.document_id = "
+        "(SELECT document_id FROM chunks WHERE id = ?)", (chunk_id,)
+    )})
+
+
 def note_chunk_ids(conn, collection_id: int, path: str) -> list[tuple[int, int]]:
     """(chunk id, vector id) of one note's chunks, in order."""
     return [(r[0], r[1]) for r in conn.execute(

@@ -1,0 +1,131 @@
+"""Query-aware RRF: how far each lane is trusted for one query, read off the query's own results.
+
+Plain RRF gives a lane's first place the same weight whether the lane has found the note or
+has only matched the query's common words. Two signals, measured on each query's results,
+tell these apart:
+
+* ``coverage``: the share of the query's word weight (the idf of each phrase BM25 ran) that
+  BM25's first passage holds. 1.0 means it holds every word.
+* ``gap``: how much less similar to the query (cosine) BM25's first note is than the vector
+  lane's first passage, the note taken at its most similar passage. 0 means the meaning lane
+  ranks BM25's first note as high as anything.
+
+Two rules follow from them (``decide``), both kept within rank fusion:
+
+* BM25 *holds the query* (coverage >= ``CONFIDENT_COVERAGE``): its ranks count with
+  ``CONFIDENT_K`` instead of ``rrf_k``, so its first places weigh more (names, identifiers,
+  commands, distinctive words).
+* the meaning lane *contradicts* BM25 (gap > ``CONTRADICTION_GAP``, and BM25 does not hold
+  the query): BM25's weight becomes ``CONTRADICTED_WEIGHT`` of itself. BM25 found some of
+  the query's words, but in a note far from what the query means (a paraphrase).
+
+The thresholds were chosen by leave-one-collection-out cross-validation over four
+collections (two known-item sets, SciFact, Cranfield): ``python -m pms_tui.eval.fusion_cv``,
+and ``docs/evaluation.md`` reports each collection with the setting chosen on the other three.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..store import facets
+from . import query as fts_query
+from .bm25_planner import idf
+
+CONFIDENT_COVERAGE = 0.8
+CONFIDENT_K = 10
+CONTRADICTION_GAP = 0.2
+CONTRADICTED_WEIGHT = 0.0
+
+
+@dataclass(frozen=True)
+class Signals:
+    coverage: float | None  # None: BM25 found nothing
+    gap: float | None  # None: no vector lane, or BM25's first note has no vector yet
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The rule's four numbers (the defaults above; the cross-validation tries others)."""
+
+    coverage: float = CONFIDENT_COVERAGE
+    confident_k: int = CONFIDENT_K
+    gap: float = CONTRADICTION_GAP
+    contradicted_weight: float = CONTRADICTED_WEIGHT
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """The RRF parameters one query was fused with, and why (shown as evidence)."""
+
+    k: dict[str, int]
+    weights: dict[str, float]
+    signals: Signals = Signals(None, None)
+    reasons: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict:
+        return {"k": dict(self.k), "weights": dict(self.weights), "coverage": self.signals.coverage,
+                "gap": self.signals.gap, "reasons": list(self.reasons)}
+
+
+def plain(lanes, rrf_k: int, weights: dict[str, float]) -> Fusion:
+    return Fusion({lane: rrf_k for lane in lanes}, {lane: weights.get(lane, 1.0) for lane in lanes})
+
+
+def decide(signals: Signals, lanes, rrf_k: int, weights: dict[str, float],
+           thresholds: Thresholds = Thresholds()) -> Fusion:
+    """The per-lane k and weights for one query (see the module's rules)."""
+    base = plain(lanes, rrf_k, weights)
+    if "bm25" not in lanes or "vector" not in lanes or signals.coverage is None:
+        return Fusion(base.k, base.weights, signals)
+    k, w, reasons = dict(base.k), dict(base.weights), []
+    if signals.coverage >= thresholds.coverage:
+        k["bm25"] = min(rrf_k, thresholds.confident_k)
+        reasons.append(f"BM25's first passage holds {signals.coverage:.0%} of the query's words: "
+                       f"its ranks count with k={k['bm25']}")
+    elif signals.gap is not None and signals.gap > thresholds.gap:
+        w["bm25"] = w["bm25"] * thresholds.contradicted_weight
+        reasons.append(f"BM25's first note is far from the query's meaning (cosine {signals.gap:.2f} below "
+                       f"the vector lane's first): BM25 weighs {w['bm25']:g}")
+    return Fusion(k, w, signals, tuple(reasons))
+
+
+def measure(retrieval, text: str, bm25: list[tuple[int, float]], vector: list[tuple[int, float]], qvec) -> Signals:
+    """The two signals for one query, from its lanes (a few FTS5 lookups and a small dot product)."""
+    if not bm25:
+        return Signals(None, None)
+    return Signals(coverage(retrieval, text, bm25[0][0]), gap(retrieval, bm25[0][0], vector, qvec))
+
+
+def coverage(retrieval, text: str, chunk_id: int) -> float | None:
+    """The idf-weighted share of the query's phrases (as BM25 ran them) that the chunk holds."""
+    match = fts_query.build_match(text)
+    if match is None:
+        return None
+    conn = retrieval.store.conn
+    planned = retrieval.planner.groups(conn, match)
+    if planned is None:
+        return None
+    rows, groups = planned
+    total = held = 0.0
+    for group in groups:
+        if not group.tokens:
+            continue
+        df = group.df if len(group.tokens) == 1 else group.cost  # a phrase: its rarest token
+        weight = idf(rows, df)
+        total += weight
+        if facets.any_match(conn, group.text, [chunk_id]):
+            held += weight
+    return round(held / total, 6) if total else None
+
+
+def gap(retrieval, chunk_id: int, vector: list[tuple[int, float]], qvec) -> float | None:
+    """Cosine of the vector lane's first passage minus that of the most similar passage of the
+    note holding ``chunk_id``; None when either is unknown."""
+    if not vector or qvec is None:
+        return None
+    vector_ids = facets.note_vector_ids(retrieval.store.conn, chunk_id)
+    best = retrieval.vectors.best_similarity(qvec, vector_ids)
+    if best is None:
+        return None
+    return round(max(0.0, (1.0 - vector[0][1]) - best), 6)

@@ -1,0 +1,174 @@
+"""Leave-one-collection-out cross-validation of query-aware fusion (``core/search/lane_trust.py``).
+
+    python -m pms_tui.eval.fusion_cv --beir DIR [--beir DIR ...] --known-item FILE DIR [...]
+
+For every collection, each query's two lanes and its two signals (coverage, gap) are computed
+once with the product's own code (``Retrieval.lanes``: the query parsed and filtered as
+``search`` does), at the depth ``pms-tui eval`` ranks with (BEIR 300, known-item 50), and
+cached beside the evaluation's index. Each setting of the rule's four
+numbers, and plain RRF, is then fused offline with the product's ``fuse`` (which ranks exactly
+as ``search`` does), documents taken at their best passage.
+
+Each collection in turn is held out. The setting is chosen on the other collections by one
+objective, in this order of importance: (1) no group, a collection or one of a known-item
+set's query kinds, below the better of its two lanes (the shortfalls summed, weighted 3);
+(2) the gain over plain RRF on each collection's headline metric (nDCG@10 for BEIR, MRR@10
+for known-item). The held-out collection's figures with that setting are what may be reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from ..core.kb import fuse, lane_trust
+from . import beir, harness, known_item, metrics
+
+OBJECTIVE_SHORTFALL_WEIGHT = 3.0
+GRID = {
+    "coverage": (0.7, 0.8, 0.9, 1.01),  # 1.01: the rule is off
+    "confident_k": (5, 10, 20),
+    "gap": (0.1, 0.15, 0.2, 0.25, 0.3, 9.0),  # 9: the rule is off
+    "contradicted_weight": (0.0, 0.25),
+}
+
+
+def settings_grid() -> list[lane_trust.Thresholds | None]:
+    """None (plain RRF) and every combination of GRID."""
+    combos = itertools.product(*GRID.values())
+    return [None] + [lane_trust.Thresholds(*values) for values in combos]
+
+
+def collect(kb, queries: list[tuple[str, str]], depth: int, key_dir: Path) -> dict:
+    """{qid: {"bm25": [[chunk, score]...], "vector": [...], "coverage", "gap"}}, cached in
+    ``key_dir`` under a name that covers the queries, the depth and the retrieval settings."""
+    key = json.dumps([queries, depth, harness.retrieval_settings(kb.settings)], sort_keys=True)
+    cache = key_dir / f"fusion-cv-lanes-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text())
+    out = {}
+    for qid, text in queries:
+        parsed, lanes = kb.retrieval.lanes(text, depth)  # as search ranks them: parsed, filtered
+        bm25, vector = lanes.get("bm25", []), lanes.get("vector", [])
+        signals = kb.lane_signals(parsed.text, bm25, vector)
+        out[qid] = {"bm25": bm25, "vector": vector, "coverage": signals.coverage, "gap": signals.gap}
+    cache.write_text(json.dumps(out))
+    return out
+
+
+class Collection:
+    """One collection's cached lanes, judgments and query kinds."""
+
+    def __init__(self, name: str, kind: str, lanes: dict, qrels: dict, kinds: dict, docs: dict[int, str]):
+        self.name, self.kind, self.lanes, self.qrels, self.kinds, self.docs = name, kind, lanes, qrels, kinds, docs
+        self.metric = "ndcg@10" if kind == "beir" else "mrr@10"
+
+    def ranked(self, qid: str, chunk_ids) -> list[str]:
+        ranked = metrics.unique(self.docs.get(int(c)) for c in chunk_ids)
+        return [d for d in ranked if d != qid] if self.kind == "beir" else ranked
+
+    def score(self, run_of) -> dict[str, float]:
+        """{group: mean metric}: "all", and each query kind of a known-item set."""
+        groups: dict[str, list[float]] = defaultdict(list)
+        for qid, lanes in self.lanes.items():
+            judged = self.qrels.get(qid)
+            if not judged:
+                continue
+            ranked = self.ranked(qid, run_of(lanes))
+            value = metrics.ndcg_at(ranked, judged, 10) if self.kind == "beir" else metrics.mrr_at(ranked, judged, 10)
+            groups["all"].append(value)
+            if self.kind != "beir":
+                groups[self.kinds[qid]].append(value)
+        return {g: statistics.fmean(v) for g, v in groups.items()}
+
+
+def fused_ids(lanes: dict, thresholds: lane_trust.Thresholds | None, rrf_k: int = 60) -> list[int]:
+    ids = {name: [c for c, _ in lanes[name]] for name in ("bm25", "vector")}
+    weights = {"bm25": 1.0, "vector": 1.0}
+    if thresholds is None:
+        fusion = lane_trust.plain(ids, rrf_k, weights)
+    else:
+        signals = lane_trust.Signals(lanes["coverage"], lanes["gap"])
+        fusion = lane_trust.decide(signals, ids, rrf_k, weights, thresholds)
+    return [f.chunk_id for f in fuse(ids, fusion.k, fusion.weights)]
+
+
+def load_beir(folder: str) -> Collection:
+    prep = beir.prepare(folder)
+    judged = set(metrics.judged_queries(prep.qrels))
+    queries = [(q, t) for q, t in prep.topics.items() if q in judged]
+    lanes = collect(prep.kb, queries, 300, harness.cache_root() / prep.build.key)
+    docs = {cid: prep.mapping.get(path) for cid, path in prep.kb.chunk_notes().items()}
+    prep.kb.close()
+    return Collection(Path(folder).name, "beir", lanes, prep.qrels, {}, docs)
+
+
+def load_known_item(file: str, folder: str) -> Collection:
+    items = known_item.read_queries(file)
+    kb, build = known_item.open_collection(folder)
+    lanes = collect(kb, [(i.qid, i.query) for i in items], 50, harness.cache_root() / build.key)
+    docs = kb.chunk_notes()
+    kb.close()
+    return Collection(Path(file).stem, "known-item", lanes, {i.qid: {i.target: 1} for i in items},
+                      {i.qid: i.kind for i in items}, docs)
+
+
+def cross_validate(collections: list[Collection]) -> dict:
+    grid = settings_grid()
+    lanes_only = {c.name: {lane: c.score(lambda L, lane=lane: [x for x, _ in L[lane]]) for lane in ("bm25", "vector")}
+                  for c in collections}
+    scores = {(c.name, i): c.score(lambda L, t=t: fused_ids(L, t)) for c in collections for i, t in enumerate(grid)}
+
+    def shortfall(name: str, i: int) -> float:
+        best = lanes_only[name]
+        return sum(min(0.0, v - max(best["bm25"][g], best["vector"][g])) for g, v in scores[(name, i)].items())
+
+    def objective(i: int, names: list[str]) -> float:
+        return sum(OBJECTIVE_SHORTFALL_WEIGHT * shortfall(n, i) + scores[(n, i)]["all"] - scores[(n, 0)]["all"]
+                   for n in names)
+
+    report = {"grid": {k: list(v) for k, v in GRID.items()}, "held_out": []}
+    names = [c.name for c in collections]
+    for held in names:
+        others = [n for n in names if n != held]
+        chosen = max(range(len(grid)), key=lambda i: (objective(i, others), -i))
+        report["held_out"].append({
+            "collection": held, "chosen_on": others, "chosen": _describe(grid[chosen]),
+            "plain": _rounded(scores[(held, 0)]), "query_aware": _rounded(scores[(held, chosen)]),
+            "bm25": _rounded(lanes_only[held]["bm25"]), "vector": _rounded(lanes_only[held]["vector"]),
+        })
+    everywhere = max(range(len(grid)), key=lambda i: (objective(i, names), -i))
+    report["chosen_on_all"] = _describe(grid[everywhere])
+    report["default"] = {n: _rounded(scores[(n, grid.index(lane_trust.Thresholds()))]) for n in names}
+    return report
+
+
+def _describe(thresholds: lane_trust.Thresholds | None) -> dict | str:
+    return "plain RRF" if thresholds is None else thresholds.__dict__
+
+
+def _rounded(groups: dict[str, float]) -> dict[str, float]:
+    return {g: round(v, 4) for g, v in groups.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pms_tui.eval.fusion_cv")
+    parser.add_argument("--beir", action="append", default=[], metavar="DIR")
+    parser.add_argument("--known-item", action="append", nargs=2, default=[], metavar=("FILE", "DIR"))
+    args = parser.parse_args(argv)
+    if len(args.beir) + len(args.known_item) < 2:
+        parser.error("give at least two collections (one is held out, the others choose)")
+    collections = [load_beir(d) for d in args.beir] + [load_known_item(f, d) for f, d in args.known_item]
+    json.dump(cross_validate(collections), sys.stdout, indent=1)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
