@@ -1,0 +1,43 @@
+"""The cross-validation of query-aware fusion (eval/fusion_cv.py) as pure logic: hand-made lanes
+(fake collections, no index) where the right choice is known."""
+
+from __future__ import annotations
+
+from pms_tui.eval import fusion_cv
+
+
+def fake_collection(name: str, n: int = 6) -> fusion_cv.Collection:
+    """Known-item queries where BM25's first hit is wrong and far in meaning (gap 0.4): the
+    vector lane's first hit is the target. Chunk 100+i is the target of query i."""
+    lanes, qrels, kinds, docs = {}, {}, {}, {}
+    for i in range(n):
+        target, decoys = 100 + i, [200 + 10 * i + j for j in range(3)]
+        lanes[f"q{i}"] = {
+            "bm25": [[decoys[0], -9.0], [decoys[1], -8.0], [target, -1.0]],
+            "vector": [[target, 0.3], [decoys[0], 0.7], [decoys[2], 0.75]],
+            "coverage": 0.3, "gap": 0.4,
+        }
+        qrels[f"q{i}"] = {f"note{target}": 1}
+        kinds[f"q{i}"] = "paraphrase"
+        docs.update({c: f"note{c}" for c in [target, *decoys]})
+    return fusion_cv.Collection(name, "known-item", lanes, qrels, kinds, docs)
+
+
+def test_each_collection_is_reported_with_a_setting_chosen_on_the_others():
+    collections = [fake_collection("a"), fake_collection("b"), fake_collection("c")]
+    report = fusion_cv.cross_validate(collections)
+    assert [h["collection"] for h in report["held_out"]] == ["a", "b", "c"]
+    for held in report["held_out"]:
+        assert held["collection"] not in held["chosen_on"] and len(held["chosen_on"]) == 2
+        # plain RRF puts the decoy first (BM25 #1 + vector #2); the vector lane has the target first
+        assert held["plain"]["paraphrase"] == 0.5 and held["vector"]["paraphrase"] == 1.0
+        assert held["chosen"]["gap"] < 0.4 and held["chosen"]["contradicted_weight"] == 0.0
+        assert held["query_aware"]["paraphrase"] == 1.0
+
+
+def test_fused_ids_follow_the_thresholds():
+    lanes = fake_collection("a").lanes["q0"]
+    assert fusion_cv.fused_ids(lanes, None)[0] == 200  # plain RRF
+    off = fusion_cv.lane_trust.Thresholds(gap=0.5)  # the gap of 0.4 is below it: no rule
+    assert fusion_cv.fused_ids(lanes, off)[0] == 200
+    assert fusion_cv.fused_ids(lanes, fusion_cv.lane_trust.Thresholds())[0] == 100
