@@ -16,6 +16,22 @@ for key in list(os.environ):
         os.environ.pop(key)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def pilot_idle_checks_every_5_ms():
+    """Textual's Pilot waits for the app to go idle after every key press and pause, checking
+    the process's CPU time in 20 ms steps (``textual._wait``): typing a 30-letter query sleeps
+    over a second. Checking every 5 ms, with the same idle ratio (CPU under 1/20 of the wall
+    time), types it in a third of that. The tests still wait for what they check (``settle``,
+    ``wait_for_model`` and Pilot's own wait for every pending message)."""
+    from textual import _wait
+
+    saved = _wait.SLEEP_GRANULARITY, _wait.SLEEP_IDLE
+    _wait.SLEEP_GRANULARITY = 1 / 200
+    _wait.SLEEP_IDLE = _wait.SLEEP_GRANULARITY / 20
+    yield
+    _wait.SLEEP_GRANULARITY, _wait.SLEEP_IDLE = saved
+
+
 @pytest.fixture
 def notes_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "notes"
