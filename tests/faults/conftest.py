@@ -6,12 +6,15 @@ Helpers here are shared by the files of tests/faults (fixtures) and imported by 
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+from faults_helpers import cli, make_corpus  # noqa: E402  (needs the path above)
 
 
 @pytest.fixture
@@ -24,3 +27,26 @@ def notes(tmp_path: Path) -> Path:
     folder = tmp_path / "notes"
     folder.mkdir()
     return folder
+
+
+@pytest.fixture(scope="session")
+def five_notes_synced_once(tmp_path_factory) -> tuple[Path, Path]:
+    """(home, notes): ``make_corpus(notes, 5, tag="d")`` added as the collection ``notes`` and
+    synced by the CLI, its WAL checkpointed into the index file. Built once (embedding is
+    the slow part); a test that changes the home takes a copy (``five_notes_home``)."""
+    base = tmp_path_factory.mktemp("five-notes")
+    home, notes = base / "home", base / "notes"
+    notes.mkdir()
+    make_corpus(notes, 5, tag="d")
+    cli(home, "add", str(notes), "--name", "notes")
+    cli(home, "sync")
+    cli(home, "collections")  # checkpoints the WAL into the main file on close
+    return home, notes
+
+
+@pytest.fixture
+def five_notes_home(home: Path, five_notes_synced_once) -> Path:
+    """This test's own copy of the home of ``five_notes_synced_once`` (its index file and
+    lock file), at ``home``; the notes stay in the shared folder, which no test changes."""
+    shutil.copytree(five_notes_synced_once[0], home)
+    return home

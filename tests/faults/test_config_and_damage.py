@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from faults_helpers import assert_healthy, cli, cli_env, make_corpus, read_only_prefix, text
+from faults_helpers import assert_healthy, cli, cli_env, read_only_prefix, text
 
 BAD_VALUES = [
     ("chunk_target = 0", "chunk_target"),
@@ -95,16 +95,9 @@ def damage_last_page(path):
         handle.write(os.urandom(page))
 
 
-def synced_home(home, notes, count=30):
-    make_corpus(notes, count, tag="d")
-    cli(home, "add", str(notes), "--name", "notes")
-    cli(home, "sync")
-    cli(home, "collections")  # checkpoints the WAL into the main file on close
-    return home / "index.sqlite"
-
-
-def test_doctor_finds_a_damaged_page_and_repair_rebuilds_it(home, notes):
-    db = synced_home(home, notes)
+def test_doctor_finds_a_damaged_page_and_repair_rebuilds_it(five_notes_home):
+    home = five_notes_home
+    db = home / "index.sqlite"
     for extra in home.glob("index.sqlite-*"):
         extra.unlink()
     damage_last_page(db)
@@ -118,11 +111,11 @@ def test_doctor_finds_a_damaged_page_and_repair_rebuilds_it(home, notes):
     assert cli(home, "search", "river", "--mode", "bm25").stdout.strip()
 
 
-def test_doctor_finds_vectors_missing_from_the_vector_table(home, notes):
+def test_doctor_finds_vectors_missing_from_the_vector_table(five_notes_home):
     import sqlean as sqlite3
     import sqlite_vec
 
-    synced_home(home, notes, 5)
+    home = five_notes_home
     conn = sqlite3.connect(str(home / "index.sqlite"))
     conn.enable_load_extension(True)
     sqlite_vec.load(conn)
@@ -136,10 +129,10 @@ def test_doctor_finds_vectors_missing_from_the_vector_table(home, notes):
 
 
 @pytest.fixture
-def read_only_home(home, notes):
+def read_only_home(five_notes_home):
     """A synced home this process cannot write (a read-only bind mount as root, else the
     write permissions removed); yields (home, prefix for the CLI)."""
-    synced_home(home, notes, 5)
+    home = five_notes_home
     prefix = read_only_prefix(home)
     changed = []
     if prefix is None:
