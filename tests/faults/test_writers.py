@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import time
@@ -88,7 +89,9 @@ def test_a_second_writer_that_cannot_wait_names_the_pid(home, notes):
             WriterLock(home).acquire(wait=False)
         assert f"pid {proc.pid}" in str(caught.value)
     finally:
-        finish(proc)
+        proc.send_signal(signal.SIGINT)  # ctrl+c: the sync stops at its next note or embedding run
+        code, _out, err = finish(proc)
+    assert code == 130 and "Stopped:" in err or code == 0, (code, err)
 
 
 @pytest.mark.slow
