@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from kb_helpers import CORPORA, write
+from kb_helpers import CORPORA, NOTES, write
 
 
 def run(home, *args, check=True):
@@ -73,18 +73,27 @@ def test_errors_are_one_sentence(tmp_path, args, message):
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
-def test_operator_query_from_the_shell(tmp_path, notes_dir):
-    home = tmp_path / "home"
-    run(home, "add", str(notes_dir))
-    run(home, "sync")
+@pytest.fixture(scope="module")
+def notes_synced_by_cli(tmp_path_factory):
+    """(home, notes folder): the three NOTES added as ``notes`` and synced with the CLI, once
+    for the tests below, which only search and explain (nothing they run writes)."""
+    base = tmp_path_factory.mktemp("cli-notes")
+    home, notes = base / "home", base / "notes"
+    for rel, text in NOTES.items():
+        write(notes, rel, text)
+    assert "Added collection 'notes'" in run(home, "add", str(notes)).stdout  # named after its folder
+    assert "+3 new" in run(home, "sync").stdout
+    return home, notes
+
+
+def test_operator_query_from_the_shell(notes_synced_by_cli):
+    home, _notes = notes_synced_by_cli
     out = json.loads(run(home, "search", '"AND * NEAR( -:^', "--json").stdout)
     assert isinstance(out["hits"], list) and out["query"]["raw"] == '"AND * NEAR( -:^'
 
 
-def test_search_language_json_carries_query_and_evidence(tmp_path, notes_dir):
-    home = tmp_path / "home"
-    run(home, "add", str(notes_dir), "--name", "notes")
-    run(home, "sync")
+def test_search_language_json_carries_query_and_evidence(notes_synced_by_cli):
+    home, _notes = notes_synced_by_cli
     out = json.loads(run(home, "search", 'reset tag:git -"dutch oven" after:someday', "--json").stdout)
     query = out["query"]
     assert query["terms"] == ["reset"] and query["tags"] == ["git"] and query["exclude"] == ["dutch oven"]
@@ -104,10 +113,8 @@ def test_search_language_json_carries_query_and_evidence(tmp_path, notes_dir):
     assert json.loads(run(home, "search", "--json", "--", "-bread reset").stdout)["query"]["exclude"] == ["bread"]
 
 
-def test_explain_command(tmp_path, notes_dir):
-    home = tmp_path / "home"
-    run(home, "add", str(notes_dir), "--name", "notes")
-    run(home, "sync")
+def test_explain_command(notes_synced_by_cli):
+    home, notes_dir = notes_synced_by_cli
     out = json.loads(run(home, "explain", "soft reset zebra", "notes/git/undo-commit.md", "--json").stdout)
     assert out["bm25_rank"] == 1 and out["missing"] == ["zebra"] and out["vector_rank"] >= 1
     assert 0 < out["similarity"] <= 1 and out["passes_filters"]
