@@ -26,7 +26,12 @@ def site():
 
 @pytest.fixture
 def clip_home(home, notes):
-    cli(home, "add", str(notes), "--name", "notes")
+    """``home`` with the empty ``notes`` folder as its collection ``notes``, where clips go.
+    Added through the library (a CLI launch less per test): the clips go through the CLI."""
+    from pms_tui.core.kb import KnowledgeBase
+
+    with KnowledgeBase(home=home) as kb:
+        kb.collections.create(notes, name="notes")
     return home
 
 
