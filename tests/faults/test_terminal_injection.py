@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from faults_helpers import assert_terminal_safe, cli, text
 
 EVIL = (
@@ -26,8 +28,18 @@ def setup_evil(home, notes):
     return cli(home, "sync")
 
 
-def test_search_show_status_and_sync_print_no_raw_escape_sequence(home, notes):
-    sync = setup_evil(home, notes)
+@pytest.fixture(scope="module")
+def evil_notes_synced(tmp_path_factory):
+    """(home, the finished ``pms-tui sync``): the hostile notes above, added and synced once
+    for the two tests below, which only read the index."""
+    base = tmp_path_factory.mktemp("evil")
+    home, notes = base / "home", base / "notes"
+    notes.mkdir()
+    return home, setup_evil(home, notes)
+
+
+def test_search_show_status_and_sync_print_no_raw_escape_sequence(evil_notes_synced):
+    home, sync = evil_notes_synced
     assert_terminal_safe(sync.stdout, "sync")
     assert_terminal_safe(sync.stderr, "sync stderr")
     found = cli(home, "search", "zeppelin", "-k", "10")
@@ -44,8 +56,8 @@ def test_search_show_status_and_sync_print_no_raw_escape_sequence(home, notes):
     assert_terminal_safe(cli(home, "collections").stdout, "collections")
 
 
-def test_json_output_keeps_the_text_exact_and_escaped(home, notes):
-    setup_evil(home, notes)
+def test_json_output_keeps_the_text_exact_and_escaped(evil_notes_synced):
+    home, _sync = evil_notes_synced
     hits = json.loads(cli(home, "search", "zeppelin", "--json", "--mode", "bm25").stdout)["hits"]
     evil = next(h for h in hits if h["relpath"] == "evil.md")
     assert "\x1b]52;c;" in evil["text"]  # JSON carries the data as it is, escaped by json
