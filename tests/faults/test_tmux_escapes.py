@@ -46,11 +46,22 @@ class Tmux:
         self("kill-server")
 
 
-@pytest.fixture
-def evil_home(home, notes):
+@pytest.fixture(scope="module")
+def evil_note_synced_once(tmp_path_factory):
+    """A home whose collection ``notes`` holds NOTE, added and synced with the CLI once."""
+    base = tmp_path_factory.mktemp("tmux")
+    home, notes = base / "home", base / "notes"
+    notes.mkdir()
     (notes / "evil.md").write_text(NOTE, encoding="utf-8")
     cli(home, "add", str(notes), "--name", "notes")
     cli(home, "sync")
+    return home
+
+
+@pytest.fixture
+def evil_home(home, evil_note_synced_once):
+    """This test's own copy of that home (the app may write its state there)."""
+    shutil.copytree(evil_note_synced_once, home)
     return home
 
 
