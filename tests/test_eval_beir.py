@@ -89,6 +89,10 @@ def test_beir_eval_end_to_end_and_cached(tmp_path, cache, capsys):
         assert m["recall@100"] == 1.0  # every judged doc is somewhere in a 7-doc corpus
     assert report["modes"]["bm25"]["mrr@10"] >= 0.75
     assert report["modes"]["hybrid"]["ndcg@10"] >= 0.75
+    row = report["against_better_lane"]["all"]
+    best = max(report["modes"]["bm25"]["ndcg@10"], report["modes"]["vector"]["ndcg@10"])
+    assert row["n"] == 4 and row["diff"] == pytest.approx(report["modes"]["hybrid"]["ndcg@10"] - best, abs=2e-4)
+    assert report["index"]["chunks_per_second"] <= len(DOCS) / report["index"]["build_seconds"] + 1e-6
 
     # the second run reuses the index: nothing embedded, the build time is remembered
     again = beir.evaluate(folder, ["bm25"], quiet=True)
@@ -167,8 +171,16 @@ def test_known_item(tmp_path, cache, capsys):
         assert m["by_kind"]["keyword"]["recall@1"] == 1.0
         assert 0.0 <= m["overall"]["mrr@10"] <= 1.0
     assert data["modes"]["hybrid"]["overall"]["recall@5"] == 1.0
+    against = data["against_better_lane"]  # the hybrid beside its better lane, per kind
+    assert set(against) == {"all", "keyword", "paraphrase"} and against["keyword"]["n"] == 2
+    for row in against.values():
+        low, high = row["ci95"]
+        assert row["better_lane"] in ("bm25", "vector") and low <= row["diff"] <= high
+    assert main(["eval", "known-item", str(queries), "--collection", str(notes)]) == 0
+    assert "hybrid minus the better lane" in capsys.readouterr().out
     assert main(["eval", "known-item", str(queries), "--collection", str(notes), "--mode", "bm25"]) == 0
-    assert "R@1" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "R@1" in out and "better lane" not in out  # one mode: nothing to set beside it
 
 
 SCIFACT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "beir" / "scifact"

@@ -87,3 +87,36 @@ def test_known_item_scores():
     assert s == {"recall@1": 0.0, "recall@5": 0.0, "mrr@10": pytest.approx(1 / 6)}
     agg = summarize([score(["a"], "a"), score(["b", "a"], "a")])
     assert agg == {"n": 2, "recall@1": 0.5, "recall@5": 1.0, "mrr@10": 0.75}
+
+
+def test_paired_bootstrap_interval():
+    # a constant difference has no spread; the interval is that difference
+    assert metrics.paired_bootstrap([1.0, 0.5, 0.25], [0.5, 0.0, -0.25]) == (0.5, 0.5, 0.5)
+    # one query of ten lost by 1.0: mean -0.1; resampling can drop it (0) or repeat it
+    a, b = [1.0] * 9 + [0.0], [1.0] * 10
+    diff, low, high = metrics.paired_bootstrap(a, b)
+    assert diff == pytest.approx(-0.1)
+    assert low < -0.1 < high <= 0.0
+    assert metrics.paired_bootstrap(a, b) == (diff, low, high)  # seeded
+    with pytest.raises(ValueError):
+        metrics.paired_bootstrap([1.0], [])
+
+
+def test_against_better_lane_picks_the_better_lane_per_group():
+    per_query = {
+        "bm25": {"q1": 1.0, "q2": 0.0, "q3": 1.0},
+        "vector": {"q1": 0.0, "q2": 1.0, "q3": 0.5},
+        "hybrid": {"q1": 1.0, "q2": 0.5, "q3": 1.0},
+    }
+    got = metrics.against_better_lane(per_query, {"all": ["q1", "q2", "q3"], "meaning": ["q2"]})
+    assert got["all"]["better_lane"] == "bm25" and got["all"]["diff"] == pytest.approx(0.5 / 3, abs=1e-4)
+    assert got["meaning"] == {"n": 1, "better_lane": "vector", "diff": -0.5, "ci95": [-0.5, -0.5]}
+    assert metrics.against_better_lane({"bm25": {}, "hybrid": {}}, {"all": ["q1"]}) == {}
+
+
+def test_published_references_only_where_they_compare():
+    from pms_tui.eval.references import published_for
+
+    assert [name for name, _, _ in published_for("/data/beir/nfcorpus")][0] == "BM25 flat, Anserini"
+    assert published_for("/cache/nfcorpus-orig-preprocessed") == []  # another text: not comparable
+    assert published_for("/cache/cranfield") == []

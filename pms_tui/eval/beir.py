@@ -226,11 +226,14 @@ def evaluate(
         mapping = prep.mapping
         doc_of = lambda hit: mapping.get(hit.relpath)  # noqa: E731
         results: dict[str, dict] = {}
+        ndcg: dict[str, dict[str, float]] = {}
         for mode in modes:
             if not quiet:
                 print(f"[eval] {mode}: {len(queries)} queries ...", file=sys.stderr, flush=True)
             mr = harness.run_mode(kb, queries, mode, doc_of, depth=depth, exclude_self=True)
-            scores = metrics.evaluate(mr.run, prep.qrels, [q for q, _ in queries])
+            each = metrics.per_query(mr.run, prep.qrels, [q for q, _ in queries])
+            ndcg[mode] = {q: s["ndcg@10"] for q, s in each.items()}
+            scores = metrics.mean_scores(each)
             results[mode] = {
                 **{name: round(value, 4) for name, value in scores.items()},
                 "median_ms": round(mr.median_ms, 2),
@@ -248,6 +251,7 @@ def evaluate(
             "retrieval": harness.retrieval_settings(kb.settings),
             "depth": depth,
             "modes": results,
+            "against_better_lane": metrics.against_better_lane(ndcg, {"all": list(ndcg.get("hybrid", {}))}),
         }
     finally:
         kb.close()

@@ -15,7 +15,8 @@ def _index_line(build: dict) -> str:
     rate = f", {build['chunks_per_second']:.1f} chunks/s" if build["chunks_per_second"] else ""
     return (
         f"index: {build['documents']} notes, {build['chunks']} chunks, {build['vectors']} vectors; "
-        f"embedding {build['embed_seconds']:.0f} s of a {build['build_seconds']:.0f} s build{rate} ({state})\n"
+        f"a {build['build_seconds']:.0f} s build{rate}, {build['embed_seconds']:.0f} s in the model "
+        f"summed over its threads ({state})\n"
         f"       model {build['settings']['model']}, chunk_target {build['settings']['chunk_target']}, "
         f"chunk_overlap {build['settings']['chunk_overlap']}; {build['path']}"
     )
@@ -31,9 +32,21 @@ def print_beir(report: dict) -> None:
     for mode, m in report["modes"].items():
         print(f"{mode:<8} {m['ndcg@10']:>8.4f} {m['recall@100']:>11.4f} {m['mrr@10']:>8.4f} "
               f"{m['median_ms']:>10.1f} {m['p95_ms']:>8.1f}")
+    print_against_better_lane(report, "nDCG@10")
     published = published_for(report["collection"])
     if published:
         print("\npublished nDCG@10: " + "; ".join(f"{name} {value:.3f}" for name, value, _ in published))
+
+
+def print_against_better_lane(report: dict, metric: str) -> None:
+    """The hybrid against the better of its lanes, per group, with a 95% interval."""
+    rows = report.get("against_better_lane") or {}
+    if not rows:
+        return
+    print(f"\nhybrid minus the better lane ({metric}; 95% interval, paired bootstrap over the queries):")
+    for group, r in rows.items():
+        low, high = r["ci95"]
+        print(f"  {group:<12} n={r['n']:<4} {r['better_lane']:<6} {r['diff']:+.3f}  [{low:+.3f}, {high:+.3f}]")
 
 
 def print_summary(reports: list[dict]) -> None:
@@ -57,6 +70,7 @@ def print_known_item(report: dict) -> None:
             ms = f"{m['median_ms']:>10.1f}" if kind == "all" else ""
             print(f"{mode:<8} {kind:<12} {s['n']:>4} {s['recall@1']:>6.3f} {s['recall@5']:>6.3f} "
                   f"{s['mrr@10']:>7.3f} {ms}")
+    print_against_better_lane(report, "MRR@10")
     missing = report.get("missing_targets") or []
     if missing:
         print(f"\n{len(missing)} targets are not indexed notes: {', '.join(missing[:5])}")

@@ -84,7 +84,9 @@ class BuildInfo:
 
     @property
     def chunks_per_second(self) -> float:
-        return self.chunks_embedded / self.embed_seconds if self.embed_seconds else 0.0
+        """Chunks embedded per second of the build's wall clock. (``embed_seconds`` adds up
+        the time of every embedding thread, two runs at once, so it can exceed the build.)"""
+        return self.chunks_embedded / self.build_seconds if self.build_seconds else 0.0
 
     def to_json(self) -> dict:
         data = asdict(self)

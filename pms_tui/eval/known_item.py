@@ -81,6 +81,15 @@ def open_collection(folder: str | os.PathLike, settings: Settings | None = None,
     return harness.open_index(key_dir, root, settings, quiet=quiet)
 
 
+def groups_of(items: list[KnownItem]) -> dict[str, list[str]]:
+    """Query ids by group: "all", then each kind (when there is more than one)."""
+    groups: dict[str, list[str]] = {"all": [i.qid for i in items]}
+    kinds = sorted({i.kind for i in items})
+    if len(kinds) > 1:
+        groups.update({kind: [i.qid for i in items if i.kind == kind] for kind in kinds})
+    return groups
+
+
 def evaluate(
     file: str | os.PathLike,
     folder: str | os.PathLike,
@@ -98,6 +107,7 @@ def evaluate(
         queries = [(i.qid, i.query) for i in items]
         results: dict[str, dict] = {}
         per_query: dict[str, dict[str, dict]] = {}
+        mrr: dict[str, dict[str, float]] = {}
         for mode in modes:
             if not quiet:
                 print(f"[eval] {mode}: {len(queries)} queries ...", file=sys.stderr, flush=True)
@@ -112,6 +122,7 @@ def evaluate(
                 by_kind[item.kind].append(s)
                 rank = ranked.index(item.target) + 1 if item.target in ranked else None
                 per_query[mode][item.qid] = {"rank": rank, "top": ranked[:3]}
+                mrr.setdefault(mode, {})[item.qid] = s["mrr@10"]
             results[mode] = {
                 "overall": summarize(rows),
                 "by_kind": {kind: summarize(r) for kind, r in sorted(by_kind.items())},
@@ -126,6 +137,7 @@ def evaluate(
             "index": build.to_json(),
             "retrieval": harness.retrieval_settings(kb.settings),
             "modes": results,
+            "against_better_lane": metrics.against_better_lane(mrr, groups_of(items)),
             "per_query": per_query,
         }
     finally:

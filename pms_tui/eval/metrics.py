@@ -96,3 +96,42 @@ def mean_scores(scores: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
 def evaluate(run: Run, qrels: Qrels, qids: Iterable[str] | None = None) -> dict[str, float]:
     """Mean nDCG@10, Recall@100, MRR@10 over the judged queries (optionally only ``qids``)."""
     return mean_scores(per_query(run, qrels, qids))
+
+
+def paired_bootstrap(a: Sequence[float], b: Sequence[float], resamples: int = 2000,
+                     seed: int = 0) -> tuple[float, float, float]:
+    """(mean of a - b, and the 2.5 and 97.5 percentiles of that mean over ``resamples``
+    resamplings of the query pairs, drawn with replacement): how far a difference measured on
+    a few queries could move with other queries of the same kind. Seeded: the same pairs give
+    the same interval."""
+    import random
+
+    if len(a) != len(b):
+        raise ValueError("paired_bootstrap needs one score of each system per query")
+    diffs = [x - y for x, y in zip(a, b)]
+    if not diffs:
+        return 0.0, 0.0, 0.0
+    rng = random.Random(seed)
+    n = len(diffs)
+    means = sorted(sum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
+    low, high = means[int(0.025 * (resamples - 1))], means[int(round(0.975 * (resamples - 1)))]
+    return statistics.fmean(diffs), low, high
+
+
+def against_better_lane(per_query: Mapping[str, Mapping[str, float]], groups: Mapping[str, Sequence[str]],
+                        resamples: int = 2000) -> dict[str, dict]:
+    """For each group of query ids: the hybrid's mean metric minus that of the better of its two
+    lanes on that group, with a paired-bootstrap 95% interval. ``per_query[mode][qid]`` is one
+    query's metric in a mode ("bm25", "vector", "hybrid")."""
+    out: dict[str, dict] = {}
+    if not all(mode in per_query for mode in ("bm25", "vector", "hybrid")):
+        return out
+    for group, qids in groups.items():
+        if not qids:
+            continue
+        lanes = {mode: [per_query[mode][q] for q in qids] for mode in ("bm25", "vector", "hybrid")}
+        better = max(("bm25", "vector"), key=lambda mode: (statistics.fmean(lanes[mode]), mode == "vector"))
+        diff, low, high = paired_bootstrap(lanes["hybrid"], lanes[better], resamples)
+        out[group] = {"n": len(qids), "better_lane": better, "diff": round(diff, 4),
+                      "ci95": [round(low, 4), round(high, 4)]}
+    return out
