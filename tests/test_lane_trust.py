@@ -29,7 +29,7 @@ def test_a_contradicted_bm25_lane_loses_its_weight():
 
 
 @pytest.mark.parametrize("signals", [
-    lane_trust.Signals(coverage=0.5, gap=0.1),  # neither rule
+    lane_trust.Signals(coverage=0.5, gap=0.05),  # neither rule
     lane_trust.Signals(coverage=0.5, gap=None),  # BM25's note has no vector yet
     lane_trust.Signals(coverage=None, gap=None),  # BM25 found nothing
 ])
@@ -133,8 +133,9 @@ def test_a_paraphrase_follows_the_meaning_lane(small_kb):
 def test_the_evidence_shows_the_query_s_own_k(small_kb):
     result = small_kb.search("espresso shot", k=4)
     hit = result[0]
-    assert hit.relpath == "espresso.md" and result.fusion.k == {"bm25": 10, "vector": 60}
-    assert hit.rrf == pytest.approx(1 / 11 + 1 / 61, abs=1e-7)
+    k = lane_trust.CONFIDENT_K
+    assert hit.relpath == "espresso.md" and result.fusion.k == {"bm25": k, "vector": 60}
+    assert hit.rrf == pytest.approx(1 / (k + 1) + 1 / 61, abs=1e-7)
     lines = small_kb.evidence(result, hit).lines()
-    assert any(line.startswith("RRF (k: bm25 10, vector 60)") for line in lines)
+    assert any(line.startswith(f"RRF (k: bm25 {k}, vector 60)") for line in lines)
     assert any("holds 100% of the query's words" in line for line in lines)

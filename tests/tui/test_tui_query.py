@@ -210,7 +210,7 @@ def test_evidence_panel_and_explain(query_home):
             await pilot.press("f4")
             await settle(app, pilot)
             text = str(screen.evidence.render())
-            assert "BM25 #" in text and "RRF (k: bm25 10, vector 60)" in text and "Filters: tag:git" in text
+            assert "BM25 #" in text and "RRF (k: bm25 20, vector 60)" in text and "Filters: tag:git" in text
             assert "holds 100% of the query's words" in text  # why this query's k differs
             assert "title:" in text or "body:" in text
             await pilot.press("down")
