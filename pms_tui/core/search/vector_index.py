@@ -100,6 +100,12 @@ class VectorIndex:
         matrix[pos : pos + n] = block[:n]
         return pos + n
 
+    def snapshot(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the vector ids, sorted; their rows): the mirror as it is now, not copied (an
+        evaluation scans it its own way). A later refresh replaces both, never changes them."""
+        self.refresh()
+        return self._ids, self._matrix
+
     def search(self, query: np.ndarray, k: int, among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` nearest vector ids and their cosine distances, nearest first; only among
         the vector ids ``among`` (sorted) when given (a filter's passages: scans those alone)."""

@@ -1,0 +1,206 @@
+"""Issue 13's fifth round: levers on the vector lane and on the BM25 lane, measured offline.
+
+    python benchmarks/fusion_levers.py --beir DIR [--beir DIR ...] --known-item FILE DIR [...]
+
+Each collection is indexed (or its cached index reused) by ``pms-tui eval``'s own code. Per
+query, its two lanes and the two query-aware signals are taken as ``search`` ranks them
+(``Retrieval.lanes``, at ``pms-tui eval``'s depth: BEIR 300, known-item 50), with the query's
+vector, every passage's vector (the vector lane's in-memory mirror) and the query coverage of
+each BM25 passage. Every lever below is then fused with the product's ``fuse`` and
+``lane_trust.decide`` (the default thresholds), documents at their best passage, and scored
+per group (a collection, and each query kind of a known-item set):
+
+* ``prf-vector m b``: Rocchio feedback in the vector lane: the query vector plus ``b`` times
+  the mean of the vector lane's first ``m`` passages, scanned again (the first lane replaced).
+* ``prf-fused m b``: the same, the feedback taken from the fused ranking's first ``m``.
+* ``doc-mean``: a passage scores the better of its own cosine and its note's (the mean of
+  the note's passage vectors, normalised).
+* ``semantic-floor g``: BM25 passages whose cosine is more than ``g`` below the vector
+  lane's first leave the BM25 lane.
+* ``coverage-floor f``: BM25 passages holding less than ``f`` of the query's idf leave it.
+* ``vector-trust k``: when BM25 does not hold the query and the vector lane's first note is
+  not among BM25's first 50 passages, the vector lane's ranks count with k (instead of 60).
+
+Prints one line per collection and lever: the headline metric (nDCG@10 or MRR@10) of every
+group and, after ``below:``, each group where the fusion is below the better of its lanes.
+Takes a few minutes once the indexes exist (``docs/evaluation.md``, fifth round).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pms_tui.core.kb import fuse, lane_trust  # noqa: E402
+from pms_tui.core.search import query as fts_query  # noqa: E402
+from pms_tui.core.search.bm25_planner import idf  # noqa: E402
+from pms_tui.core.store import facets  # noqa: E402
+from pms_tui.eval import beir, fusion_cv, known_item, metrics  # noqa: E402
+
+DEFAULT = lane_trust.Thresholds()
+
+
+class Lanes(fusion_cv.Collection):
+    """A collection's cached lanes plus what the levers need: vectors and BM25 coverages."""
+
+    def attach(self, kb, queries: list[tuple[str, str]]) -> "Lanes":
+        vectors = kb.retrieval.vectors
+        vectors.refresh()
+        ids, matrix = vectors.snapshot()
+        pairs = facets.chunks_of_documents(kb.store.conn, None)
+        rows = np.searchsorted(ids, [v for _, v in pairs])
+        found = [(c, r) for (c, v), r in zip(pairs, rows) if r < len(ids) and ids[r] == v]
+        self.chunk_ids = np.array([c for c, _ in found], dtype=np.int64)
+        self.matrix = matrix[[r for _, r in found]]
+        self.row_of = {c: i for i, c in enumerate(self.chunk_ids.tolist())}
+        for qid, text in queries:
+            lanes = self.lanes[qid]
+            parsed, _ = kb.retrieval.lanes(text, 1)
+            lanes["qvec"] = (np.asarray(kb.retrieval.embedder.embed_query(parsed.text), dtype=np.float32)
+                             if parsed.text.strip() else None)
+            lanes["cov"] = passage_coverage(kb, parsed.text, [c for c, _ in lanes["bm25"]])
+        return self
+
+    def scan(self, qvec, depth: int, scores=None) -> list[int]:
+        scores = self.matrix @ qvec if scores is None else scores
+        depth = min(depth, len(scores))
+        top = np.argpartition(-scores, depth - 1)[:depth]
+        top = top[np.lexsort((self.chunk_ids[top], -scores[top]))]
+        return self.chunk_ids[top].tolist()
+
+    def note_means(self):
+        """Per passage row, the row of its note's mean vector (normalised), and those vectors."""
+        if not hasattr(self, "_means"):
+            by_note = defaultdict(list)
+            for i, c in enumerate(self.chunk_ids.tolist()):
+                by_note[self.docs.get(c)].append(i)
+            notes = list(by_note)
+            means = np.stack([self.matrix[by_note[n]].mean(axis=0) for n in notes])
+            means /= np.linalg.norm(means, axis=1, keepdims=True)
+            where = {n: j for j, n in enumerate(notes)}
+            self._means = (np.array([where[self.docs.get(c)] for c in self.chunk_ids.tolist()]), means)
+        return self._means
+
+
+def passage_coverage(kb, text: str, chunk_ids: list[int]) -> dict[int, float]:
+    """The idf-weighted share of the query's phrases each passage holds (lane_trust's coverage,
+    for every BM25 passage at once)."""
+    match = fts_query.build_match(text) if chunk_ids else None
+    planned = kb.retrieval.planner.groups(kb.store.conn, match) if match else None
+    if planned is None:
+        return {}
+    rows, groups = planned
+    total, held = 0.0, defaultdict(float)
+    for group in groups:
+        if not group.tokens:
+            continue
+        weight = idf(rows, group.df if len(group.tokens) == 1 else group.cost)
+        total += weight
+        for chunk, _ in facets.chunks_of_documents(kb.store.conn, None, group.text, among=chunk_ids):
+            held[chunk] += weight
+    return {c: held[c] / total for c in chunk_ids} if total else {}
+
+
+def fused(lanes: dict, bm25: list[int], vector: list[int], vector_k: int | None = None) -> list[int]:
+    ids = {"bm25": bm25, "vector": vector}
+    fusion = lane_trust.decide(lane_trust.Signals(lanes["coverage"], lanes["gap"]), ids, 60,
+                               {"bm25": 1.0, "vector": 1.0}, DEFAULT)
+    k = dict(fusion.k)
+    if vector_k is not None:
+        k["vector"] = vector_k
+    return [f.chunk_id for f in fuse(ids, k, fusion.weights)]
+
+
+def lever(col: Lanes, name: str, *args):
+    depth = 300 if col.kind == "beir" else 50
+
+    def run(lanes: dict) -> list[int]:
+        bm25 = [c for c, _ in lanes["bm25"]]
+        vector = [c for c, _ in lanes["vector"]]
+        q = lanes["qvec"]
+        if name == "plain":
+            ids = {"bm25": bm25, "vector": vector}
+            return [f.chunk_id for f in fuse(ids, 60)] if bm25 else vector
+        if not bm25 or not vector or q is None:
+            return fused(lanes, bm25, vector) if bm25 else vector
+        if name in ("prf-vector", "prf-fused"):
+            m, beta = args
+            first = vector if name == "prf-vector" else fused(lanes, bm25, vector)
+            rows = [col.row_of[c] for c in first[:m] if c in col.row_of]
+            q2 = q + beta * col.matrix[rows].mean(axis=0)
+            return fused(lanes, bm25, col.scan(q2 / np.linalg.norm(q2), depth))
+        if name == "doc-mean":
+            note_row, means = col.note_means()
+            return fused(lanes, bm25, col.scan(q, depth, np.maximum(col.matrix @ q, (means @ q)[note_row])))
+        if name == "semantic-floor":
+            floor = 1.0 - lanes["vector"][0][1] - args[0]
+            kept = [c for c in bm25 if c in col.row_of and float(col.matrix[col.row_of[c]] @ q) >= floor]
+            return fused(lanes, kept, vector) if kept else vector
+        if name == "coverage-floor":
+            kept = [c for c in bm25 if lanes["cov"].get(c, 0.0) >= args[0]]
+            return fused(lanes, kept, vector) if kept else vector
+        if name == "vector-trust":
+            holds = lanes["coverage"] is not None and lanes["coverage"] >= DEFAULT.coverage
+            bm25_notes = {col.docs.get(c) for c in bm25[:50]}
+            first_note = col.docs.get(vector[0])
+            return fused(lanes, bm25, vector, None if holds or first_note in bm25_notes else args[0])
+        return fused(lanes, bm25, vector)  # "default"
+
+    return run
+
+
+LEVERS = [("plain",), ("default",)] + [
+    ("prf-vector", m, b) for m in (1, 2, 3) for b in (0.25, 0.5)] + [
+    ("prf-fused", m, b) for m in (1, 2, 3) for b in (0.25, 0.5)] + [
+    ("doc-mean",)] + [("semantic-floor", g) for g in (0.15, 0.25, 0.3)] + [
+    ("coverage-floor", f) for f in (0.2, 0.3, 0.4, 0.5)] + [("vector-trust", k) for k in (5, 10, 20)]
+
+
+def load(kind: str, *paths: str) -> Lanes:
+    if kind == "beir":
+        col = fusion_cv.load_beir(paths[0])
+        prep = beir.prepare(paths[0], quiet=True)
+        judged = set(metrics.judged_queries(prep.qrels))
+        kb, queries = prep.kb, [(q, t) for q, t in prep.topics.items() if q in judged]
+    else:
+        col = fusion_cv.load_known_item(*paths)
+        kb, _ = known_item.open_collection(paths[1], quiet=True)
+        queries = [(i.qid, i.query) for i in known_item.read_queries(paths[0])]
+    lanes = Lanes(col.name, col.kind, col.lanes, col.qrels, col.kinds, col.docs)
+    try:
+        return lanes.attach(kb, queries)
+    finally:
+        kb.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python benchmarks/fusion_levers.py")
+    parser.add_argument("--beir", action="append", default=[], metavar="DIR")
+    parser.add_argument("--known-item", action="append", nargs=2, default=[], metavar=("FILE", "DIR"))
+    args = parser.parse_args(argv)
+    cols = [load("beir", d) for d in args.beir] + [load("known-item", f, d) for f, d in args.known_item]
+    for col in cols:
+        lanes = {lane: col.score(lambda L, lane=lane: [c for c, _ in L[lane]]) for lane in ("bm25", "vector")}
+        print(f"{col.name} ({col.metric}) bm25 {fmt(lanes['bm25'])} | vector {fmt(lanes['vector'])}")
+        for spec in LEVERS:
+            got = col.score(lever(col, *spec))
+            below = {g: v - max(lanes["bm25"][g], lanes["vector"][g]) for g, v in got.items()
+                     if v < max(lanes["bm25"][g], lanes["vector"][g]) - 1e-9}
+            print(f"  {' '.join(map(str, spec)):<22} {fmt(got)}"
+                  + (f"  below: {fmt(below, sign=True)}" if below else ""), flush=True)
+    return 0
+
+
+def fmt(groups: dict[str, float], sign: bool = False) -> str:
+    order = sorted(groups, key=lambda g: (g != "all", g))
+    return " ".join(f"{g} {groups[g]:{'+' if sign else ''}.4f}" for g in order)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
