@@ -50,6 +50,8 @@ def test_text_is_searchable_before_vectors_and_the_queue_drains(kb, notes_dir):
     hits = kb.search("soft reset", k=3)
     assert hits and hits[0].relpath == "git/undo-commit.md"
     assert hits[0].bm25_rank == 1 and hits[0].vector_rank is None and hits[0].vector_pending
+    evidence = kb.evidence(hits, hits[0])  # the model is ready: the passage itself waits
+    assert evidence.vector_queued and "Vector: pending (this passage is queued for embedding)" in evidence.lines()
 
     assert kb.embed_pending() == report.chunks_queued
     assert kb.vectors_pending == 0

@@ -161,7 +161,8 @@ def test_evidence_of_a_hit(vault_kb):
 def test_evidence_says_vector_pending(vault_kb):
     result = vault_kb.search("commit", k=5, vector=False)
     ev = vault_kb.retrieval.evidence(result, result[0])
-    assert ev.vector_pending and ev.vector_rank is None
+    assert ev.vector_pending and ev.vector_rank is None and not ev.vector_queued
+    assert "Vector: pending (the model is loading)" in ev.lines()
 
 
 def test_explain_a_note(vault_kb):

@@ -233,9 +233,10 @@ class Evidence:
     rrf: float  # their sum
     filters: list[str]  # filters that applied
     ignored: list[str]  # parts of the query left out, with the reason
-    vector_pending: bool  # the vector lane had not answered (model loading)
+    vector_pending: bool  # no vector evidence yet: the passage is queued, or the model is loading
     lane_k: dict[str, int] = field(default_factory=dict)  # each lane's k for this query
     fusion: list[str] = field(default_factory=list)  # why this query's k or weights differ
+    vector_queued: bool = False  # the passage itself waits in the embedding queue
 
     def lines(self) -> list[str]:
         """The evidence as short plain lines."""
@@ -251,7 +252,8 @@ class Evidence:
         if self.missing:
             out.append(f"  missing: {', '.join(self.missing)}")
         if self.vector_pending:
-            out.append("Vector: pending (the model is loading)")
+            out.append("Vector: pending (this passage is queued for embedding)" if self.vector_queued
+                       else "Vector: pending (the model is loading)")
         elif self.vector_rank is not None:
             out.append(f"Vector #{self.vector_rank}  cosine {self.similarity:.3f}")
         elif self.similarity is not None:

@@ -37,8 +37,8 @@ def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
     for lane, rank in (("bm25", hit.bm25_rank), ("vector", hit.vector_rank)):
         if rank is not None and lane in weights:
             contributions[lane] = weights[lane] / (lane_k.get(lane, s.rrf_k) + rank)
-    pending = bool(getattr(hit, "vector_pending", False)) or (
-        "vector" not in result.lanes and any("vector" in n for n in result.notes))
+    queued = bool(getattr(hit, "vector_pending", False))
+    pending = queued or ("vector" not in result.lanes and any("vector" in n for n in result.notes))
     return Evidence(
         note=f"{hit.collection}/{hit.relpath}", start_line=hit.start_line,
         bm25=hit.bm25, bm25_rank=hit.bm25_rank,
@@ -50,6 +50,7 @@ def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
         rrf=round(sum(contributions.values()), 8),
         filters=parsed.chips(), ignored=[f"{i.text}: {i.reason}" for i in parsed.ignored],
         vector_pending=pending, lane_k=dict(lane_k), fusion=list(fusion.reasons) if fusion else [],
+        vector_queued=queued,
     )
 
 
