@@ -13,6 +13,7 @@ above zero are relevant; a query with no relevant judgment is skipped (as trec_e
 from __future__ import annotations
 
 import math
+import random
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -104,8 +105,6 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], resamples: int = 20
     resamplings of the query pairs, drawn with replacement): how far a difference measured on
     a few queries could move with other queries of the same kind. Seeded: the same pairs give
     the same interval."""
-    import random
-
     if len(a) != len(b):
         raise ValueError("paired_bootstrap needs one score of each system per query")
     diffs = [x - y for x, y in zip(a, b)]
