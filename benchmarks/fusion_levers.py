@@ -18,6 +18,7 @@ per group (a collection, and each query kind of a known-item set):
 * ``semantic-floor g``: BM25 passages whose cosine is more than ``g`` below the vector
   lane's first leave the BM25 lane.
 * ``coverage-floor f``: BM25 passages holding less than ``f`` of the query's idf leave it.
+* ``bm25-cut n``: when BM25 does not hold the query, only its first ``n`` passages are fused.
 * ``vector-trust k``: when BM25 does not hold the query and the vector lane's first note is
   not among BM25's first 50 passages, the vector lane's ranks count with k (instead of 60).
 
@@ -57,6 +58,7 @@ class Lanes(fusion_cv.Collection):
         rows = np.searchsorted(ids, [v for _, v in pairs])
         found = [(c, r) for (c, v), r in zip(pairs, rows) if r < len(ids) and ids[r] == v]
         self.chunk_ids = np.array([c for c, _ in found], dtype=np.int64)
+        self.vector_ids = ids[[r for _, r in found]]
         self.matrix = matrix[[r for _, r in found]]
         self.row_of = {c: i for i, c in enumerate(self.chunk_ids.tolist())}
         for qid, text in queries:
@@ -145,6 +147,9 @@ def lever(col: Lanes, name: str, *args):
         if name == "coverage-floor":
             kept = [c for c in bm25 if lanes["cov"].get(c, 0.0) >= args[0]]
             return fused(lanes, kept, vector) if kept else vector
+        if name == "bm25-cut":
+            holds = lanes["coverage"] is not None and lanes["coverage"] >= DEFAULT.coverage
+            return fused(lanes, bm25 if holds else bm25[: args[0]], vector)
         if name == "vector-trust":
             holds = lanes["coverage"] is not None and lanes["coverage"] >= DEFAULT.coverage
             bm25_notes = {col.docs.get(c) for c in bm25[:50]}
@@ -159,7 +164,8 @@ LEVERS = [("plain",), ("default",)] + [
     ("prf-vector", m, b) for m in (1, 2, 3) for b in (0.25, 0.5)] + [
     ("prf-fused", m, b) for m in (1, 2, 3) for b in (0.25, 0.5)] + [
     ("doc-mean",)] + [("semantic-floor", g) for g in (0.15, 0.25, 0.3)] + [
-    ("coverage-floor", f) for f in (0.2, 0.3, 0.4, 0.5)] + [("vector-trust", k) for k in (5, 10, 20)]
+    ("coverage-floor", f) for f in (0.2, 0.3, 0.4, 0.5)] + [("bm25-cut", n) for n in (3, 5, 10, 20)] + [
+    ("vector-trust", k) for k in (5, 10, 20)]
 
 
 def load(kind: str, *paths: str) -> Lanes:
