@@ -33,11 +33,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fusion_levers import DEFAULT, Lanes, fmt, load  # noqa: E402
+from fusion_levers import fmt, fused, load, query_text  # noqa: E402
 from pms_tui.core.indexing.chunk import parse_note  # noqa: E402
 from pms_tui.core.indexing.embed import embed_hash  # noqa: E402
 from pms_tui.core.indexing.notes import read_note, walk_notes  # noqa: E402
-from pms_tui.core.kb import fuse, lane_trust  # noqa: E402
 from pms_tui.core.store import vectors as vector_rows  # noqa: E402
 from pms_tui.eval import beir, harness, known_item  # noqa: E402
 
@@ -175,29 +174,17 @@ def open_collection(kind: str, paths: tuple[str, ...]):
     return kb, Path(paths[1]).expanduser().resolve(), harness.cache_root() / build.key, [(i.qid, i.query) for i in items]
 
 
-def fused(col: Lanes, lanes: dict, vector: list[int], gap: float | None, plain: bool = False) -> list[int]:
-    bm25 = [c for c, _ in lanes["bm25"]]
-    if not bm25:
-        return vector
-    ids = {"bm25": bm25, "vector": vector}
-    weights = {"bm25": 1.0, "vector": 1.0}
-    fusion = (lane_trust.plain(ids, 60, weights) if plain else
-              lane_trust.decide(lane_trust.Signals(lanes["coverage"], gap), ids, 60, weights, DEFAULT))
-    return [f.chunk_id for f in fuse(ids, fusion.k, fusion.weights)]
-
-
 def measure(model: NumpyMiniLM, kind: str, *paths: str) -> None:
     col = load(kind, *paths)
     kb, folder, key_dir, queries = open_collection(kind, paths)
     try:
-        vectors = kb.retrieval.vectors
-        ids, int8 = vectors.snapshot()
+        ids, _ = kb.retrieval.vectors.snapshot()
         fp32, rate = fp32_matrix(model, kb, folder, key_dir, ids)
         build = json.loads((key_dir / harness.BUILD_FILE).read_text())
         int8_rate = build["chunks_embedded"] / build["build_seconds"] if build.get("build_seconds") else float("nan")
         rows = np.searchsorted(ids, [int(v) for v in col.vector_ids])
         col.matrix = fp32[rows]  # one row per passage, as Lanes keeps them
-        parsed = [kb.retrieval.lanes(t, 1)[0].text or t for _, t in queries]
+        parsed = [query_text(t) or t for _, t in queries]
         for (qid, _), vec in zip(queries, model.embed(parsed)):
             if qid in col.lanes:
                 col.lanes[qid]["qvec32"] = vec
@@ -216,7 +203,8 @@ def measure(model: NumpyMiniLM, kind: str, *paths: str) -> None:
         if lanes["bm25"] and vector:
             first_note = col.docs.get(int(lanes["bm25"][0][0]))
             gap = max(0.0, float(scores[col.row_of[vector[0]]] - scores[note_rows[first_note]].max()))
-        return fused(col, lanes, vector, gap, plain)
+        bm25 = [c for c, _ in lanes["bm25"]]
+        return fused({**lanes, "gap": gap}, bm25, vector, plain=plain) if bm25 else vector
 
     int8_groups = {name: col.score(lambda L, name=name: [c for c, _ in L[name]]) for name in ("bm25", "vector")}
     fp32_vector = col.score(lambda L: col.scan(L["qvec32"], depth))

@@ -6,8 +6,8 @@ Each collection is indexed (or its cached index reused) by ``pms-tui eval``'s ow
 query, its two lanes and the two query-aware signals are taken as ``search`` ranks them
 (``Retrieval.lanes``, at ``pms-tui eval``'s depth: BEIR 300, known-item 50), with the query's
 vector, every passage's vector (the vector lane's in-memory mirror) and the query coverage of
-each BM25 passage. Every lever below is then fused with the product's ``fuse`` and
-``lane_trust.decide`` (the default thresholds), documents at their best passage, and scored
+each BM25 passage (``lane_trust.coverages``). Every lever below is then fused with the
+product's ``fuse`` and ``lane_trust.decide`` (the default thresholds), documents at their best passage, and scored
 per group (a collection, and each query kind of a known-item set):
 
 * ``prf-vector m b``: Rocchio feedback in the vector lane: the query vector plus ``b`` times
@@ -39,8 +39,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pms_tui.core.kb import fuse, lane_trust  # noqa: E402
-from pms_tui.core.search import query as fts_query  # noqa: E402
-from pms_tui.core.search.bm25_planner import idf  # noqa: E402
+from pms_tui.core.search.query_syntax import parse  # noqa: E402
+from pms_tui.core.search.retrieval import as_text  # noqa: E402
 from pms_tui.core.store import facets  # noqa: E402
 from pms_tui.eval import beir, fusion_cv, known_item, metrics  # noqa: E402
 
@@ -51,9 +51,7 @@ class Lanes(fusion_cv.Collection):
     """A collection's cached lanes plus what the levers need: vectors and BM25 coverages."""
 
     def attach(self, kb, queries: list[tuple[str, str]]) -> "Lanes":
-        vectors = kb.retrieval.vectors
-        vectors.refresh()
-        ids, matrix = vectors.snapshot()
+        ids, matrix = kb.retrieval.vectors.snapshot()
         pairs = facets.chunks_of_documents(kb.store.conn, None)
         rows = np.searchsorted(ids, [v for _, v in pairs])
         found = [(c, r) for (c, v), r in zip(pairs, rows) if r < len(ids) and ids[r] == v]
@@ -61,12 +59,12 @@ class Lanes(fusion_cv.Collection):
         self.vector_ids = ids[[r for _, r in found]]
         self.matrix = matrix[[r for _, r in found]]
         self.row_of = {c: i for i, c in enumerate(self.chunk_ids.tolist())}
-        for qid, text in queries:
+        for qid, query in queries:
             lanes = self.lanes[qid]
-            parsed, _ = kb.retrieval.lanes(text, 1)
-            lanes["qvec"] = (np.asarray(kb.retrieval.embedder.embed_query(parsed.text), dtype=np.float32)
-                             if parsed.text.strip() else None)
-            lanes["cov"] = passage_coverage(kb, parsed.text, [c for c, _ in lanes["bm25"]])
+            text = query_text(query)
+            lanes["qvec"] = (np.asarray(kb.retrieval.embedder.embed_query(text), dtype=np.float32)
+                             if text.strip() else None)
+            lanes["cov"] = lane_trust.coverages(kb.retrieval, text, [c for c, _ in lanes["bm25"]]) or {}
         return self
 
     def scan(self, qvec, depth: int, scores=None) -> list[int]:
@@ -90,29 +88,19 @@ class Lanes(fusion_cv.Collection):
         return self._means
 
 
-def passage_coverage(kb, text: str, chunk_ids: list[int]) -> dict[int, float]:
-    """The idf-weighted share of the query's phrases each passage holds (lane_trust's coverage,
-    for every BM25 passage at once)."""
-    match = fts_query.build_match(text) if chunk_ids else None
-    planned = kb.retrieval.planner.groups(kb.store.conn, match) if match else None
-    if planned is None:
-        return {}
-    rows, groups = planned
-    total, held = 0.0, defaultdict(float)
-    for group in groups:
-        if not group.tokens:
-            continue
-        weight = idf(rows, group.df if len(group.tokens) == 1 else group.cost)
-        total += weight
-        for chunk, _ in facets.chunks_of_documents(kb.store.conn, None, group.text, among=chunk_ids):
-            held[chunk] += weight
-    return {c: held[c] / total for c in chunk_ids} if total else {}
+def query_text(query: str) -> str:
+    """The words ``search`` ranks by (the search language parsed, as ``Retrieval`` does)."""
+    return parse(as_text(query)).text
 
 
-def fused(lanes: dict, bm25: list[int], vector: list[int], vector_k: int | None = None) -> list[int]:
+def fused(lanes: dict, bm25: list[int], vector: list[int], vector_k: int | None = None, *,
+          plain: bool = False) -> list[int]:
+    """The product's RRF of the two rankings: with the query's own k and weights from the
+    default thresholds (``lanes`` gives coverage and gap), or plain."""
     ids = {"bm25": bm25, "vector": vector}
-    fusion = lane_trust.decide(lane_trust.Signals(lanes["coverage"], lanes["gap"]), ids, 60,
-                               {"bm25": 1.0, "vector": 1.0}, DEFAULT)
+    weights = {"bm25": 1.0, "vector": 1.0}
+    fusion = (lane_trust.plain(ids, 60, weights) if plain else
+              lane_trust.decide(lane_trust.Signals(lanes["coverage"], lanes["gap"]), ids, 60, weights, DEFAULT))
     k = dict(fusion.k)
     if vector_k is not None:
         k["vector"] = vector_k
@@ -127,8 +115,7 @@ def lever(col: Lanes, name: str, *args):
         vector = [c for c, _ in lanes["vector"]]
         q = lanes["qvec"]
         if name == "plain":
-            ids = {"bm25": bm25, "vector": vector}
-            return [f.chunk_id for f in fuse(ids, 60)] if bm25 else vector
+            return fused(lanes, bm25, vector, plain=True) if bm25 else vector
         if not bm25 or not vector or q is None:
             return fused(lanes, bm25, vector) if bm25 else vector
         if name in ("prf-vector", "prf-fused"):

@@ -101,6 +101,13 @@ def measure(retrieval, text: str, bm25: list[tuple[int, float]], vector: list[tu
 
 def coverage(retrieval, text: str, chunk_id: int) -> float | None:
     """The idf-weighted share of the query's phrases (as BM25 ran them) that the chunk holds."""
+    shares = coverages(retrieval, text, [chunk_id])
+    return None if shares is None else shares[chunk_id]
+
+
+def coverages(retrieval, text: str, chunk_ids: list[int]) -> dict[int, float] | None:
+    """:func:`coverage` of each of ``chunk_ids`` (one FTS5 lookup per phrase for them all);
+    None when the query has no phrase BM25 can run."""
     match = fts_query.build_match(text)
     if match is None:
         return None
@@ -109,16 +116,19 @@ def coverage(retrieval, text: str, chunk_id: int) -> float | None:
     if planned is None:
         return None
     rows, groups = planned
-    total = held = 0.0
+    total = 0.0
+    held = dict.fromkeys(chunk_ids, 0.0)
     for group in groups:
         if not group.tokens:
             continue
         df = group.df if len(group.tokens) == 1 else group.cost  # a phrase: its rarest token
         weight = idf(rows, df)
         total += weight
-        if facets.any_match(conn, group.text, [chunk_id]):
-            held += weight
-    return round(held / total, 6) if total else None
+        for chunk, _ in facets.chunks_of_documents(conn, None, group.text, among=chunk_ids):
+            held[chunk] += weight
+    if not total:
+        return None
+    return {chunk: round(share / total, 6) for chunk, share in held.items()}
 
 
 def gap(retrieval, chunk_id: int, vector: list[tuple[int, float]], qvec) -> float | None:
