@@ -31,8 +31,18 @@ def test_each_collection_is_reported_with_a_setting_chosen_on_the_others():
         assert held["collection"] not in held["chosen_on"] and len(held["chosen_on"]) == 2
         # plain RRF puts the decoy first (BM25 #1 + vector #2); the vector lane has the target first
         assert held["plain"]["paraphrase"] == 0.5 and held["vector"]["paraphrase"] == 1.0
-        assert held["chosen"]["gap"] < 0.4 and held["chosen"]["contradicted_weight"] == 0.0
+        rule = held["chosen"]["rule"]
+        assert rule["gap"] < 0.4 and rule["contradicted_weight"] == 0.0
         assert held["query_aware"]["paraphrase"] == 1.0
+
+
+def test_the_grid_holds_rrf_k_with_and_without_the_rule():
+    grid = fusion_cv.settings_grid()
+    assert grid[0] == fusion_cv.Setting(fusion_cv.REFERENCE_K, None)  # the reference comes first
+    assert {g.rrf_k for g in grid if g.thresholds is None} == set(fusion_cv.RRF_K)
+    # a confident k at or above the setting's own k would change nothing: not on the grid
+    assert all(g.thresholds.confident_k < g.rrf_k for g in grid if g.thresholds is not None)
+    assert fusion_cv.DEFAULT in grid  # the product's setting is among those tried
 
 
 def test_fused_ids_follow_the_thresholds():

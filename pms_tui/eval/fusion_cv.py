@@ -9,10 +9,13 @@ cached beside the evaluation's index. Each setting of the rule's four
 numbers, and plain RRF, is then fused offline with the product's ``fuse`` (which ranks exactly
 as ``search`` does), documents taken at their best passage.
 
+A setting is RRF's k (``rrf_k``, the base every lane starts from) with the rule's four numbers
+or without the rule (plain RRF); plain RRF at the customary k 60 is the reference.
+
 Each collection in turn is held out. The setting is chosen on the other collections by one
 objective, in this order of importance: (1) no group, a collection or one of a known-item
 set's query kinds, below the better of its two lanes (the shortfalls summed, weighted 3);
-(2) the gain over plain RRF on each collection's headline metric (nDCG@10 for BEIR, MRR@10
+(2) the gain over plain RRF (k 60) on each collection's headline metric (nDCG@10 for BEIR, MRR@10
 for known-item). The held-out collection's figures with that setting are what may be reported.
 """
 
@@ -25,24 +28,40 @@ import json
 import statistics
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.config import Settings
 from ..core.kb import fuse, lane_trust
 from . import beir, harness, known_item, metrics
 
 OBJECTIVE_SHORTFALL_WEIGHT = 3.0
+REFERENCE_K = 60  # plain RRF's customary k: the reference every gain is measured from
+RRF_K = (2, 3, 5, 10, 20, 60)
 GRID = {
     "coverage": (0.7, 0.8, 0.9, 1.01),  # 1.01: the rule is off
-    "confident_k": (5, 10, 20),
+    "confident_k": (1, 2, 5, 10, 20),  # only those below the setting's rrf_k (else no change)
     "gap": (0.1, 0.15, 0.2, 0.25, 0.3, 9.0),  # 9: the rule is off
     "contradicted_weight": (0.0, 0.25),
 }
 
 
-def settings_grid() -> list[lane_trust.Thresholds | None]:
-    """None (plain RRF) and every combination of GRID."""
-    combos = itertools.product(*GRID.values())
-    return [None] + [lane_trust.Thresholds(*values) for values in combos]
+@dataclass(frozen=True)
+class Setting:
+    """One point of the grid: RRF's k, and the rule's thresholds (None: plain RRF)."""
+
+    rrf_k: int
+    thresholds: lane_trust.Thresholds | None
+
+
+def settings_grid() -> list[Setting]:
+    """Plain RRF at the reference k first, then plain RRF at every other k, then every
+    combination of GRID at every k."""
+    grid = [Setting(REFERENCE_K, None)] + [Setting(k, None) for k in RRF_K if k != REFERENCE_K]
+    for k in RRF_K:
+        grid += [Setting(k, lane_trust.Thresholds(*values)) for values in itertools.product(*GRID.values())
+                 if values[1] < k]
+    return grid
 
 
 def collect(kb, queries: list[tuple[str, str]], depth: int, key_dir: Path) -> dict:
@@ -88,7 +107,7 @@ class Collection:
         return {g: statistics.fmean(v) for g, v in groups.items()}
 
 
-def fused_ids(lanes: dict, thresholds: lane_trust.Thresholds | None, rrf_k: int = 60) -> list[int]:
+def fused_ids(lanes: dict, thresholds: lane_trust.Thresholds | None, rrf_k: int = REFERENCE_K) -> list[int]:
     ids = {name: [c for c, _ in lanes[name]] for name in ("bm25", "vector")}
     weights = {"bm25": 1.0, "vector": 1.0}
     if thresholds is None:
@@ -123,7 +142,8 @@ def cross_validate(collections: list[Collection]) -> dict:
     grid = settings_grid()
     lanes_only = {c.name: {lane: c.score(lambda L, lane=lane: [x for x, _ in L[lane]]) for lane in ("bm25", "vector")}
                   for c in collections}
-    scores = {(c.name, i): c.score(lambda L, t=t: fused_ids(L, t)) for c in collections for i, t in enumerate(grid)}
+    scores = {(c.name, i): c.score(lambda L, g=g: fused_ids(L, g.thresholds, g.rrf_k))
+              for c in collections for i, g in enumerate(grid)}
 
     def shortfall(name: str, i: int) -> float:
         best = lanes_only[name]
@@ -133,7 +153,7 @@ def cross_validate(collections: list[Collection]) -> dict:
         return sum(OBJECTIVE_SHORTFALL_WEIGHT * shortfall(n, i) + scores[(n, i)]["all"] - scores[(n, 0)]["all"]
                    for n in names)
 
-    report = {"grid": {k: list(v) for k, v in GRID.items()}, "held_out": []}
+    report = {"grid": {"rrf_k": list(RRF_K), **{k: list(v) for k, v in GRID.items()}}, "held_out": []}
     names = [c.name for c in collections]
     for held in names:
         others = [n for n in names if n != held]
@@ -145,12 +165,16 @@ def cross_validate(collections: list[Collection]) -> dict:
         })
     everywhere = max(range(len(grid)), key=lambda i: (objective(i, names), -i))
     report["chosen_on_all"] = _describe(grid[everywhere])
-    report["default"] = {n: _rounded(scores[(n, grid.index(lane_trust.Thresholds()))]) for n in names}
+    report["default"] = {n: _rounded(scores[(n, grid.index(DEFAULT))]) for n in names} if DEFAULT in grid else {}
     return report
 
 
-def _describe(thresholds: lane_trust.Thresholds | None) -> dict | str:
-    return "plain RRF" if thresholds is None else thresholds.__dict__
+DEFAULT = Setting(Settings.rrf_k, lane_trust.Thresholds())  # the product's, when it is on the grid
+
+
+def _describe(setting: Setting) -> dict:
+    rule = "plain RRF" if setting.thresholds is None else setting.thresholds.__dict__
+    return {"rrf_k": setting.rrf_k, "rule": rule}
 
 
 def _rounded(groups: dict[str, float]) -> dict[str, float]:
