@@ -20,7 +20,7 @@ per group (a collection, and each query kind of a known-item set):
 * ``coverage-floor f``: BM25 passages holding less than ``f`` of the query's idf leave it.
 * ``bm25-cut n``: when BM25 does not hold the query, only its first ``n`` passages are fused.
 * ``vector-trust k``: when BM25 does not hold the query and the vector lane's first note is
-  not among BM25's first 50 passages, the vector lane's ranks count with k (instead of 60).
+  not among BM25's first 50 passages, the vector lane's ranks count with k (instead of RRF's).
 
 Prints one line per collection and lever: the headline metric (nDCG@10 or MRR@10) of every
 group and, after ``below:``, each group where the fusion is below the better of its lanes.
@@ -38,6 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from pms_tui.core.config import Settings  # noqa: E402
 from pms_tui.core.kb import fuse, lane_trust  # noqa: E402
 from pms_tui.core.search.query_syntax import parse  # noqa: E402
 from pms_tui.core.search.retrieval import as_text  # noqa: E402
@@ -45,6 +46,7 @@ from pms_tui.core.store import facets  # noqa: E402
 from pms_tui.eval import beir, fusion_cv, known_item, metrics  # noqa: E402
 
 DEFAULT = lane_trust.Thresholds()
+RRF_K = Settings.rrf_k  # the fifth round's table was made with the k of then, 60 (``--rrf-k 60``)
 
 
 class Lanes(fusion_cv.Collection):
@@ -99,8 +101,8 @@ def fused(lanes: dict, bm25: list[int], vector: list[int], vector_k: int | None 
     default thresholds (``lanes`` gives coverage and gap), or plain."""
     ids = {"bm25": bm25, "vector": vector}
     weights = {"bm25": 1.0, "vector": 1.0}
-    fusion = (lane_trust.plain(ids, 60, weights) if plain else
-              lane_trust.decide(lane_trust.Signals(lanes["coverage"], lanes["gap"]), ids, 60, weights, DEFAULT))
+    fusion = (lane_trust.plain(ids, RRF_K, weights) if plain else
+              lane_trust.decide(lane_trust.Signals(lanes["coverage"], lanes["gap"]), ids, RRF_K, weights, DEFAULT))
     k = dict(fusion.k)
     if vector_k is not None:
         k["vector"] = vector_k
@@ -173,10 +175,13 @@ def load(kind: str, *paths: str) -> Lanes:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global RRF_K
     parser = argparse.ArgumentParser(prog="python benchmarks/fusion_levers.py")
     parser.add_argument("--beir", action="append", default=[], metavar="DIR")
     parser.add_argument("--known-item", action="append", nargs=2, default=[], metavar=("FILE", "DIR"))
+    parser.add_argument("--rrf-k", type=int, default=RRF_K, help="RRF's k (default: the product's)")
     args = parser.parse_args(argv)
+    RRF_K = args.rrf_k
     cols = [load("beir", d) for d in args.beir] + [load("known-item", f, d) for f, d in args.known_item]
     for col in cols:
         lanes = {lane: col.score(lambda L, lane=lane: [c for c, _ in L[lane]]) for lane in ("bm25", "vector")}

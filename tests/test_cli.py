@@ -9,6 +9,8 @@ import sys
 import pytest
 
 from kb_helpers import CORPORA, NOTES, write
+from pms_tui.core.config import Settings
+from pms_tui.core.search import lane_trust
 
 
 def run(home, *args, check=True):
@@ -103,10 +105,12 @@ def test_search_language_json_carries_query_and_evidence(notes_synced_by_cli):
     evidence = out["hits"][0]["evidence"]
     assert set(evidence["filters"]) == {"tag:git", '-"dutch oven"'}
     assert "reset" in evidence["matched"]["body"] and evidence["rrf"] == out["hits"][0]["rrf"]
-    # the one query word is in BM25's first passage: BM25's ranks count with k=20 (lane_trust)
-    assert out["fusion"]["coverage"] == 1.0 and out["fusion"]["k"] == {"bm25": 20, "vector": 60}
+    # the one query word is in BM25's first passage: BM25's ranks count with the confident k
+    confident, base = lane_trust.CONFIDENT_K, Settings.rrf_k
+    assert out["fusion"]["coverage"] == 1.0 and out["fusion"]["k"] == {"bm25": confident, "vector": base}
     text = run(home, "search", "reset tag:git after:someday", "--explain")
-    assert "RRF (k: bm25 20, vector 60)" in text.stdout and "holds 100% of the query's words" in text.stdout
+    assert f"RRF (k: bm25 {confident}, vector {base})" in text.stdout
+    assert "holds 100% of the query's words" in text.stdout
     assert "ignored after:someday" in text.stderr
     assert "filters: tag:git" in text.stderr
     # a query that starts with '-' goes after --

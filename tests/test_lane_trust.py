@@ -44,8 +44,9 @@ def test_one_lane_alone_is_never_adjusted():
 
 
 def test_a_user_k_below_the_confident_k_is_kept():
-    fusion = lane_trust.decide(lane_trust.Signals(1.0, 0.0), LANES, 5, WEIGHTS)
-    assert fusion.k["bm25"] == 5
+    user_k = lane_trust.CONFIDENT_K - 1
+    fusion = lane_trust.decide(lane_trust.Signals(1.0, 0.0), LANES, user_k, WEIGHTS)
+    assert fusion.k["bm25"] == user_k
 
 
 def test_fuse_with_one_k_per_lane():
@@ -66,6 +67,8 @@ NOTES = {
     "espresso.md": "# Espresso\n\nGrind 18 grams of coffee fine, tamp evenly and pull the shot for about 28 "
                    "seconds.\n",
     "rsync.md": "# Copy a folder with rsync\n\n`rsync -av src/ dest/` copies a folder and keeps permissions.\n",
+    "naps.md": "# Napping\n\nA short nap of twenty minutes after lunch refreshes you without spoiling the "
+               "evening's sleep.\n",
 }
 PARAPHRASE = "lying awake in bed all night"  # shares only "bed" with the garden note
 
@@ -120,7 +123,9 @@ def test_a_paraphrase_follows_the_meaning_lane(small_kb):
     assert aware[0].relpath == "insomnia.md" and aware[0].vector_rank == 1
     assert aware.fusion.weights["bm25"] == lane_trust.CONTRADICTED_WEIGHT
     garden = next(h for h in aware if h.relpath == "garden.md")
-    assert garden.bm25_rank == 1  # still shown with its BM25 rank: the evidence is kept
+    # still shown with its BM25 rank (the evidence is kept); the meaning lane ranks it below
+    # the two sleep notes, so BM25's first place at a quarter of its weight no longer leads
+    assert garden.bm25_rank == 1 and garden.vector_rank == 3
     small_kb.settings.query_aware_fusion = False
     try:
         plain = small_kb.search(PARAPHRASE, k=4)
@@ -133,9 +138,10 @@ def test_a_paraphrase_follows_the_meaning_lane(small_kb):
 def test_the_evidence_shows_the_query_s_own_k(small_kb):
     result = small_kb.search("espresso shot", k=4)
     hit = result[0]
-    k = lane_trust.CONFIDENT_K
-    assert hit.relpath == "espresso.md" and result.fusion.k == {"bm25": k, "vector": 60}
-    assert hit.rrf == pytest.approx(1 / (k + 1) + 1 / 61, abs=1e-7)
+    k, base = lane_trust.CONFIDENT_K, small_kb.settings.rrf_k
+    assert k < base  # else the rule would leave BM25's k as it is
+    assert hit.relpath == "espresso.md" and result.fusion.k == {"bm25": k, "vector": base}
+    assert hit.vector_rank == 1 and hit.rrf == pytest.approx(1 / (k + 1) + 1 / (base + 1), abs=1e-7)
     lines = small_kb.evidence(result, hit).lines()
-    assert any(line.startswith(f"RRF (k: bm25 {k}, vector 60)") for line in lines)
+    assert any(line.startswith(f"RRF (k: bm25 {k}, vector {base})") for line in lines)
     assert any("holds 100% of the query's words" in line for line in lines)

@@ -42,10 +42,14 @@ class Settings:
     with a ``PMS_TUI_`` prefix, of the environment (``PMS_TUI_RRF_K=30``)."""
 
     model: str = DEFAULT_MODEL
-    rrf_k: int = 60
+    # RRF's k, chosen with the query-aware rule by leave-one-collection-out cross-validation
+    # over six collections (eval/fusion_cv.py; docs/evaluation.md, sixth round). A small k lets
+    # each lane's first places lead: a note one lane ranks first is outranked only by notes both
+    # lanes rank near the top, where the customary 60 let notes both lanes rank lower bury it.
+    rrf_k: int = 3
     # RRF lane weights: equal. With one-line paragraphs cut at sentence ends, 1.0 beat 1.5 on
     # SciFact and Cranfield, and on the til known-item set (each choice held out of the set it
-    # is reported on, docs/evaluation.md); rrf_k stays at the customary 60.
+    # is reported on, docs/evaluation.md).
     bm25_weight: float = 1.0
     vector_weight: float = 1.0
     lane_depth: int = 50
