@@ -11,8 +11,9 @@ answers one question of issue 13: how much does int8 quantisation cost, on our p
 For each collection (indexed, or reused, by ``pms-tui eval``'s own code), every embedded
 text is rebuilt by the product's chunker (``parse_note``, the text the int8 vector was made
 from), embedded in fp32, and the vector lane and the hybrid are computed again: the same BM25
-lanes and coverage, the gap signal from the fp32 vectors, the product's ``fuse`` and default
-thresholds. Printed beside the int8 figures, with both models' embedding speed. The fp32
+lanes and coverage, the gap signal from the fp32 vectors, the product's ``fuse``, RRF k and
+default thresholds (the fifth round's table in docs/evaluation.md was made at k 60, the
+default then). Printed beside the int8 figures, with both models' embedding speed. The fp32
 vectors are cached beside the index (``fp32-vectors.npz``). First, both models embed the
 same 200 texts and the mean cosine between their vectors is printed: a check that the
 NumPy encoder is the model (int8 quantisation alone keeps it near 0.99).
