@@ -51,3 +51,6 @@ def test_fused_ids_follow_the_thresholds():
     off = fusion_cv.lane_trust.Thresholds(gap=0.5)  # the gap of 0.4 is below it: no rule
     assert fusion_cv.fused_ids(lanes, off)[0] == 200
     assert fusion_cv.fused_ids(lanes, fusion_cv.lane_trust.Thresholds())[0] == 100
+    product_k = fusion_cv.DEFAULT.rrf_k  # the same at the product's k, with and without the rule
+    assert fusion_cv.fused_ids(lanes, None, product_k)[0] == 200
+    assert fusion_cv.fused_ids(lanes, fusion_cv.lane_trust.Thresholds(), product_k)[0] == 100

@@ -64,6 +64,9 @@ def settings_grid() -> list[Setting]:
     return grid
 
 
+DEFAULT = Setting(Settings.rrf_k, lane_trust.Thresholds())  # the product's setting
+
+
 def collect(kb, queries: list[tuple[str, str]], depth: int, key_dir: Path) -> dict:
     """{qid: {"bm25": [[chunk, score]...], "vector": [...], "coverage", "gap"}}, cached in
     ``key_dir`` under a name that covers the queries, the depth and the retrieval settings."""
@@ -167,9 +170,6 @@ def cross_validate(collections: list[Collection]) -> dict:
     report["chosen_on_all"] = _describe(grid[everywhere])
     report["default"] = {n: _rounded(scores[(n, grid.index(DEFAULT))]) for n in names} if DEFAULT in grid else {}
     return report
-
-
-DEFAULT = Setting(Settings.rrf_k, lane_trust.Thresholds())  # the product's, when it is on the grid
 
 
 def _describe(setting: Setting) -> dict:
