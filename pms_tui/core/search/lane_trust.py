@@ -126,7 +126,7 @@ def coverages(retrieval, text: str, chunk_ids: list[int]) -> dict[int, float] | 
         df = group.df if len(group.tokens) == 1 else group.cost  # a phrase: its rarest token
         weight = idf(rows, df)
         total += weight
-        for chunk, _ in facets.chunks_of_documents(conn, None, group.text, among=chunk_ids):
+        for chunk in facets.matching(conn, group.text, chunk_ids):
             held[chunk] += weight
     if not total:
         return None

@@ -181,17 +181,22 @@ def chunks_of_documents(conn, doc_ids: Sequence[int] | None, words: str | None =
     return [(int(r[0]), int(r[1])) for r in conn.execute(sql, params)]
 
 
-def any_match(conn, expression: str, chunk_ids: Sequence[int]) -> bool:
-    """Whether any of these chunks matches the FTS5 expression."""
+def matching(conn, expression: str, chunk_ids: Sequence[int], first_only: bool = False) -> list[int]:
+    """Those of these chunks that match the FTS5 expression (the first found, with
+    ``first_only``): one FTS5 lookup per batch of ids."""
+    found: list[int] = []
     for start in range(0, len(chunk_ids), _BATCH):
         part = list(chunk_ids[start : start + _BATCH])
-        row = conn.execute(
-            f"SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN ({','.join('?' * len(part))}) LIMIT 1",
-            [expression, *part],
-        ).fetchone()
-        if row:
-            return True
-    return False
+        sql = f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN ({','.join('?' * len(part))})"
+        found += [int(r[0]) for r in conn.execute(sql + (" LIMIT 1" if first_only else ""), [expression, *part])]
+        if found and first_only:
+            break
+    return found
+
+
+def any_match(conn, expression: str, chunk_ids: Sequence[int]) -> bool:
+    """Whether any of these chunks matches the FTS5 expression."""
+    return bool(matching(conn, expression, chunk_ids, first_only=True))
 
 
 def browse(conn, note: NoteFilter, limit: int, exclude: str | None = None) -> list[HitRow]:
