@@ -168,7 +168,7 @@ def cross_validate(collections: list[Collection]) -> dict:
         })
     everywhere = max(range(len(grid)), key=lambda i: (objective(i, names), -i))
     report["chosen_on_all"] = _describe(grid[everywhere])
-    report["default"] = {n: _rounded(scores[(n, grid.index(DEFAULT))]) for n in names} if DEFAULT in grid else {}
+    report["default"] = {n: _rounded(scores[(n, grid.index(DEFAULT))]) for n in names}
     return report
 
 
