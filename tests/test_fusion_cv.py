@@ -54,3 +54,18 @@ def test_fused_ids_follow_the_thresholds():
     product_k = fusion_cv.DEFAULT.rrf_k  # the same at the product's k, with and without the rule
     assert fusion_cv.fused_ids(lanes, None, product_k)[0] == 200
     assert fusion_cv.fused_ids(lanes, fusion_cv.lane_trust.Thresholds(), product_k)[0] == 100
+
+
+def test_the_ceiling_says_which_groups_no_setting_lifts():
+    collections = [fake_collection("a"), fake_collection("b")]
+    # in "b", BM25 and the vector lane both miss query 0's target; nothing can lift it above them,
+    # but nothing puts it below either: its best is level (0) on every setting
+    collections[1].lanes["q0"]["vector"] = [[201, 0.3], [202, 0.7]]
+    collections[1].lanes["q0"]["bm25"] = [[200, -9.0]]
+    report = fusion_cv.cross_validate(collections)["ceiling"]
+    assert report["settings"] == len(fusion_cv.settings_grid())
+    a = report["a"]["paraphrase"]
+    assert a["best_minus_better_lane"] == 0.0  # the vector lane is perfect: level at best
+    assert a["best_setting"]["rule"] != "plain RRF"  # plain RRF puts the decoy first
+    assert 0 < a["settings_not_below"] < report["settings"]
+    assert report["settings_with_no_group_below"] == a["settings_not_below"]
