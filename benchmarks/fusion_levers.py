@@ -1,4 +1,4 @@
-"""Issue 13's fifth round: levers on the vector lane and on the BM25 lane, measured offline.
+"""Issue 13's fifth to seventh rounds: levers on the lanes and on their fusion, measured offline.
 
     python benchmarks/fusion_levers.py --beir DIR [--beir DIR ...] --known-item FILE DIR [...]
 
@@ -21,6 +21,16 @@ per group (a collection, and each query kind of a known-item set):
 * ``bm25-cut n``: when BM25 does not hold the query, only its first ``n`` passages are fused.
 * ``vector-trust k``: when BM25 does not hold the query and the vector lane's first note is
   not among BM25's first 50 passages, the vector lane's ranks count with k (instead of RRF's).
+
+Seventh round (the shape of the losses left at k 3):
+
+* ``vector-margin t k``: when the vector lane's first note is more similar to the query than
+  its second note by ``t`` (cosine) or more, the vector lane's ranks count with k.
+* ``bm25-weight w``: BM25's weight ``w`` before the rule (the vector lane's is 1).
+* ``notes``: each lane ranks notes (at their best passage) and the notes are fused.
+* ``note-sum b``: a note scores its best passage's RRF plus ``b`` times its other passages'.
+* ``note-inherit b``: a passage missing from one lane adds ``b`` times what its note's best
+  passage there earns (a note's evidence split over two passages is counted once).
 
 Prints one line per collection and lever: the headline metric (nDCG@10 or MRR@10) of every
 group and, after ``below:``, each group where the fusion is below the better of its lanes.
@@ -95,18 +105,64 @@ def query_text(query: str) -> str:
     return parse(as_text(query)).text
 
 
+def fusion_of(lanes: dict, ids: dict[str, list[int]], bm25_weight: float = 1.0, *,
+              plain: bool = False) -> lane_trust.Fusion:
+    """The product's per-query k and weights: from the default thresholds (``lanes`` gives
+    coverage and gap), or plain."""
+    weights = {"bm25": bm25_weight, "vector": 1.0}
+    return (lane_trust.plain(ids, RRF_K, weights) if plain else
+            lane_trust.decide(lane_trust.Signals(lanes["coverage"], lanes["gap"]), ids, RRF_K, weights, DEFAULT))
+
+
 def fused(lanes: dict, bm25: list[int], vector: list[int], vector_k: int | None = None, *,
-          plain: bool = False) -> list[int]:
-    """The product's RRF of the two rankings: with the query's own k and weights from the
-    default thresholds (``lanes`` gives coverage and gap), or plain."""
+          plain: bool = False, bm25_weight: float = 1.0) -> list[int]:
+    """The product's RRF of the two rankings (``fusion_of``), the vector lane's k replaced
+    when ``vector_k`` is given."""
     ids = {"bm25": bm25, "vector": vector}
-    weights = {"bm25": 1.0, "vector": 1.0}
-    fusion = (lane_trust.plain(ids, RRF_K, weights) if plain else
-              lane_trust.decide(lane_trust.Signals(lanes["coverage"], lanes["gap"]), ids, RRF_K, weights, DEFAULT))
+    fusion = fusion_of(lanes, ids, bm25_weight, plain=plain)
     k = dict(fusion.k)
     if vector_k is not None:
         k["vector"] = vector_k
     return [f.chunk_id for f in fuse(ids, k, fusion.weights)]
+
+
+def first_per_note(col: Lanes, ranked: list) -> dict:
+    """{note: (its rank among notes, its best passage's entry)} in one lane's order."""
+    out: dict = {}
+    for entry in ranked:
+        note = col.docs.get(entry if isinstance(entry, int) else entry[0])
+        if note not in out:
+            out[note] = (len(out) + 1, entry)
+    return out
+
+
+def note_levers(col: Lanes, name: str, arg: float, lanes: dict, bm25: list[int], vector: list[int]) -> list[int]:
+    """The seventh round's levers that count a note's evidence over its passages."""
+    ids = {"bm25": bm25, "vector": vector}
+    fusion = fusion_of(lanes, ids)
+    k, w = fusion.k, fusion.weights
+    per_note = {lane: first_per_note(col, ids[lane]) for lane in ids}
+    if name == "notes":  # fused over notes, each shown at the first lane's best passage of it
+        notes = list(dict.fromkeys([*per_note["vector"], *per_note["bm25"]]))
+        number = {note: i for i, note in enumerate(notes)}
+        order = fuse({lane: [number[n] for n in per_note[lane]] for lane in ids}, k, w)
+        shown = {n: (per_note["vector"].get(n) or per_note["bm25"][n])[1] for n in notes}
+        return [shown[notes[f.chunk_id]] for f in order]
+    scores: dict[int, float] = {}
+    best_of_note: dict = {}
+    for f in fuse(ids, k, w):
+        note = col.docs.get(f.chunk_id)
+        if name == "note-sum":
+            if note in best_of_note:
+                scores[best_of_note[note]] += arg * f.rrf
+                continue
+            best_of_note[note] = f.chunk_id
+            scores[f.chunk_id] = f.rrf
+        else:  # note-inherit
+            extra = sum(arg * w[lane] / (k[lane] + per_note[lane][note][0])
+                        for lane in ids if lane not in f.ranks and note in per_note[lane])
+            scores[f.chunk_id] = f.rrf + extra
+    return sorted(scores, key=lambda c: (-scores[c], c))
 
 
 def lever(col: Lanes, name: str, *args):
@@ -144,6 +200,14 @@ def lever(col: Lanes, name: str, *args):
             bm25_notes = {col.docs.get(c) for c in bm25[:50]}
             first_note = col.docs.get(vector[0])
             return fused(lanes, bm25, vector, None if holds or first_note in bm25_notes else args[0])
+        if name == "vector-margin":
+            notes = list(first_per_note(col, lanes["vector"]).values())
+            margin = notes[1][1][1] - notes[0][1][1] if len(notes) > 1 else 0.0  # distances
+            return fused(lanes, bm25, vector, args[1] if margin >= args[0] else None)
+        if name == "bm25-weight":
+            return fused(lanes, bm25, vector, bm25_weight=args[0])
+        if name in ("notes", "note-sum", "note-inherit"):
+            return note_levers(col, name, args[0] if args else 0.0, lanes, bm25, vector)
         return fused(lanes, bm25, vector)  # "default"
 
     return run
@@ -154,7 +218,10 @@ LEVERS = [("plain",), ("default",)] + [
     ("prf-fused", m, b) for m in (1, 2, 3) for b in (0.25, 0.5)] + [
     ("doc-mean",)] + [("semantic-floor", g) for g in (0.15, 0.25, 0.3)] + [
     ("coverage-floor", f) for f in (0.2, 0.3, 0.4, 0.5)] + [("bm25-cut", n) for n in (3, 5, 10, 20)] + [
-    ("vector-trust", k) for k in (5, 10, 20)]
+    ("vector-trust", k) for k in (5, 10, 20)] + [
+    ("vector-margin", t, k) for t in (0.04, 0.06, 0.08, 0.1) for k in (1, 2)] + [
+    ("bm25-weight", w) for w in (0.8, 0.9, 1.1)] + [("notes",)] + [
+    ("note-sum", b) for b in (0.05, 0.1, 0.25)] + [("note-inherit", b) for b in (0.5, 1.0)]
 
 
 def load(kind: str, *paths: str) -> Lanes:
