@@ -58,14 +58,17 @@ def test_fused_ids_follow_the_thresholds():
 
 def test_the_ceiling_says_which_groups_no_setting_lifts():
     collections = [fake_collection("a"), fake_collection("b")]
-    # in "b", BM25 and the vector lane both miss query 0's target; nothing can lift it above them,
-    # but nothing puts it below either: its best is level (0) on every setting
-    collections[1].lanes["q0"]["vector"] = [[201, 0.3], [202, 0.7]]
-    collections[1].lanes["q0"]["bm25"] = [[200, -9.0]]
+    # in "b", query 0's decoy is BM25's only hit and the vector lane's second, close in meaning
+    # (gap 0, so the rule never weighs BM25 down): at any k it outscores the target, which only
+    # the vector lane holds (first). The vector lane is perfect on "b"; no fusion is.
+    target, decoy = 100, 200
+    collections[1].lanes["q0"] = {"bm25": [[decoy, -9.0]], "vector": [[target, 0.3], [decoy, 0.32]],
+                                  "coverage": 0.3, "gap": 0.0}
     report = fusion_cv.cross_validate(collections)["ceiling"]
     assert report["settings"] == len(fusion_cv.settings_grid())
-    a = report["a"]["paraphrase"]
-    assert a["best_minus_better_lane"] == 0.0  # the vector lane is perfect: level at best
-    assert a["best_setting"]["rule"] != "plain RRF"  # plain RRF puts the decoy first
+    a, b = report["a"]["paraphrase"], report["b"]["paraphrase"]
+    assert a["best_minus_better_lane"] == 0.0  # level with the perfect vector lane at best
+    assert a["best_setting"]["rule"] != "plain RRF"  # plain RRF puts a's decoys first
     assert 0 < a["settings_not_below"] < report["settings"]
-    assert report["settings_with_no_group_below"] == a["settings_not_below"]
+    assert b["best_minus_better_lane"] == round((0.5 - 1.0) / 6, 4) and b["settings_not_below"] == 0
+    assert report["settings_with_no_group_below"] == 0

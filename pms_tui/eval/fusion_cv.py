@@ -178,8 +178,8 @@ def cross_validate(collections: list[Collection]) -> dict:
 
 def ceiling(grid: list[Setting], scores: dict, lanes_only: dict, names: list[str]) -> dict:
     """Per collection and group, the most any setting on the grid reaches over the better lane
-    (in-sample), and how many settings reach it; plus how many settings leave no group below
-    anywhere. A group whose best is below zero cannot be lifted by choosing on this grid."""
+    (in-sample), with the setting that does it and how many settings leave the group not below;
+    plus how many settings leave no group below anywhere. A group whose best is below zero cannot be lifted by choosing on this grid."""
     def over(n: str, g: str, i: int) -> float:
         best = lanes_only[n]
         return scores[(n, i)][g] - max(best["bm25"][g], best["vector"][g])
