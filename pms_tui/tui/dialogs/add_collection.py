@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.suggester import Suggester
 from textual.widgets import Button, Input, Label, Static
 
+from ..typing_input import TypingInput
 from .form import FormDialog
 
 
@@ -66,9 +67,9 @@ class AddCollectionDialog(FormDialog[AddCollectionRequest | None]):
             box.border_subtitle = "enter to add · escape to cancel"
             yield Static("Its Markdown files are indexed (recursively) and never changed.", id="add-hint")
             yield Label("Folder")
-            yield Input(self.initial.path, placeholder="~/notes", suggester=FolderSuggester(), id="add-path")
+            yield TypingInput(self.initial.path, placeholder="~/notes", suggester=FolderSuggester(), id="add-path")
             yield Label("Name (default: the folder's name)")
-            yield Input(self.initial.name or "", placeholder="notes", id="add-name")
+            yield TypingInput(self.initial.name or "", placeholder="notes", id="add-name")
             yield Static("", id="add-error", classes="form-error")
             with Horizontal():
                 yield Button("Cancel", id="add-cancel")

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
+from ..typing_input import TypingInput
 from .form import FormDialog
 
 
@@ -58,7 +59,7 @@ class ClipDialog(FormDialog[ClipRequest | None]):
             box.border_title = "Clip a web page"
             box.border_subtitle = "enter to clip · escape to cancel"
             yield Label("URL")
-            yield Input(self.initial_url, placeholder="https://…", id="clip-url")
+            yield TypingInput(self.initial_url, placeholder="https://…", id="clip-url")
             yield Label("Into the collection")
             yield Select([(name, name) for name in self.collections], value=self.initial_collection,
                          allow_blank=False, id="clip-collection")

@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.suggester import Suggester
 from textual.widgets import Button, Input, Label
 
+from ..typing_input import TypingInput
 from .form import FormDialog
 
 
@@ -31,7 +32,7 @@ class NameDialog(FormDialog[str | None]):
         with Vertical() as box:
             box.border_title = self.title_text
             yield Label(Content(self.prompt))  # it may quote a query: never markup
-            yield Input(self.initial, placeholder=self.placeholder, suggester=self.suggester, id="name-input")
+            yield TypingInput(self.initial, placeholder=self.placeholder, suggester=self.suggester, id="name-input")
             with Horizontal():
                 yield Button("Cancel", id="name-cancel")
                 yield Button(self.ok_label, variant="primary", id="name-ok")

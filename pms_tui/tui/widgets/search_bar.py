@@ -1,10 +1,11 @@
-"""The search bar: an Input that is focused at start and never steals the screen's keys."""
+"""The search bar: an Input that is focused at start and never steals the screen's keys (a
+``TypingInput``: backspace and the editing keys keep their place among fast-typed characters)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from textual.widgets import Input
+from ..typing_input import TypingInput
 
 
 def search_placeholder(key: Callable[[str], str]) -> str:
@@ -12,7 +13,7 @@ def search_placeholder(key: Callable[[str], str]) -> str:
     return f"Search your notes…  ({key('app.help')} keys · {key('command_palette')} commands)"
 
 
-class SearchBar(Input):
+class SearchBar(TypingInput):
     DEFAULT_CSS = """
     SearchBar {
         border: tall $primary 40%;

@@ -1,0 +1,77 @@
+"""Keys that arrive together keep their order (tui/typing_input.py): a fast typist, an app busy
+with a sync, a slow ssh link or tmux send-keys deliver several keys before the app has run
+the first. The keys are posted without waiting between them, as such a burst arrives."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.app import App
+from tui_helpers import make_app, run, settle, wait_for_model
+
+from pms_tui.tui.dialogs.clip import ClipDialog
+from pms_tui.tui.typing_input import TypingInput
+
+NAMED = {" ": "space", "/": "slash", ":": "colon", ".": "full_stop"}
+
+
+def burst(app, keys: list[str]) -> None:
+    """Post every key at once: a one-character key is typed, a longer one is a key's name."""
+    for key in keys:
+        if len(key) == 1:
+            app.post_message(events.Key(NAMED.get(key, key), key))
+        else:
+            app.post_message(events.Key(key, None))
+
+
+def chars(text: str) -> list[str]:
+    return list(text)
+
+
+class OneInput(App):
+    """A bare app holding one TypingInput: the widget on its own."""
+
+    def compose(self):
+        yield TypingInput()
+
+
+async def typed(keys: list[str]) -> str:
+    app = OneInput()
+    async with app.run_test() as pilot:
+        burst(app, keys)
+        await pilot.pause()
+        await pilot.pause()
+        return app.query_one(TypingInput).value
+
+
+def test_editing_keys_apply_where_they_were_pressed():
+    assert run(typed(chars("grpe") + ["backspace", "backspace"] + chars("ep"))) == "grep"
+    assert run(typed(chars("abc") + ["ctrl+u"] + chars("def"))) == "def"
+    assert run(typed(chars("abc") + ["home"] + chars("X"))) == "Xabc"
+    assert run(typed(chars("one two") + ["ctrl+w"] + chars("three"))) == "one three"
+    assert run(typed(chars("abc") + ["left", "left", "delete"] + chars("B"))) == "aBc"
+
+
+def test_the_search_bar_and_the_clip_dialog_keep_a_burst_in_order(tui_home):
+    async def scenario():
+        app = make_app(tui_home)
+        async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
+            await wait_for_model(app, pilot)
+            burst(app, chars("undo teh") + ["backspace", "backspace"] + chars("he last commit"))
+            await settle(app, pilot)
+            assert screen.search_bar.value == "undo the last commit"
+            assert screen.results.hits[0].relpath == "git/undo-commit.md"
+            burst(app, ["ctrl+u"] + chars("rebase"))
+            await settle(app, pilot)
+            assert screen.search_bar.value == "rebase"
+
+            await pilot.press("ctrl+o")
+            await pilot.pause()
+            assert isinstance(app.screen, ClipDialog)
+            burst(app, chars("http://exmaple") + ["backspace"] * 5 + chars("ample.org/"))
+            await pilot.pause()
+            await pilot.pause()
+            assert app.screen.query_one("#clip-url", TypingInput).value == "http://example.org/"
+            await pilot.press("escape")
+
+    run(scenario())
