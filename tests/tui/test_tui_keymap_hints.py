@@ -41,6 +41,9 @@ def test_sync_remapped_to_f5_is_named_f5_in_every_hint(tmp_path):
             assert isinstance(app.screen, HelpScreen)
             assert {row.binding_id: row.keys for row in app.screen.rows}["app.sync"] == "f5"
             assert "^s" not in screen_text(app) and "ctrl+s" not in screen_text(app)
+            # the id a remap is written with is in view: the table needs no sideways scroll
+            table = app.screen.query_one("#help-keys")
+            assert table.virtual_size.width <= table.scrollable_content_region.width
             await pilot.press("escape")
             write_note(notes, "okapi.md", "# Okapi\n\nThe okapi is a forest giraffe.\n")
             await pilot.press("ctrl+s")  # the old key does nothing now

@@ -31,6 +31,11 @@ def help_intro(key: Callable[[str], str]) -> str:
     )
 
 
+# Key, action, id: with a cell's padding (1 each side) and the scrollbar (2) they fill the box's
+# 100 inner columns.
+COLUMNS = (("Key", 15), ("Action", 55), ("Id", 22))
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape,f1,q", "dismiss", "Close", id="help.close"),
@@ -66,9 +71,11 @@ class HelpScreen(ModalScreen[None]):
             box.border_subtitle = "escape to close"
             yield Static(Content(self.intro), id="help-intro")
             table: DataTable = DataTable(cursor_type="row", zebra_stripes=True, id="help-keys")
-            table.add_columns("Key", "Action", "Id")
+            # fixed widths that fit the box, the action wrapped: the id a remap needs stays in view
+            for label, width in COLUMNS:
+                table.add_column(label, width=width)
             for row in self.rows:
-                table.add_row(row.keys, row.action, row.binding_id)
+                table.add_row(row.keys, row.action, row.binding_id, height=None)
             yield table
 
     def on_mount(self) -> None:
