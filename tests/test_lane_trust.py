@@ -55,7 +55,9 @@ def test_fuse_with_one_k_per_lane():
     assert by_id[1].rrf == pytest.approx(1 / 11 + 1 / 62)
     assert by_id[2].rrf == pytest.approx(1 / 12 + 1 / 61)
     assert [f.chunk_id for f in fused] == [1, 2]  # the lane with the small k decides
-    assert by_id[1].score == pytest.approx(0.5 * 11 / 11 + 0.5 * 61 / 62)
+    # the score is rrf over the most it can be (first in both lanes): in the ranking's order
+    assert by_id[1].score == pytest.approx((1 / 11 + 1 / 62) / (1 / 11 + 1 / 61))
+    assert by_id[1].score > by_id[2].score
 
 
 # -- on a real index -----------------------------------------------------------------------------

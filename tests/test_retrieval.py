@@ -55,6 +55,18 @@ def test_rrf_fuses_and_normalises():
     assert fuse({"bm25": [1], "vector": [1]})[0].score == pytest.approx(1.0)
 
 
+def test_the_score_follows_the_order_when_the_lanes_k_differ():
+    # BM25 trusted (k 2), the vector lane at k 3: BM25's #3 (1/5) ranks above the vector
+    # lane's #3 (1/6), and its shown score must say so (per-lane (k+1) factors would show
+    # 0.30 against 0.33)
+    fused = fuse({"bm25": [1, 2, 3], "vector": [4, 5, 6]}, k={"bm25": 2, "vector": 3})
+    assert [f.chunk_id for f in fused][:2] == [1, 4]
+    scores = [f.score for f in fused]
+    assert scores == sorted(scores, reverse=True)
+    assert fused[0].score == pytest.approx((1 / 3) / (1 / 3 + 1 / 4))
+    assert fuse({"bm25": [1], "vector": [1]}, k={"bm25": 2, "vector": 3})[0].score == pytest.approx(1.0)
+
+
 def test_rrf_weights_shift_the_order():
     fused = fuse({"bm25": [1, 2], "vector": [2, 1]}, k=1, weights={"bm25": 3.0, "vector": 1.0})
     assert [f.chunk_id for f in fused] == [1, 2]
@@ -63,8 +75,10 @@ def test_rrf_weights_shift_the_order():
 @given(hs.lists(hs.integers(0, 50), unique=True, max_size=30), hs.lists(hs.integers(0, 50), unique=True, max_size=30))
 @settings(max_examples=200, deadline=None)
 def test_rrf_scores_stay_in_unit_interval(a, b):
-    for f in fuse({"bm25": a, "vector": b}, k=60):
-        assert 0 < f.score <= 1.0 + 1e-9
+    for k in (60, {"bm25": 2, "vector": 3}):
+        fused = fuse({"bm25": a, "vector": b}, k=k, weights={"bm25": 0.25, "vector": 1.0})
+        assert all(0 < f.score <= 1.0 + 1e-9 for f in fused)
+        assert [f.score for f in fused] == sorted((f.score for f in fused), reverse=True)
 
 
 def test_mark_words_highlights_query_words():

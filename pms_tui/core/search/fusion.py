@@ -23,21 +23,23 @@ def fuse(lanes: dict[str, Sequence[int]], k: int | dict[str, int] = 60,
     """Reciprocal rank fusion of ranked id lists.
 
     ``rrf`` is the sum over lanes of w/(k+rank), ``k`` one number or one per lane. ``score``
-    normalises it to 0..1: the sum of (w/W)*(k+1)/(k+rank) with W the total weight of the lanes
-    given, so a chunk ranked first by every lane scores 1 (with two equal lanes,
-    0.5*(k+1)/(k+rank) each).
+    normalises it to 0..1: ``rrf`` over the most it can be, the sum of w/(k+1), so a chunk
+    ranked first by every lane scores 1 (with two equal lanes and one k, 0.5*(k+1)/(k+rank)
+    each). One divisor for every chunk keeps the score in the ranking's order when the lanes
+    count with different k (the query-aware rule's confident BM25).
     """
     weights = weights or {}
-    total = sum(weights.get(name, 1.0) for name in lanes) or 1.0
+    ks = {name: (k.get(name, 60) if isinstance(k, dict) else k) for name in lanes}
+    most = sum(weights.get(name, 1.0) / (ks[name] + 1) for name in lanes) or 1.0
     fused: dict[int, Fused] = {}
     for name, ids in lanes.items():
         w = weights.get(name, 1.0)
-        k_lane = k.get(name, 60) if isinstance(k, dict) else k
         for rank, chunk_id in enumerate(ids, start=1):
             entry = fused.setdefault(chunk_id, Fused(chunk_id, 0.0, 0.0, {}))
-            entry.rrf += w / (k_lane + rank)
-            entry.score += (w / total) * (k_lane + 1) / (k_lane + rank)
+            entry.rrf += w / (ks[name] + rank)
             entry.ranks[name] = rank
+    for entry in fused.values():
+        entry.score = entry.rrf / most
     # ties: the better best-rank first, then the lower id, so results are deterministic
     return sorted(fused.values(), key=lambda f: (-f.rrf, min(f.ranks.values()), f.chunk_id))
 
