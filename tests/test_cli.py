@@ -58,6 +58,16 @@ def test_sync_no_embed_writes_text_and_leaves_the_vectors_queued(tmp_path, notes
     assert again["chunks_embedded"] == report["vectors_pending"] and again["vectors_pending"] == 0
 
 
+def test_reindex_says_it_reindexed_rather_than_calling_every_note_new(tmp_path, notes_dir):
+    home = tmp_path / "home"
+    run(home, "add", str(notes_dir), "--name", "notes")
+    run(home, "sync")
+    out = run(home, "reindex").stdout
+    assert out.startswith("Reindexed: 3 notes, 0 skipped;") and "new" not in out
+    assert json.loads(run(home, "reindex", "--json").stdout)["reindexed"] is True
+    assert "+0 new, ~0 modified, -0 deleted, 3 unchanged" in run(home, "sync").stdout
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

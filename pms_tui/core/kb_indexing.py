@@ -176,7 +176,9 @@ class IndexingMixin:
             self.vectors.reset(self.embedder.dim)
         finally:
             self._sync_lock.release()
-        return self.sync(progress, cancel=cancel)
+        report = self.sync(progress, cancel=cancel)
+        report.reindexed = True
+        return report
 
     @contextmanager
     def writing(self, cancel: threading.Event | None = None) -> Iterator[None]:

@@ -194,6 +194,7 @@ class SyncReport:
     seconds: float = 0.0
     embed_seconds: float = 0.0
     cancelled: bool = False  # stopped between notes or embedding runs; the next sync does the rest
+    reindexed: bool = False  # a reindex: every note was read and embedded again, none is new
 
     @property
     def changed(self) -> bool:
@@ -201,6 +202,10 @@ class SyncReport:
 
     @property
     def summary(self) -> str:
+        if self.reindexed:
+            text = (f"Reindexed: {len(self.added)} notes, {len(self.skipped)} skipped; "
+                    f"{self.chunks_embedded} chunks embedded in {self.seconds:.1f}s")
+            return text + " (cancelled; sync again to finish)" if self.cancelled else text
         text = (
             f"Synced: +{len(self.added)} new, ~{len(self.modified)} modified, "
             f"-{len(self.deleted)} deleted, {self.unchanged} unchanged, {len(self.skipped)} skipped; "
