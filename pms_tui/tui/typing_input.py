@@ -8,10 +8,10 @@ before its action runs: typing ``grpe``, two backspaces and ``ep`` leaves ``grpe
 Textualize/textual#6605 (a fix is proposed in #6631, along the same lines as this one).
 
 Here the Input's own bindings run inline, in ``_on_key``, taken from the screen's binding
-chain and run through ``App.run_action`` as the app would run them. Nothing else changes: the focused widget is the first namespace of the
-app's binding chain, so its own binding is the one the app would have chosen; priority
-bindings (the app's) were checked before the key reached the widget; keys the Input does not
-bind still bubble to the screen and the app.
+chain and run through ``App.run_action`` as the app would run them. Nothing else changes: the
+focused widget is the first namespace of that chain, so its own binding is the one the app
+would have chosen; priority bindings (the app's) were checked before the key reached the
+widget; keys the Input does not bind still bubble to the screen and the app.
 """
 
 from __future__ import annotations
