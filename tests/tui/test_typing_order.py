@@ -64,6 +64,13 @@ def test_the_search_bar_and_the_clip_dialog_keep_a_burst_in_order(tui_home):
             burst(app, ["ctrl+u"] + chars("rebase"))
             await settle(app, pilot)
             assert screen.search_bar.value == "rebase"
+            burst(app, ["escape"] + chars("commit"))  # the screen's key: clear the query, then type
+            await settle(app, pilot)
+            assert screen.search_bar.value == "commit"
+            assert screen.results.highlighted == 0
+            burst(app, ["down", "down", "up"])  # the screen's keys for the results, from the bar
+            await settle(app, pilot)
+            assert screen.results.highlighted == 1 and screen.focused is screen.search_bar
 
             await pilot.press("ctrl+o")
             await pilot.pause()
