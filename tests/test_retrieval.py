@@ -32,6 +32,9 @@ def test_last_word_is_a_prefix_while_typing():
     assert fts_query.build_match("git reb") == '"git" OR "reb"*'
     assert fts_query.build_match("git reb ") == '"git" OR "reb"'
     assert fts_query.build_match("git rebase?") == '"git" OR "rebase"'
+    assert fts_query.prefix_word("git reb") == "reb"
+    assert fts_query.prefix_word("git reb ") is None and fts_query.prefix_word("git rebase?") is None
+    assert fts_query.prefix_word("git a") is None  # one letter: not a prefix yet
 
 
 def test_operators_become_plain_words():

@@ -158,6 +158,18 @@ def test_evidence_of_a_hit(vault_kb):
     assert any(line.startswith("RRF") for line in ev.lines())
 
 
+def test_evidence_matches_the_last_word_as_the_search_did(vault_kb):
+    # while typing, the last word matches as a prefix ("comm" finds "commit"): the evidence
+    # must not call a word missing that the search matched
+    result = vault_kb.search("soft comm", k=5)
+    hit = next(h for h in result if h.relpath == "git/undo.md")
+    ev = vault_kb.retrieval.evidence(result, hit)
+    assert "comm" in ev.matched["title"] and "comm" not in ev.missing
+    done = vault_kb.search("soft comm?", k=5)  # the word is finished: matched as typed only
+    hit = next(h for h in done if h.relpath == "git/undo.md")
+    assert "comm" in vault_kb.retrieval.evidence(done, hit).missing
+
+
 def test_evidence_says_vector_pending(vault_kb):
     result = vault_kb.search("commit", k=5, vector=False)
     ev = vault_kb.retrieval.evidence(result, result[0])

@@ -53,7 +53,14 @@ def build_match(text: str, *, prefix: bool = True, max_terms: int = MAX_TERMS) -
     if not terms:
         return None
     parts = [_quote(t) for t in terms]
-    typing = prefix and text[-1:].isalnum() and len(terms[-1]) >= 2
-    if typing and terms[-1] == words(text)[-1]:
+    if prefix and prefix_word(text, terms) is not None:
         parts[-1] = f"{_quote(terms[-1])}*"
     return " OR ".join(parts)
+
+
+def prefix_word(text: str, terms: list[str] | None = None) -> str | None:
+    """The word ``build_match`` matches as a prefix (the last, still being typed), or None."""
+    terms = content_words(text)[:MAX_TERMS] if terms is None else terms
+    if terms and text[-1:].isalnum() and len(terms[-1]) >= 2 and terms[-1] == words(text)[-1]:
+        return terms[-1]
+    return None
