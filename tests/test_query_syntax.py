@@ -27,6 +27,21 @@ def test_words_phrases_exclusions():
     assert q.has_text and q.has_filters and not q.note_filters
 
 
+@pytest.mark.parametrize("query, match_text, typing", [
+    ("git reb", "git reb", True),  # the last word is being typed: BM25 matches it as a prefix
+    ("git reb ", "git reb ", False),  # a space ended it
+    ("git reb tag:git", "git reb ", False),  # so did a filter after it
+    ('git "interactive rebase"', "interactive rebase git ", False),  # and a phrase
+    ('"interactive rebase" gi', "interactive rebase gi", True),  # the typed word comes last
+    ('"still typing a phr', "still typing a phr", True),  # an unclosed quote is text being typed
+    ("reb -draft", "reb ", False),
+    ("tag:git", " ", False),
+])
+def test_the_word_being_typed(query, match_text, typing):
+    q = p(query)
+    assert (q.match_text, q.typing) == (match_text, typing)
+
+
 def test_filters():
     q = p('tag:#Git tag:tools path:notes/git/ path:./b in:work title:"Undo It" after:2024-05 before:2025')
     assert q.tags == ["git", "tools"]

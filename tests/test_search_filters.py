@@ -158,6 +158,15 @@ def test_evidence_of_a_hit(vault_kb):
     assert any(line.startswith("RRF") for line in ev.lines())
 
 
+def test_a_finished_last_word_is_not_a_prefix(vault_kb):
+    def bm25_notes(query):
+        return {h.relpath for h in vault_kb.search(query, k=10, mode="bm25")}
+
+    assert "git/undo.md" in bm25_notes("comm")  # still being typed: "comm" finds "commit"
+    for finished in ("comm ", "comm tag:git", "comm -draft"):
+        assert "git/undo.md" not in bm25_notes(finished), finished
+
+
 def test_evidence_matches_the_last_word_as_the_search_did(vault_kb):
     # while typing, the last word matches as a prefix ("comm" finds "commit"): the evidence
     # must not call a word missing that the search matched

@@ -81,7 +81,7 @@ def collect(kb, queries: list[tuple[str, str]], depth: int, key_dir: Path) -> di
     for qid, text in queries:
         parsed, lanes = kb.retrieval.lanes(text, depth)  # as search ranks them: parsed, filtered
         bm25, vector = lanes.get("bm25", []), lanes.get("vector", [])
-        signals = kb.lane_signals(parsed.text, bm25, vector)
+        signals = kb.lane_signals(parsed.text, bm25, vector, parsed.match_text)
         out[qid] = {"bm25": bm25, "vector": vector, "coverage": signals.coverage, "gap": signals.gap}
     cache.write_text(json.dumps(out))
     return out

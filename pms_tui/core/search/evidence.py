@@ -26,7 +26,7 @@ def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
     s = retrieval.settings
     conn = retrieval.store.conn
     words = query_words(parsed)
-    typing = fts_query.prefix_word(parsed.text)  # matched as a prefix by the search, so here too
+    typing = fts_query.prefix_word(parsed.match_text)  # a prefix in the search, so here too
     expressions = {w: fts_quote(w) + ("*" if w == typing else "") for w in words}
     matched = facets.column_matches(conn, hit.chunk_id, expressions) if words else {}
     found = {w for ws in matched.values() for w in ws}

@@ -67,11 +67,19 @@ class ParsedQuery:
     after: str | None = None  # ISO day, inclusive
     before: str | None = None  # ISO day, exclusive
     ignored: list[Ignored] = field(default_factory=list)
+    typing: bool = True  # the last free word may still be being typed (nothing follows it)
 
     @property
     def text(self) -> str:
         """What the lanes rank by: free words and phrases (the vector lane embeds this)."""
         return " ".join([*self.terms, *self.phrases])
+
+    @property
+    def match_text(self) -> str:
+        """``text`` as BM25 gets it (``query.build_match``): the free words last, so that the
+        word being typed is the last one and matches as a prefix, and a trailing space when it
+        is finished (a space, a phrase or a filter followed it), so that it does not."""
+        return " ".join([*self.phrases, *self.terms]) + ("" if self.typing else " ")
 
     @property
     def has_text(self) -> bool:
@@ -129,8 +137,12 @@ def parse(query: str, today: _dt.date | None = None) -> ParsedQuery:
     raw = query
     today = today or _dt.date.today()
     out = ParsedQuery(raw=raw)
+    last_added_words = False
     for negated, quoted, token in _tokens(query):
+        before = len(out.terms)
         _add(out, negated, quoted, token, today)
+        last_added_words = len(out.terms) > before
+    out.typing = last_added_words and not raw[-1:].isspace()
     return out
 
 

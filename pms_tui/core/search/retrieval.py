@@ -196,9 +196,10 @@ class Retrieval:
             return SearchResult(hits, [], ["no words to rank by: the newest notes the filters allow"], query=parsed)
         ranked_by, notes = self._ranked(parsed, filters, mode, max(k, self.settings.lane_depth), vector)
         lanes = {name: [c for c, _ in ranked] for name, ranked in ranked_by.items()}
-        fusion = self.fusion_for(parsed.text, ranked_by)
+        fusion = self.fusion_for(parsed.text, ranked_by, parsed.match_text)
         fused = fuse(lanes, fusion.k, fusion.weights)[:k]
-        hits = self._hits(fused, parsed.text, dict(ranked_by.get("bm25", ())), dict(ranked_by.get("vector", ())))
+        hits = self._hits(fused, parsed.match_text, dict(ranked_by.get("bm25", ())),
+                          dict(ranked_by.get("vector", ())))
         return SearchResult(hits, list(lanes), notes, query=parsed, fusion=fusion)
 
     def lanes(self, query: str | ParsedQuery, depth: int, mode: str = "hybrid",
@@ -231,7 +232,7 @@ class Retrieval:
             pending = self._embedding_pool().submit(self.vector_ranked, text, depth, None, None, filters)
         if mode in ("hybrid", "bm25"):
             try:
-                ranked_by["bm25"] = self.bm25.ranked(text, depth, None, filters)
+                ranked_by["bm25"] = self.bm25.ranked(parsed.match_text, depth, None, filters)
             except BaseException:
                 if pending is not None:
                     pending.cancel()
@@ -246,15 +247,17 @@ class Retrieval:
                 notes.append("vector lane skipped: the query has no words, only filters")
         return ranked_by, notes
 
-    def fusion_for(self, text: str, ranked_by: dict[str, list[tuple[int, float]]]) -> lane_trust.Fusion:
+    def fusion_for(self, text: str, ranked_by: dict[str, list[tuple[int, float]]],
+                   match_text: str | None = None) -> lane_trust.Fusion:
         """The RRF parameters for this query: the settings', adjusted per query by
-        :mod:`.lane_trust` when both lanes answered (``query_aware_fusion``)."""
+        :mod:`.lane_trust` when both lanes answered (``query_aware_fusion``). ``match_text``
+        is the text as BM25 ran it (``ParsedQuery.match_text``; ``text`` when not given)."""
         s = self.settings
         weights = {"bm25": s.bm25_weight, "vector": s.vector_weight}
         if not s.query_aware_fusion or len(ranked_by) < 2:
             return lane_trust.plain(ranked_by, s.rrf_k, weights)
         qvec = self.embedder.embed_query(text)  # cached: the vector lane just embedded it
-        signals = lane_trust.measure(self, text, ranked_by["bm25"], ranked_by["vector"], qvec)
+        signals = lane_trust.measure(self, match_text or text, ranked_by["bm25"], ranked_by["vector"], qvec)
         return lane_trust.decide(signals, ranked_by, s.rrf_k, weights)
 
     def collection_map(self) -> dict[str, int]:
