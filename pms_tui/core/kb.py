@@ -218,13 +218,11 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
         ``vector=False`` answers from BM25 alone (while the model is loading)."""
         return self.retrieval.search(query, k, mode, collections, vector=vector)
 
-    def lane_signals(self, query: str, bm25: list[tuple[int, float]], vector: list[tuple[int, float]],
-                     match_text: str | None = None):
+    def lane_signals(self, query, bm25: list[tuple[int, float]], vector: list[tuple[int, float]]):
         """What query-aware fusion reads off one query's lanes (``lane_trust.Signals``): the
-        evaluations measure it once per query and re-fuse offline. ``match_text``: the text as
-        BM25 ran it (``ParsedQuery.match_text``; ``query`` when not given)."""
-        qvec = self.retrieval.embedder.embed_query(query) if vector else None
-        return lane_trust.measure(self.retrieval, match_text or query, bm25, vector, qvec)
+        evaluations measure it once per query and re-fuse offline. ``query``: the parsed query
+        (``Retrieval.lanes`` gives it) or its text."""
+        return self.retrieval.lane_signals(query, bm25, vector)
 
     def recent(self, limit: int = 30, collections: Sequence[str] | None = None) -> list[Hit]:
         """The first chunk of the most recently changed notes: what an empty query shows."""

@@ -205,13 +205,13 @@ class SyncReport:
         if self.reindexed:
             text = (f"Reindexed: {len(self.added)} notes, {len(self.skipped)} skipped; "
                     f"{self.chunks_embedded} chunks embedded in {self.seconds:.1f}s")
-            return text + " (cancelled; sync again to finish)" if self.cancelled else text
-        text = (
-            f"Synced: +{len(self.added)} new, ~{len(self.modified)} modified, "
-            f"-{len(self.deleted)} deleted, {self.unchanged} unchanged, {len(self.skipped)} skipped; "
-            f"{self.chunks_embedded} chunks embedded, {self.chunks_reused} reused "
-            f"in {self.seconds:.1f}s"
-        )
+        else:
+            text = (
+                f"Synced: +{len(self.added)} new, ~{len(self.modified)} modified, "
+                f"-{len(self.deleted)} deleted, {self.unchanged} unchanged, {len(self.skipped)} skipped; "
+                f"{self.chunks_embedded} chunks embedded, {self.chunks_reused} reused "
+                f"in {self.seconds:.1f}s"
+            )
         return text + " (cancelled; sync again to finish)" if self.cancelled else text
 
     def to_json(self) -> dict:

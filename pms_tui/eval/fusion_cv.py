@@ -81,7 +81,7 @@ def collect(kb, queries: list[tuple[str, str]], depth: int, key_dir: Path) -> di
     for qid, text in queries:
         parsed, lanes = kb.retrieval.lanes(text, depth)  # as search ranks them: parsed, filtered
         bm25, vector = lanes.get("bm25", []), lanes.get("vector", [])
-        signals = kb.lane_signals(parsed.text, bm25, vector, parsed.match_text)
+        signals = kb.lane_signals(parsed, bm25, vector)
         out[qid] = {"bm25": bm25, "vector": vector, "coverage": signals.coverage, "gap": signals.gap}
     cache.write_text(json.dumps(out))
     return out
@@ -151,9 +151,10 @@ def cross_validate(collections: list[Collection]) -> dict:
     scores = {(c.name, i): c.score(lambda L, g=g: fused_ids(L, g.thresholds, g.rrf_k))
               for c in collections for i, g in enumerate(grid)}
 
+    margins = {key: over_better_lane(groups, lanes_only[key[0]]) for key, groups in scores.items()}
+
     def shortfall(name: str, i: int) -> float:
-        best = lanes_only[name]
-        return sum(min(0.0, v - max(best["bm25"][g], best["vector"][g])) for g, v in scores[(name, i)].items())
+        return sum(min(0.0, m) for m in margins[(name, i)].values())
 
     def objective(i: int, names: list[str]) -> float:
         return sum(OBJECTIVE_SHORTFALL_WEIGHT * shortfall(n, i) + scores[(n, i)]["all"] - scores[(n, 0)]["all"]
@@ -172,25 +173,28 @@ def cross_validate(collections: list[Collection]) -> dict:
     everywhere = max(range(len(grid)), key=lambda i: (objective(i, names), -i))
     report["chosen_on_all"] = _describe(grid[everywhere])
     report["default"] = {n: _rounded(scores[(n, grid.index(DEFAULT))]) for n in names}
-    report["ceiling"] = ceiling(grid, scores, lanes_only, names)
+    report["ceiling"] = ceiling(grid, margins, names)
     return report
 
 
-def ceiling(grid: list[Setting], scores: dict, lanes_only: dict, names: list[str]) -> dict:
+def over_better_lane(groups: dict[str, float], lanes: dict[str, dict[str, float]]) -> dict[str, float]:
+    """{group: its figure minus the better of its two lanes' (below zero: below that lane)}."""
+    return {g: v - max(lanes["bm25"][g], lanes["vector"][g]) for g, v in groups.items()}
+
+
+def ceiling(grid: list[Setting], margins: dict, names: list[str]) -> dict:
     """Per collection and group, the most any setting on the grid reaches over the better lane
     (in-sample), with the setting that does it and how many settings leave the group not below;
-    plus how many settings leave no group below anywhere. A group whose best is below zero cannot be lifted by choosing on this grid."""
-    def over(n: str, g: str, i: int) -> float:
-        best = lanes_only[n]
-        return scores[(n, i)][g] - max(best["bm25"][g], best["vector"][g])
-
+    plus how many settings leave no group below anywhere. A group whose best is below zero
+    cannot be lifted by choosing on this grid."""
+    settings = range(len(grid))
     out: dict = {"settings": len(grid), "settings_with_no_group_below": sum(
-        all(over(n, g, i) >= -1e-9 for n in names for g in scores[(n, i)]) for i in range(len(grid)))}
+        all(m >= -1e-9 for n in names for m in margins[(n, i)].values()) for i in settings)}
     for n in names:
         out[n] = {}
-        for g in scores[(n, 0)]:
-            gains = [over(n, g, i) for i in range(len(grid))]
-            top = max(range(len(grid)), key=lambda i: (round(gains[i], 9), -i))
+        for g in margins[(n, 0)]:
+            gains = [margins[(n, i)][g] for i in settings]
+            top = max(settings, key=lambda i: (round(gains[i], 9), -i))
             out[n][g] = {"best_minus_better_lane": round(gains[top], 4), "best_setting": _describe(grid[top]),
                          "settings_not_below": sum(v >= -1e-9 for v in gains)}
     return out

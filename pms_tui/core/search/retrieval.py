@@ -196,7 +196,7 @@ class Retrieval:
             return SearchResult(hits, [], ["no words to rank by: the newest notes the filters allow"], query=parsed)
         ranked_by, notes = self._ranked(parsed, filters, mode, max(k, self.settings.lane_depth), vector)
         lanes = {name: [c for c, _ in ranked] for name, ranked in ranked_by.items()}
-        fusion = self.fusion_for(parsed.text, ranked_by, parsed.match_text)
+        fusion = self.fusion_for(parsed, ranked_by)
         fused = fuse(lanes, fusion.k, fusion.weights)[:k]
         hits = self._hits(fused, parsed.match_text, dict(ranked_by.get("bm25", ())),
                           dict(ranked_by.get("vector", ())))
@@ -247,18 +247,24 @@ class Retrieval:
                 notes.append("vector lane skipped: the query has no words, only filters")
         return ranked_by, notes
 
-    def fusion_for(self, text: str, ranked_by: dict[str, list[tuple[int, float]]],
-                   match_text: str | None = None) -> lane_trust.Fusion:
+    def fusion_for(self, parsed: ParsedQuery, ranked_by: dict[str, list[tuple[int, float]]]) -> lane_trust.Fusion:
         """The RRF parameters for this query: the settings', adjusted per query by
-        :mod:`.lane_trust` when both lanes answered (``query_aware_fusion``). ``match_text``
-        is the text as BM25 ran it (``ParsedQuery.match_text``; ``text`` when not given)."""
+        :mod:`.lane_trust` when both lanes answered (``query_aware_fusion``)."""
         s = self.settings
         weights = {"bm25": s.bm25_weight, "vector": s.vector_weight}
         if not s.query_aware_fusion or len(ranked_by) < 2:
             return lane_trust.plain(ranked_by, s.rrf_k, weights)
-        qvec = self.embedder.embed_query(text)  # cached: the vector lane just embedded it
-        signals = lane_trust.measure(self, match_text or text, ranked_by["bm25"], ranked_by["vector"], qvec)
+        signals = self.lane_signals(parsed, ranked_by["bm25"], ranked_by["vector"])
         return lane_trust.decide(signals, ranked_by, s.rrf_k, weights)
+
+    def lane_signals(self, query: str | ParsedQuery, bm25: list[tuple[int, float]],
+                     vector: list[tuple[int, float]]) -> lane_trust.Signals:
+        """What query-aware fusion reads off one query's lanes: the vector lane's text embedded
+        (cached: the lane just embedded it), coverage measured on the text as BM25 ran it
+        (``ParsedQuery.match_text``; a plain string is both)."""
+        text, match_text = (query.text, query.match_text) if isinstance(query, ParsedQuery) else (query, query)
+        qvec = self.embedder.embed_query(text) if vector else None
+        return lane_trust.measure(self, match_text, bm25, vector, qvec)
 
     def collection_map(self) -> dict[str, int]:
         """Collection name -> id."""
