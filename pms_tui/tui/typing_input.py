@@ -14,6 +14,11 @@ Here a non-printable key's binding runs inline, in ``_on_key``, found as the app
 (or to the nearest modal), non-priority bindings, the first whose action runs. Priority
 bindings were checked by the app before the key reached the widget. A key no binding takes
 bubbles as before.
+
+A bound key that moves the focus (tab, shift+tab, a dialog's enter) leaves the rest of its
+burst in this input's queue, already handed to it by the app: typing a folder, tab and a name
+put the name at the end of the folder. Such a key, reaching an input that no longer has the
+focus, is handed on to the widget that has it now, as the app would have done.
 """
 
 from __future__ import annotations
@@ -24,6 +29,12 @@ from textual.widgets import Input
 
 class TypingInput(Input):
     async def _on_key(self, event: events.Key) -> None:
+        focused = self.app.focused
+        if focused is not None and focused is not self:
+            event.stop()
+            event.prevent_default()
+            focused.post_message(events.Key(event.key, event.character))
+            return
         if not event.is_printable and await self._run_binding(event.key):
             event.stop()
             event.prevent_default()

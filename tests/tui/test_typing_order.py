@@ -34,6 +34,12 @@ class OneInput(App):
         yield TypingInput()
 
 
+class TwoInputs(App):
+    def compose(self):
+        yield TypingInput(id="first")
+        yield TypingInput(id="second")
+
+
 async def typed(keys: list[str]) -> str:
     app = OneInput()
     async with app.run_test() as pilot:
@@ -49,6 +55,24 @@ def test_editing_keys_apply_where_they_were_pressed():
     assert run(typed(chars("abc") + ["home"] + chars("X"))) == "Xabc"
     assert run(typed(chars("one two") + ["ctrl+w"] + chars("three"))) == "one three"
     assert run(typed(chars("abc") + ["left", "left", "delete"] + chars("B"))) == "aBc"
+
+
+def test_keys_after_a_focus_move_go_where_the_focus_went():
+    keys = chars("abc") + ["tab"] + chars("def") + ["shift+tab", "end"] + chars("g")
+
+    async def scenario(at_once: bool):
+        app = TwoInputs()
+        async with app.run_test() as pilot:
+            if at_once:
+                burst(app, keys)
+            else:
+                await pilot.press(*keys)
+            await pilot.pause()
+            await pilot.pause()
+            return app.query_one("#first", TypingInput).value, app.query_one("#second", TypingInput).value
+
+    assert run(scenario(at_once=False)) == ("abcg", "def")  # one key at a time
+    assert run(scenario(at_once=True)) == ("abcg", "def")
 
 
 def test_the_search_bar_and_the_clip_dialog_keep_a_burst_in_order(tui_home):
