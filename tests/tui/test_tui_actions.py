@@ -200,6 +200,43 @@ def test_add_collection_dialog_shows_errors_inline_then_adds_and_syncs(tui_home,
     run(scenario())
 
 
+def test_a_folder_added_while_a_sync_runs_is_indexed_when_that_sync_ends(tui_home, tmp_path):
+    from pms_tui.core.store.writer_lock import WriterLock
+
+    folder = tmp_path / "journal"
+    write_note(folder, "2024/trip.md", "# Trip to Lisbon\n\nPasteis de nata by the river.\n")
+
+    async def scenario():
+        app = make_app(tui_home)
+        async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
+            await wait_for_model(app, pilot)
+            other = WriterLock(tui_home)  # another writer: the app's sync waits for it
+            other.acquire(wait=False)
+            try:
+                screen.start_sync()
+                await pilot.pause(0.2)
+                assert screen.sync_running
+                await pilot.press("ctrl+n")
+                await pilot.pause()
+                app.screen.query_one("#add-path").value = str(folder)
+                app.screen.query_one("#add-name").value = "journal"
+                app.screen.query_one("#add-name").focus()
+                await pilot.press("enter")
+                while "journal" not in screen.collection_names:
+                    await pilot.pause(0.05)
+                assert screen.sync_running
+                assert any("indexed when the running sync finishes" in m for m in messages_of(app))
+                assert not any("already running" in m for m in messages_of(app))
+            finally:
+                other.release()
+            await settle(app, pilot)
+            await type_query(app, pilot, "pasteis lisbon")
+            assert screen.results.hits and screen.results.hits[0].collection == "journal"
+
+    run(scenario())
+
+
 def test_theme_switch_from_the_palette_is_remembered(tui_home):
     config = "# my settings, by hand\ndebounce_ms = 100  # fast\n"
     (tui_home / "config.toml").write_text(config)

@@ -24,7 +24,8 @@ class SyncActions:
     behind (the status line says which phase, how far, the rate and the time left). ctrl+z
     (``app.stop_sync``) or the palette stops it between notes or embedding runs; quitting
     does the same, and the next sync or start carries on from the queue in the database.
-    Watch mode (``watch = true``, the default) syncs notes as they are saved.
+    Watch mode (``watch = true``, the default) syncs notes as they are saved. A folder added
+    while a sync runs is indexed by a sync of its own as soon as that one ends.
     """
 
     def init_sync(self) -> None:
@@ -33,6 +34,7 @@ class SyncActions:
         self._watch_restart = threading.Event()
         self._meter = ProgressMeter()
         self._text_done = False
+        self._sync_after: list[str] = []  # collections added while a sync ran: synced when it ends
 
     def stop_sync(self) -> None:
         self._quitting.set()
@@ -144,6 +146,13 @@ class SyncActions:
         self.status.update_status(sync="idle")
         self.notify(message.reason, title="Sync failed", severity="error", timeout=10)
 
+    def sync_ended(self) -> None:
+        """The sync worker has finished (called by the screen when its state changes): start
+        the sync of the folders added meanwhile, unless the user stopped syncing."""
+        names, self._sync_after = self._sync_after, []
+        if names and not self._cancel_sync.is_set() and not self._quitting.is_set():
+            self.start_sync(names)
+
     # -- watch mode -------------------------------------------------------------------------------
     def start_watch(self) -> None:
         """Watch on a plain daemon thread, not a worker: it never completes, and workers are
@@ -231,5 +240,10 @@ class SyncActions:
     def on_collection_added(self, message: CollectionAdded) -> None:
         self._watch_restart.set()  # watch its folder too
         self.refresh_collections()
+        if self.sync_running:
+            self._sync_after.append(message.name)
+            self.notify(f"Added the collection {message.name!r}; it is indexed when the running sync "
+                        "finishes.", timeout=6)
+            return
         self.notify(f"Added the collection {message.name!r}; indexing it now.", timeout=5)
         self.start_sync([message.name])

@@ -380,5 +380,8 @@ class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[N
 
     # -- the last line of defence -----------------------------------------------------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "sync" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR,
+                                                            WorkerState.CANCELLED):
+            self.sync_ended()
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             self.notify(f"{event.worker.name} failed: {describe(event.worker.error)}", severity="error")
