@@ -1,4 +1,4 @@
-"""Issue 13's fifth to seventh rounds: levers on the lanes and on their fusion, measured offline.
+"""Issue 13's fifth to eighth rounds: levers on the lanes and on their fusion, measured offline.
 
     python benchmarks/fusion_levers.py --beir DIR [--beir DIR ...] --known-item FILE DIR [...]
 
@@ -31,6 +31,17 @@ Seventh round (the shape of the losses left at k 3):
 * ``note-sum b``: a note scores its best passage's RRF plus ``b`` times its other passages'.
 * ``note-inherit b``: a passage missing from one lane adds ``b`` times what its note's best
   passage there earns (a note's evidence split over two passages is counted once).
+
+Eighth round (what is left to choose inside RRF itself):
+
+* ``tie by``: RRF's ties (a passage only one lane found against another lane's passage at the
+  same rank, whenever both lanes count with one k) broken by ``by`` instead of by the better
+  best rank and then the lower id: ``cosine`` (the passage's similarity to the query),
+  ``vector`` or ``bm25`` (that lane's passage first).
+* ``depth b v``: only BM25's first ``b`` and the vector lane's first ``v`` passages are fused
+  (the signals still measured on the whole lanes).
+
+``--levers NAME ...`` runs only the levers of those names (``plain`` and ``default`` always).
 
 Prints one line per collection and lever: the headline metric (nDCG@10 or MRR@10) of every
 group and, after ``below:``, each group where the fusion is below the better of its lanes.
@@ -165,6 +176,23 @@ def note_levers(col: Lanes, name: str, arg: float, lanes: dict, bm25: list[int],
     return sorted(scores, key=lambda c: (-scores[c], c))
 
 
+def tie_broken(col: Lanes, by: str, lanes: dict, bm25: list[int], vector: list[int]) -> list[int]:
+    """The product's fusion with RRF's ties broken by ``by`` (the ``tie`` lever)."""
+    ids = {"bm25": bm25, "vector": vector}
+    fusion = fusion_of(lanes, ids)
+    q = lanes["qvec"]
+
+    def first(f) -> float:
+        if by == "cosine":
+            row = col.row_of.get(f.chunk_id)
+            return 1.0 if row is None else -float(col.matrix[row] @ q)
+        return 0.0 if by in f.ranks else 1.0
+
+    entries = fuse(ids, fusion.k, fusion.weights)
+    return [f.chunk_id for f in sorted(entries, key=lambda f: (
+        round(-f.rrf, 12), first(f), min(f.ranks.values()), f.chunk_id))]
+
+
 def lever(col: Lanes, name: str, *args):
     depth = 300 if col.kind == "beir" else 50
 
@@ -208,6 +236,10 @@ def lever(col: Lanes, name: str, *args):
             return fused(lanes, bm25, vector, bm25_weight=args[0])
         if name in ("notes", "note-sum", "note-inherit"):
             return note_levers(col, name, args[0] if args else 0.0, lanes, bm25, vector)
+        if name == "tie":
+            return tie_broken(col, args[0], lanes, bm25, vector)
+        if name == "depth":
+            return fused(lanes, bm25[: args[0]], vector[: args[1]])
         return fused(lanes, bm25, vector)  # "default"
 
     return run
@@ -221,7 +253,9 @@ LEVERS = [("plain",), ("default",)] + [
     ("vector-trust", k) for k in (5, 10, 20)] + [
     ("vector-margin", t, k) for t in (0.04, 0.06, 0.08, 0.1) for k in (1, 2)] + [
     ("bm25-weight", w) for w in (0.8, 0.9, 1.1)] + [("notes",)] + [
-    ("note-sum", b) for b in (0.05, 0.1, 0.25)] + [("note-inherit", b) for b in (0.5, 1.0)]
+    ("note-sum", b) for b in (0.05, 0.1, 0.25)] + [("note-inherit", b) for b in (0.5, 1.0)] + [
+    ("tie", by) for by in ("cosine", "vector", "bm25")] + [
+    ("depth", b, v) for b, v in ((50, 50), (20, 20), (10, 10), (50, 10), (10, 50), (50, 20), (20, 50))]
 
 
 def load(kind: str, *paths: str) -> Lanes:
@@ -247,13 +281,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--beir", action="append", default=[], metavar="DIR")
     parser.add_argument("--known-item", action="append", nargs=2, default=[], metavar=("FILE", "DIR"))
     parser.add_argument("--rrf-k", type=int, default=RRF_K, help="RRF's k (default: the product's)")
+    parser.add_argument("--levers", nargs="+", metavar="NAME", help="only these levers (and plain, default)")
     args = parser.parse_args(argv)
+    chosen = [spec for spec in LEVERS if not args.levers or spec[0] in {"plain", "default", *args.levers}]
     RRF_K = args.rrf_k
     cols = [load("beir", d) for d in args.beir] + [load("known-item", f, d) for f, d in args.known_item]
     for col in cols:
         lanes = {lane: col.score(lambda L, lane=lane: [c for c, _ in L[lane]]) for lane in ("bm25", "vector")}
         print(f"{col.name} ({col.metric}) bm25 {fmt(lanes['bm25'])} | vector {fmt(lanes['vector'])}")
-        for spec in LEVERS:
+        for spec in chosen:
             got = col.score(lever(col, *spec))
             below = {g: v - max(lanes["bm25"][g], lanes["vector"][g]) for g, v in got.items()
                      if v < max(lanes["bm25"][g], lanes["vector"][g]) - 1e-9}
