@@ -15,31 +15,46 @@ Here a non-printable key's binding runs inline, in ``_on_key``, found as the app
 bindings were checked by the app before the key reached the widget. A key no binding takes
 bubbles as before.
 
-A bound key that moves the focus (tab, shift+tab, a dialog's enter) leaves the rest of its
-burst in this input's queue, already handed to it by the app: typing a folder, tab and a name
-put the name at the end of the folder. Such a key, reaching an input that no longer has the
-focus, is handed on to the widget that has it now, as the app would have done.
+A bound key that moves the focus (tab, shift+tab) or opens or closes a screen (ctrl+o's clip
+dialog, escape) leaves the rest of its burst in this input's queue, already handed to it by
+the app: typing a folder, tab and a name put the name at the end of the folder, and ctrl+o
+then a URL typed the URL into the search bar behind the dialog. Such a key, reaching an input
+that no longer has the focus, is handed on to the widget that has it now, as the app would
+have done; when a new screen has not focused its widget yet, it waits for that (briefly).
 """
 
 from __future__ import annotations
 
+import asyncio
+
 from textual import events
 from textual.widgets import Input
+
+SCREEN_FOCUS_WAIT = 0.5  # seconds a key waits for a screen just opened (or resumed) to focus a widget
 
 
 class TypingInput(Input):
     async def _on_key(self, event: events.Key) -> None:
-        focused = self.app.focused
-        if focused is not None and focused is not self:
+        target = await self._focused_now()
+        if target is not None and target is not self:
             event.stop()
             event.prevent_default()
-            focused.post_message(events.Key(event.key, event.character))
+            target.post_message(events.Key(event.key, event.character))
             return
         if not event.is_printable and await self._run_binding(event.key):
             event.stop()
             event.prevent_default()
             return
         await super()._on_key(event)
+
+    async def _focused_now(self):
+        """The widget the app would hand a key to now: its focused widget; while the active
+        screen is another one than this input's and has focused nothing yet, waited for."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SCREEN_FOCUS_WAIT
+        while self.app.focused is None and self.app.screen is not self.screen and loop.time() < deadline:
+            await asyncio.sleep(0.005)
+        return self.app.focused or (self.app.screen if self.app.screen is not self.screen else None)
 
     async def _run_binding(self, key: str) -> bool:
         """Run ``key``'s binding as the app would (the user's keymap applied); False when no

@@ -103,6 +103,17 @@ def test_the_search_bar_and_the_clip_dialog_keep_a_burst_in_order(tui_home):
             await pilot.pause()
             await pilot.pause()
             assert app.screen.query_one("#clip-url", TypingInput).value == "http://example.org/"
+            burst(app, ["escape"] + chars(" log"))  # close the dialog, then go on typing in the bar
+            await settle(app, pilot)
+            assert not isinstance(app.screen, ClipDialog)
+            assert screen.search_bar.value == "commit log"
+
+            burst(app, ["ctrl+o"] + chars("http://example.net/"))  # open the dialog and type the URL
+            await pilot.pause()
+            await pilot.pause()
+            assert isinstance(app.screen, ClipDialog)
+            assert app.screen.query_one("#clip-url", TypingInput).value == "http://example.net/"
+            assert screen.search_bar.value == "commit log"
             await pilot.press("escape")
 
     run(scenario())
