@@ -168,22 +168,32 @@ def test_clip_dialog_without_any_clipboard_is_empty_and_quiet(tui_home, monkeypa
     run(scenario())
 
 
-def test_add_collection_dialog_shows_errors_inline_then_adds_and_syncs(tui_home, tmp_path):
+def journal_folder(tmp_path):
     folder = tmp_path / "journal"
     write_note(folder, "2024/trip.md", "# Trip to Lisbon\n\nPasteis de nata by the river.\n")
+    return folder
+
+
+async def add_in_dialog(app, pilot, path, name: str) -> None:
+    """ctrl+n, the folder and the name filled in, enter in the name field."""
+    await pilot.press("ctrl+n")
+    await pilot.pause()
+    assert isinstance(app.screen, AddCollectionDialog)
+    app.screen.query_one("#add-path").value = str(path)
+    app.screen.query_one("#add-name").value = name
+    app.screen.query_one("#add-name").focus()
+    await pilot.press("enter")
+
+
+def test_add_collection_dialog_shows_errors_inline_then_adds_and_syncs(tui_home, tmp_path):
+    folder = journal_folder(tmp_path)
 
     async def scenario():
         app = make_app(tui_home)
         async with app.run_test(size=(120, 36)) as pilot:
             screen = app.search_screen
             await wait_for_model(app, pilot)
-            await pilot.press("ctrl+n")
-            await pilot.pause()
-            assert isinstance(app.screen, AddCollectionDialog)
-            app.screen.query_one("#add-path").value = str(tmp_path / "nope")
-            app.screen.query_one("#add-name").value = "journal"
-            app.screen.query_one("#add-name").focus()
-            await pilot.press("enter")
+            await add_in_dialog(app, pilot, tmp_path / "nope", "journal")
             await settle(app, pilot)
             assert isinstance(app.screen, AddCollectionDialog)
             error = str(app.screen.query_one("#add-error").render())
@@ -203,8 +213,7 @@ def test_add_collection_dialog_shows_errors_inline_then_adds_and_syncs(tui_home,
 def test_a_folder_added_while_a_sync_runs_is_indexed_when_that_sync_ends(tui_home, tmp_path):
     from pms_tui.core.store.writer_lock import WriterLock
 
-    folder = tmp_path / "journal"
-    write_note(folder, "2024/trip.md", "# Trip to Lisbon\n\nPasteis de nata by the river.\n")
+    folder = journal_folder(tmp_path)
 
     async def scenario():
         app = make_app(tui_home)
@@ -217,12 +226,7 @@ def test_a_folder_added_while_a_sync_runs_is_indexed_when_that_sync_ends(tui_hom
                 screen.start_sync()
                 await pilot.pause(0.2)
                 assert screen.sync_running
-                await pilot.press("ctrl+n")
-                await pilot.pause()
-                app.screen.query_one("#add-path").value = str(folder)
-                app.screen.query_one("#add-name").value = "journal"
-                app.screen.query_one("#add-name").focus()
-                await pilot.press("enter")
+                await add_in_dialog(app, pilot, folder, "journal")
                 while "journal" not in screen.collection_names:
                     await pilot.pause(0.05)
                 assert screen.sync_running
