@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 
 from textual import events
+from textual.dom import NoScreen
 from textual.widgets import Input
 
 SCREEN_FOCUS_WAIT = 0.5  # seconds a key waits for a screen just opened (or resumed) to focus a widget
@@ -49,12 +50,17 @@ class TypingInput(Input):
 
     async def _focused_now(self):
         """The widget the app would hand a key to now: its focused widget; while the active
-        screen is another one than this input's and has focused nothing yet, waited for."""
+        screen is another one than this input's and has focused nothing yet, waited for.
+        None when nothing is focused (the key is then this input's, as before)."""
+        try:
+            mine = self.screen
+        except NoScreen:  # already removed with its dialog
+            mine = None
         loop = asyncio.get_running_loop()
         deadline = loop.time() + SCREEN_FOCUS_WAIT
-        while self.app.focused is None and self.app.screen is not self.screen and loop.time() < deadline:
+        while self.app.focused is None and self.app.screen is not mine and loop.time() < deadline:
             await asyncio.sleep(0.005)
-        return self.app.focused or (self.app.screen if self.app.screen is not self.screen else None)
+        return self.app.focused
 
     async def _run_binding(self, key: str) -> bool:
         """Run ``key``'s binding as the app would (the user's keymap applied); False when no
