@@ -40,6 +40,8 @@ Eighth round (what is left to choose inside RRF itself):
   ``vector`` or ``bm25`` (that lane's passage first).
 * ``depth b v``: only BM25's first ``b`` and the vector lane's first ``v`` passages are fused
   (the signals still measured on the whole lanes).
+* ``vector-k k``: the vector lane's ranks always count with ``k``, BM25's with RRF's (``--rrf-k``)
+  or the rule's confident k.
 
 ``--levers NAME ...`` runs only the levers of those names (``plain`` and ``default`` always).
 
@@ -240,6 +242,8 @@ def lever(col: Lanes, name: str, *args):
             return tie_broken(col, args[0], lanes, bm25, vector)
         if name == "depth":
             return fused(lanes, bm25[: args[0]], vector[: args[1]])
+        if name == "vector-k":
+            return fused(lanes, bm25, vector, args[0])
         return fused(lanes, bm25, vector)  # "default"
 
     return run
@@ -255,7 +259,8 @@ LEVERS = [("plain",), ("default",)] + [
     ("bm25-weight", w) for w in (0.8, 0.9, 1.1)] + [("notes",)] + [
     ("note-sum", b) for b in (0.05, 0.1, 0.25)] + [("note-inherit", b) for b in (0.5, 1.0)] + [
     ("tie", by) for by in ("cosine", "vector", "bm25")] + [
-    ("depth", b, v) for b, v in ((50, 50), (20, 20), (10, 10), (50, 10), (10, 50), (50, 20), (20, 50))]
+    ("depth", b, v) for b, v in ((50, 50), (20, 20), (10, 10), (50, 10), (10, 50), (50, 20), (20, 50))] + [
+    ("vector-k", k) for k in (1, 2, 3, 5)]
 
 
 def load(kind: str, *paths: str) -> Lanes:
