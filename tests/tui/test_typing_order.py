@@ -108,11 +108,14 @@ def test_the_search_bar_and_the_clip_dialog_keep_a_burst_in_order(tui_home):
             assert not isinstance(app.screen, ClipDialog)
             assert screen.search_bar.value == "commit log"
 
-            burst(app, ["ctrl+o"] + chars("http://example.net/"))  # open the dialog and type the URL
-            await pilot.pause()
-            await pilot.pause()
+            url = "http://example.net/"
+            burst(app, ["ctrl+o"] + chars(url))  # open the dialog and type the URL
+            for _ in range(100):  # the keys wait for the dialog to focus its field
+                await pilot.pause(0.02)
+                if isinstance(app.screen, ClipDialog) and app.screen.query_one("#clip-url").value == url:
+                    break
             assert isinstance(app.screen, ClipDialog)
-            assert app.screen.query_one("#clip-url", TypingInput).value == "http://example.net/"
+            assert app.screen.query_one("#clip-url", TypingInput).value == url
             assert screen.search_bar.value == "commit log"
             await pilot.press("escape")
 
