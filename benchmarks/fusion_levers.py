@@ -296,8 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{col.name} ({col.metric}) bm25 {fmt(lanes['bm25'])} | vector {fmt(lanes['vector'])}")
         for spec in chosen:
             got = col.score(lever(col, *spec))
-            below = {g: v - max(lanes["bm25"][g], lanes["vector"][g]) for g, v in got.items()
-                     if v < max(lanes["bm25"][g], lanes["vector"][g]) - 1e-9}
+            below = {g: m for g, m in fusion_cv.over_better_lane(got, lanes).items() if m < -1e-9}
             print(f"  {' '.join(map(str, spec)):<22} {fmt(got)}"
                   + (f"  below: {fmt(below, sign=True)}" if below else ""), flush=True)
     return 0

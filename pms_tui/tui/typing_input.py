@@ -37,12 +37,10 @@ SCREEN_FOCUS_WAIT = 0.5  # seconds a key waits for a screen just opened (or resu
 class TypingInput(Input):
     async def _on_key(self, event: events.Key) -> None:
         target = await self._focused_now()
-        if target is not None and target is not self:
-            event.stop()
-            event.prevent_default()
+        handed_on = target is not None and target is not self
+        if handed_on:
             target.post_message(events.Key(event.key, event.character))
-            return
-        if not event.is_printable and await self._run_binding(event.key):
+        if handed_on or (not event.is_printable and await self._run_binding(event.key)):
             event.stop()
             event.prevent_default()
             return

@@ -378,10 +378,10 @@ class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[N
                              "Index the guide that ships with pms-tui"))
         return commands
 
-    # -- the last line of defence -----------------------------------------------------------------
+    # -- workers ending: the next queued sync, and the last line of defence -----------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "sync" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR,
                                                             WorkerState.CANCELLED):
-            self.sync_ended()
+            self.sync_ended()  # controllers.sync: folders added while it ran
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             self.notify(f"{event.worker.name} failed: {describe(event.worker.error)}", severity="error")
