@@ -75,7 +75,7 @@ from .store import facets as facet_rows
 from .store import meta
 from .store import vectors as vector_rows
 from .store.schema import ensure_vector_table
-from .store.writer_lock import WriterBusy, WriterLock
+from .store.writer_lock import EMBED_LOCK_FILE, WriterBusy, WriterLock
 
 __all__ = [
     "MAX_NOTE_BYTES", "MODES", "SNIPPET_CLOSE", "SNIPPET_OPEN", "Check", "Chunk", "ClipError",
@@ -112,9 +112,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
         self._sync_lock = threading.Lock()
         self._drain_lock = threading.Lock()
         self.writer_lock = WriterLock(self.home)
-        self._writer_wanted = threading.Event()
-        self._writers_waiting = 0
-        self._wanted_guard = threading.Lock()
+        self.embed_lock = WriterLock(self.home, EMBED_LOCK_FILE)  # one drain of the queue per home
 
     # -- the embedding model -------------------------------------------------------------------
     @property
@@ -201,7 +199,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
         result = clip_url(url, col.path, update=update, **fetch_options)
         if result.status in ("created", "updated"):
             rel = result.path.resolve().relative_to(col.path.resolve()).as_posix()
-            self.sync(collections=[col.name], only_paths={rel})
+            self.sync(collections=[col.name], only_paths={rel}, wait=True)  # after a running sync's text
         return result
 
     # -- search ------------------------------------------------------------------------------

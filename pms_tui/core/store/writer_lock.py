@@ -28,6 +28,8 @@ from pathlib import Path
 from ..errors import PmsError
 
 LOCK_FILE = "writer.lock"
+# The same kind of lock, held by whoever drains the embedding queue (see kb_indexing._drain).
+EMBED_LOCK_FILE = "embed.lock"
 POLL_SECONDS = 0.1
 _WINDOWS_LOCK_OFFSET = 1 << 30  # msvcrt locks are mandatory: lock a byte the pid never uses
 
@@ -73,9 +75,9 @@ def _unlock(fd: int) -> None:
 class WriterLock:
     """The writer lock of one home folder."""
 
-    def __init__(self, home: Path):
+    def __init__(self, home: Path, name: str = LOCK_FILE):
         self.home = Path(home)
-        self.path = self.home / LOCK_FILE
+        self.path = self.home / name
         self._fd: int | None = None
         self._owner: int | None = None  # thread id holding it
         self._depth = 0

@@ -12,7 +12,14 @@ from pms_tui.core.errors import describe
 from pms_tui.core.results import ProgressMeter, SyncReport
 
 from ..dialogs.add_collection import AddCollectionDialog, AddCollectionRequest
-from ..messages import CollectionAdded, CollectionRefused, SyncFailed, SyncFinished, SyncProgressed
+from ..messages import (
+    CollectionAdded,
+    CollectionRefused,
+    SyncFailed,
+    SyncFinished,
+    SyncProgressed,
+    TextSynced,
+)
 from ..sample import OFFERED_STATE, SAMPLE_DESCRIPTION, SAMPLE_NAME, sample_dir
 from . import while_running
 
@@ -24,8 +31,10 @@ class SyncActions:
     behind (the status line says which phase, how far, the rate and the time left). ctrl+z
     (``app.stop_sync``) or the palette stops it between notes or embedding runs; quitting
     does the same, and the next sync or start carries on from the queue in the database.
-    Watch mode (``watch = true``, the default) syncs notes as they are saved. A folder added
-    while a sync runs is indexed by a sync of its own as soon as that one ends.
+    Watch mode (``watch = true``, the default) syncs notes as they are saved. A folder added,
+    or a sync asked for, while a sync embeds gets its text written at once by a text sync of
+    its own (``sync_text``: the engine writes it between two embedding runs) and its vectors
+    join the running embedding; the status line shows both.
     """
 
     def init_sync(self) -> None:
@@ -35,6 +44,8 @@ class SyncActions:
         self._meter = ProgressMeter()
         self._text_done = False
         self._sync_after: list[str] = []  # collections added while a sync ran: synced when it ends
+        self._sync_words = ""  # the running sync's part of the status line
+        self._text_words = ""  # the text syncs' part ("text of 'x' 40/100")
 
     def stop_sync(self) -> None:
         self._quitting.set()
@@ -60,8 +71,11 @@ class SyncActions:
             self.notify("The index is not open; see the earlier error.", severity="error")
             return
         if self.sync_running:
-            if not quiet:
-                self.notify("A sync is already running.", severity="warning")
+            if not embed_only:  # the running one may be embedding for minutes: the text goes in now
+                self.sync_text(list(collections) if collections else None)
+                if not quiet:
+                    self.notify("Indexing the changed notes' text now; their vectors join the running "
+                                "embedding.", timeout=5)
             return
         self.refresh_collections()
         if not self.collection_names and not embed_only:
@@ -75,6 +89,7 @@ class SyncActions:
         self._meter = ProgressMeter()
         self._text_done = False
         self.status.reset_progress()
+        self._sync_words = "syncing"
         self.status.update_status(sync="syncing")
         self.sync(list(collections) if collections else None, quiet, embed_only)
 
@@ -101,9 +116,60 @@ class SyncActions:
         if not self._quitting.is_set():
             self.post_message(SyncFinished(report, quiet or embed_only))
 
+    @work(thread=True, group="sync-text", exit_on_error=False)
+    def sync_text(self, collections: list[str] | None) -> None:
+        """The text of these collections (None: all) while another sync runs: written after
+        that sync's own text, between two of its embedding runs; the new texts join its queue
+        (or are embedded here if it ended meanwhile)."""
+        cancel = self._cancel_sync
+        label = ", ".join(repr(name) for name in collections) if collections else "changed notes"
+
+        def progress(done: int, total: int, phase: str) -> None:
+            self.post_message(SyncProgressed(done, total, phase, text_of=label))
+
+        try:
+            report = self.kb.sync(progress=progress, collections=collections, cancel=cancel, wait=True)
+        except Exception as exc:  # noqa: BLE001 - a removed collection, a locked file: one sentence
+            self.post_message(TextSynced(label, None, describe(exc)))
+            return
+        if not self._quitting.is_set():
+            self.post_message(TextSynced(label, report))
+
+    @while_running
+    def on_text_synced(self, message: TextSynced) -> None:
+        self._text_words = ""
+        self._show_sync_words()
+        if message.error:
+            self.notify(message.error, title="Sync failed", severity="error", timeout=10)
+            return
+        report = message.report
+        self.refresh_collections()
+        self.refresh_stats()
+        if report.changed:
+            self.notify(f"Indexed the text of {message.label}: +{len(report.added)} new, "
+                        f"~{len(report.modified)} modified, -{len(report.deleted)} deleted; searchable by "
+                        "their words now, vectors queued.", timeout=6)
+            self.reader.refresh_view()
+            self.request_search(immediate=True)
+            self.after_index_changed()
+        if report.skipped:
+            shown = "; ".join(f"{path}: {reason}" for path, reason in report.skipped[:3])
+            self.notify(f"Skipped {shown}.", severity="warning", timeout=10)
+
+    def _show_sync_words(self) -> None:
+        parts = [p for p in (self._sync_words, self._text_words) if p]
+        self.status.update_status(sync=" · ".join(parts) if parts else "idle")
+        if parts:
+            self.status.set_class(True, "-syncing")
+
     @while_running
     def on_sync_progressed(self, message: SyncProgressed) -> None:
         if message.phase == "done":
+            return
+        if message.text_of is not None and message.phase != "embedding":
+            counts = f" {message.done:,}/{message.total:,}" if message.total else ""
+            self._text_words = f"text of {message.text_of}: {message.phase}{counts}"
+            self._show_sync_words()
             return
         self._meter.update(message.done, message.total, message.phase)
         if message.total:
@@ -112,13 +178,14 @@ class SyncActions:
             self._text_done = True  # every note's text is in: show the new notes now
             self.refresh_stats()
             self.request_search(immediate=True)
-        self.status.update_status(sync=f"syncing: {self._meter.describe()}")
-        self.status.set_class(True, "-syncing")
+        self._sync_words = f"syncing: {self._meter.describe()}"
+        self._show_sync_words()
 
     @while_running
     def on_sync_finished(self, message: SyncFinished) -> None:
         report = message.report
-        self.status.update_status(sync="idle")
+        self._sync_words = ""
+        self._show_sync_words()
         self.refresh_collections()
         self.refresh_stats()
         if report.cancelled:
@@ -143,7 +210,8 @@ class SyncActions:
 
     @while_running
     def on_sync_failed(self, message: SyncFailed) -> None:
-        self.status.update_status(sync="idle")
+        self._sync_words = ""
+        self._show_sync_words()
         self.notify(message.reason, title="Sync failed", severity="error", timeout=10)
 
     def sync_ended(self) -> None:
@@ -241,9 +309,9 @@ class SyncActions:
         self._watch_restart.set()  # watch its folder too
         self.refresh_collections()
         if self.sync_running:
-            self._sync_after.append(message.name)
-            self.notify(f"Added the collection {message.name!r}; it is indexed when the running sync "
-                        "finishes.", timeout=6)
+            self.sync_text([message.name])
+            self.notify(f"Added the collection {message.name!r}; its text is indexed now, its vectors "
+                        "join the running embedding.", timeout=6)
             return
         self.notify(f"Added the collection {message.name!r}; indexing it now.", timeout=5)
         self.start_sync([message.name])
