@@ -250,7 +250,14 @@ _HIT_KEYS = ("path", "relpath", "collection", "title", "heading_path", "start_li
 
 
 def cmd_search(args) -> int:
+    helper = None
+    if args.mode != "bm25":  # the model loads in a helper process while the index opens
+        from .cli_query_vector import start
+
+        helper = start(args.home, args.query)
     with _kb(args) as kb:
+        if helper is not None:
+            kb.expect_query_vector(helper)
         started = time.perf_counter()
         result = kb.search(args.query, k=args.k, mode=args.mode, collections=args.collection)
         elapsed = (time.perf_counter() - started) * 1000

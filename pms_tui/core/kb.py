@@ -23,8 +23,6 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from .clip.html_to_markdown import ExtractedPage, extract_from_html, extract_from_url
-from .clip.note import ClipResult, clip_url
 from .config import DB_FILE, Settings, default_home, load_settings
 from .errors import (
     ClipError,
@@ -64,7 +62,7 @@ from .search import lane_trust
 from .search.fusion import fuse
 from .search.hits import hit_from_row, preview
 from .search.query_syntax import Ignored, ParsedQuery, parse as parse_query
-from .search.retrieval import Retrieval
+from .search.retrieval import Retrieval, as_text as as_query_text
 from .search.vector_index import VectorIndex
 from .store import Store, transaction
 from .store import health
@@ -86,6 +84,20 @@ __all__ = [
     "extract_from_html", "extract_from_url", "fuse", "indexing_fingerprint", "lane_trust", "parse_note",
     "read_note", "sha256_file", "split_frontmatter", "walk_notes",
 ]
+
+
+# The clipper (trafilatura, lxml, httpx) is imported when a page is clipped, not to search:
+# it is most of what a one-shot `pms-tui search` would otherwise spend importing.
+_CLIP_NAMES = {"ExtractedPage": "html_to_markdown", "extract_from_html": "html_to_markdown",
+               "extract_from_url": "html_to_markdown", "ClipResult": "note"}
+
+
+def __getattr__(name: str):
+    if name in _CLIP_NAMES:
+        import importlib
+
+        return getattr(importlib.import_module(f".clip.{_CLIP_NAMES[name]}", __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class KnowledgeBase(IndexingMixin, DoctorMixin):
@@ -189,6 +201,11 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
         """Forget cached query vectors (evaluations time queries with a cold embedding)."""
         self.embedder.clear_query_cache()
 
+    def expect_query_vector(self, future) -> None:
+        """Take a query's vector from ``future`` (a ``concurrent.futures.Future`` of what
+        :func:`query_vector` returns) instead of loading the model for it."""
+        self.embedder.expect_query_vector(future)
+
     # -- clip --------------------------------------------------------------------------------
     def clip(self, url: str, collection: str | Collection, *, update: bool = False, **fetch_options) -> ClipResult:
         """Save a web page as a note in a collection's folder and index it at once.
@@ -196,6 +213,8 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
         col = self.collections.get(collection) if isinstance(collection, str) else collection
         if not col.exists:
             raise CollectionError(f"The folder of collection {col.name!r} ({col.path}) does not exist.")
+        from .clip.note import clip_url
+
         result = clip_url(url, col.path, update=update, **fetch_options)
         if result.status in ("created", "updated"):
             rel = result.path.resolve().relative_to(col.path.resolve()).as_posix()
@@ -315,6 +334,17 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def query_vector(query: str, home: str | os.PathLike | None = None) -> tuple[str, object]:
+    """``(text, vector)``: the vector a search for ``query`` embeds (its words without the
+    filters), made with the home's configured model without opening the index. The CLI runs
+    it in a helper process beside a one-shot search (``KnowledgeBase.expect_query_vector``)."""
+    home_path = Path(home).expanduser() if home else default_home()
+    settings = load_settings(home_path)
+    text = parse_query(as_query_text(query)).text
+    embedder = Embedder(settings.model, settings.embed_batch_size, settings.max_tokens)
+    return text, embedder.embed_query(text)
 
 
 def repair_home(home: str | os.PathLike | None = None, progress: SyncProgress | None = None,

@@ -10,13 +10,21 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import NamedTuple
+from functools import cache
+from typing import TYPE_CHECKING, NamedTuple
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
-_MD_BLOCK = MarkdownIt("commonmark").disable("inline")
-_MD_INLINE = MarkdownIt("commonmark")
+
+@cache
+def _parser(block_only: bool) -> MarkdownIt:
+    """markdown-it, made when a note is first parsed (a search never needs it)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark")
+    return md.disable("inline") if block_only else md
 
 
 class Block(NamedTuple):
@@ -105,7 +113,7 @@ def _scan_window(text: str, offset: int) -> tuple[Structure, list[int]]:
     """Blocks and headings of one window of lines, numbered from ``offset``, and the lines
     where the window may be cut (starts of blocks at nesting level 0 or 1)."""
     env: dict = {}
-    tokens = _MD_BLOCK.parse(text, env)
+    tokens = _parser(True).parse(text, env)
     n = text.count("\n") + 1
     blocks: list[Block] = []
     headings: list[Heading] = []
@@ -139,7 +147,7 @@ def headings(text: str) -> list[Heading]:
 
 def plain_inline(source: str, env: dict | None = None) -> str:
     """Inline Markdown as plain text on one line (emphasis, code ticks, links -> their text)."""
-    tokens = _MD_INLINE.parseInline(source, env if env is not None else {})
+    tokens = _parser(False).parseInline(source, env if env is not None else {})
     parts: list[str] = []
     _collect_text(tokens[0].children or [], parts)
     return " ".join("".join(parts).split())

@@ -21,12 +21,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 import platformdirs
 
 from ..config import APP_NAME, DEFAULT_MODEL
 from ..errors import EmbeddingModelError
+
+if TYPE_CHECKING:
+    import numpy as np
+# NumPy, like fastembed, is imported when something is embedded (a BM25 search never does).
 
 _TOKENIZER_CONFIG = {
     "model_max_length": 256,
@@ -189,6 +193,7 @@ class Embedder:
         self.workers = max(1, min(EMBED_WORKERS, os.cpu_count() or 1))
         self._run_slots = threading.BoundedSemaphore(self.workers)
         self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._expected: list = []  # futures of (text, vector) computed elsewhere (expect_query_vector)
 
     @property
     def ready(self) -> bool:
@@ -259,6 +264,8 @@ class Embedder:
 
     def _run(self, texts: list[str]) -> np.ndarray:
         """One document run: at most ``workers`` of them at once, one core each."""
+        import numpy as np
+
         self.load()
         texts = [self.model_text(t) for t in texts]
         with self._run_slots:
@@ -277,6 +284,8 @@ class Embedder:
         document runs while a query runs (p95 46-49 ms) did no better; each document run
         holds a core 0.2-1 s (1,024 padded tokens), so waiting for one was never an option.
         """
+        import numpy as np
+
         self.load()
         rows = list(self._model.embed([text], batch_size=1))
         return np.asarray(rows, dtype=np.float32).reshape(1, self.dim)
@@ -317,6 +326,8 @@ class Embedder:
         cost memory (measured on 600 real chunks, two runs at once: 1,024 tokens 31 chunks/s
         and 565 MB peak RSS; 2,048: 30/s, 843 MB; 4,096: 23-26/s, 1.5 GB).
         """
+        import numpy as np
+
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not len(texts):
             return out
@@ -343,14 +354,36 @@ class Embedder:
         """Forget cached query vectors (evaluations time cold queries)."""
         self._query_cache.clear()
 
+    def expect_query_vector(self, future) -> None:
+        """A query vector being computed elsewhere: ``future`` gives ``(text, vector)`` (the
+        CLI's helper process embeds a one-shot search's query while this process opens the
+        index and ranks BM25). ``embed_query`` takes it instead of loading the model; if it
+        fails or gives something else, the query is embedded here as usual."""
+        self._expected.append(future)
+
+    def _take_expected(self) -> None:
+        while self._expected:
+            future = self._expected.pop()
+            try:
+                text, vector = future.result()
+            except Exception:  # noqa: BLE001 - the helper failed: embedded here instead
+                continue
+            if getattr(vector, "shape", None) == (self.dim,):
+                self._remember(text, vector)
+
+    def _remember(self, text: str, vector: np.ndarray) -> None:
+        self._query_cache[text] = vector
+        if len(self._query_cache) > 512:
+            self._query_cache.popitem(last=False)
+
     def embed_query(self, text: str) -> np.ndarray:
         """One query vector; cached, since search-as-you-type repeats queries."""
+        if self._expected and text not in self._query_cache:
+            self._take_expected()
         cached = self._query_cache.get(text)
         if cached is not None:
             self._query_cache.move_to_end(text)
             return cached
         vector = self._run_query(text)[0]
-        self._query_cache[text] = vector
-        if len(self._query_cache) > 512:
-            self._query_cache.popitem(last=False)
+        self._remember(text, vector)
         return vector
