@@ -26,7 +26,7 @@ class IndexingMixin:
     def check_sync_status(self, collections: Sequence[str] | None = None) -> SyncStatus:
         """``to_add, to_delete, to_update`` (and ``.summary``, ``.skipped``) without changing anything."""
         return sync_status(self.store.conn, self.collections.select(collections),
-                           self.settings.follow_external_links)
+                           self.settings.follow_external_links, self.settings.max_note_mb * 1_000_000)
 
     def sync(
         self,

@@ -45,7 +45,7 @@ _TOKENIZER_CONFIG = {
 _SPECIAL_TOKENS = {k: v for k, v in _TOKENIZER_CONFIG.items() if k.endswith("_token")}
 _MODEL_CONFIG = {"model_type": "bert", "hidden_size": 384, "pad_token_id": 0, "max_position_embeddings": 512}
 # Padded tokens per ONNX run when embedding documents (see Embedder.embed_documents).
-EMBED_TOKEN_BUDGET = 1024
+EMBED_TOKEN_BUDGET = 512
 # Characters the model is shown per token of its window (text is cut before tokenising).
 CHARS_PER_TOKEN = 16
 # ONNX runs at once when embedding documents (each on one thread).
@@ -321,10 +321,12 @@ class Embedder:
 
         Texts are sorted by their real token counts, so a batch pads little: a fixed batch
         of 32 unsorted chunks almost always holds one at the 256-token cap and costs 32 full
-        sequences. Batches hold up to ``EMBED_TOKEN_BUDGET`` padded tokens (4 texts at the
+        sequences. Batches hold up to ``EMBED_TOKEN_BUDGET`` padded tokens (2 texts at the
         cap, up to 64 short ones): larger batches of long texts gain nothing on a CPU and
         cost memory (measured on 600 real chunks, two runs at once: 1,024 tokens 31 chunks/s
-        and 565 MB peak RSS; 2,048: 30/s, 843 MB; 4,096: 23-26/s, 1.5 GB).
+        and 565 MB peak RSS; 2,048: 30/s, 843 MB; 4,096: 23-26/s, 1.5 GB). 512 tokens: the
+        same rate as 1,024 (600 jbranchaud-til chunks twice each, load average ~20: 6.0 and
+        6.1 chunks/s) at 402 MB peak instead of 540, which leaves room for a 20 MB note.
         """
         import numpy as np
 
