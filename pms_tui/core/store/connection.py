@@ -46,6 +46,9 @@ def connect(path: Path | str, read_only: bool = False) -> sqlite3.Connection:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
+        # The temp schema (each connection's small query tables) lives in memory: on disk it
+        # was a deleted file in /var/tmp held open by every pooled connection that ever spilled.
+        conn.execute("PRAGMA temp_store = MEMORY")
     except sqlite3.DatabaseError as exc:
         raise StoreError(describe_database_error(exc, path)) from None
     return conn

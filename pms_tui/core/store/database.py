@@ -64,6 +64,11 @@ class Store:
                 self._all.append((threading.current_thread(), conn))
         return conn
 
+    def connection_count(self) -> int:
+        """Connections open now: the live threads' and the idle ones kept for reuse."""
+        with self._lock:
+            return len(self._all) + len(self._idle)
+
     def _reuse(self) -> Connection | None:
         """A connection whose thread has ended, for the thread asking now.
 
