@@ -41,8 +41,8 @@ def check(result: dict) -> None:
 
 
 def test_short_soak(tmp_path):
-    result = soak(tmp_path, "--queries", "700", "--notes", "40", "--edit-interval", "0.3")
-    assert result["queries"] == 700 and set(result["kinds"]) >= {"short", "typed", "hostile", "filter"}
+    result = soak(tmp_path, "--queries", "500", "--notes", "30", "--edit-interval", "0.3")
+    assert result["queries"] == 500 and set(result["kinds"]) >= {"short", "typed", "hostile", "filter"}
     check(result)
 
 
