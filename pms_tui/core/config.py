@@ -43,7 +43,7 @@ class Settings:
 
     model: str = DEFAULT_MODEL
     # RRF's k, chosen with the query-aware rule by leave-one-collection-out cross-validation
-    # over six collections (eval/fusion_cv.py; docs/evaluation.md, sixth round). A small k lets
+    # over six collections (research/fusion_cv.py; research/LOG.md, sixth round). A small k lets
     # each lane's first places lead: a note one lane ranks first is outranked only by notes both
     # lanes rank near the top, where the customary 60 let notes both lanes rank lower bury it.
     rrf_k: int = 3

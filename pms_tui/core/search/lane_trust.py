@@ -21,9 +21,8 @@ Two rules follow from them (``decide``), both kept within rank fusion:
 
 The thresholds were chosen, together with RRF's own k (``rrf_k``, 3), by
 leave-one-collection-out cross-validation over six collections (SciFact, Cranfield, NFCorpus
-as released, and known-item sets over three note collections): ``python -m
-pms_tui.eval.fusion_cv``, and ``docs/evaluation.md`` reports each collection with the setting
-chosen on the other five. (Earlier choices at k 60: coverage 0.8, confident k 10, gap 0.2 on
+as released, and known-item sets over three note collections): ``research/fusion_cv.py``,
+and ``docs/evaluation.md`` reports each collection with the setting chosen on the other five. (Earlier choices at k 60: coverage 0.8, confident k 10, gap 0.2 on
 four collections, which the two added later did not confirm; then coverage 0.7, confident k
 20, gap 0.1, weight 0 on six, which left tldr paraphrases 0.06 below the vector lane.)
 """

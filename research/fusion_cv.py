@@ -1,6 +1,6 @@
 """Leave-one-collection-out cross-validation of query-aware fusion (``core/search/lane_trust.py``).
 
-    python -m pms_tui.eval.fusion_cv --beir DIR [--beir DIR ...] --known-item FILE DIR [...]
+    python research/fusion_cv.py --beir DIR [--beir DIR ...] --known-item FILE DIR [...]
 
 For every collection, each query's two lanes and its two signals (coverage, gap) are computed
 once with the product's own code (``Retrieval.lanes``: the query parsed and filtered as
@@ -34,9 +34,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.config import Settings
-from ..core.kb import fuse, lane_trust
-from . import beir, harness, known_item, metrics
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pms_tui.core.config import Settings  # noqa: E402
+from pms_tui.core.kb import fuse, lane_trust  # noqa: E402
+from pms_tui.eval import beir, harness, known_item, metrics  # noqa: E402
 
 OBJECTIVE_SHORTFALL_WEIGHT = 3.0
 REFERENCE_K = 60  # plain RRF's customary k: the reference every gain is measured from
@@ -210,7 +212,7 @@ def _rounded(groups: dict[str, float]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pms_tui.eval.fusion_cv")
+    parser = argparse.ArgumentParser(prog="python research/fusion_cv.py")
     parser.add_argument("--beir", action="append", default=[], metavar="DIR")
     parser.add_argument("--known-item", action="append", nargs=2, default=[], metavar=("FILE", "DIR"))
     args = parser.parse_args(argv)

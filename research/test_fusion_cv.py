@@ -1,9 +1,9 @@
-"""The cross-validation of query-aware fusion (eval/fusion_cv.py) as pure logic: hand-made lanes
+"""The cross-validation of query-aware fusion (research/fusion_cv.py) as pure logic: hand-made lanes
 (fake collections, no index) where the right choice is known."""
 
 from __future__ import annotations
 
-from pms_tui.eval import fusion_cv
+import fusion_cv  # research/ is on sys.path: pytest puts a test's own folder there
 
 
 def fake_collection(name: str, n: int = 6) -> fusion_cv.Collection:
