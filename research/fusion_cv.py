@@ -69,7 +69,7 @@ def settings_grid() -> list[Setting]:
     return grid
 
 
-DEFAULT = Setting(Settings.rrf_k, lane_trust.Thresholds())  # the product's setting
+DEFAULT = Setting(Settings.rrf_k, lane_trust.Thresholds.of(Settings()))  # the product's setting
 
 
 def collect(kb, queries: list[tuple[str, str]], depth: int, key_dir: Path) -> dict:

@@ -71,7 +71,7 @@ from pms_tui.eval import beir, known_item, metrics  # noqa: E402
 
 import fusion_cv  # noqa: E402  (research/fusion_cv.py)
 
-DEFAULT = lane_trust.Thresholds()
+DEFAULT = lane_trust.Thresholds.of(Settings())
 RRF_K = Settings.rrf_k  # the fifth round's table was made with the k of then, 60 (``--rrf-k 60``)
 
 

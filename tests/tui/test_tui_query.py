@@ -8,7 +8,6 @@ import pytest
 from tui_helpers import make_app, run, settle, type_query, wait_for_model, write_note
 
 from pms_tui.core.config import Settings
-from pms_tui.core.search import lane_trust
 
 
 @pytest.fixture
@@ -213,7 +212,7 @@ def test_evidence_panel_and_explain(query_home):
             await pilot.press("f4")
             await settle(app, pilot)
             text = str(screen.evidence.render())
-            k = f"RRF (k: bm25 {lane_trust.CONFIDENT_K}, vector {Settings.rrf_k})"
+            k = f"RRF (k: bm25 {Settings.confident_k}, vector {Settings.rrf_k})"
             assert "BM25 #" in text and k in text and "Filters: tag:git" in text
             assert "holds 100% of the query's words" in text  # why this query's k differs
             assert "title:" in text or "body:" in text

@@ -10,35 +10,27 @@ tell these apart:
   lane's first passage, the note taken at its most similar passage. 0 means the meaning lane
   ranks BM25's first note as high as anything.
 
-Two rules follow from them (``decide``), both kept within rank fusion:
+Two rules follow from them (``decide``), both kept within rank fusion; their four numbers are
+settings (``Settings.confident_coverage`` and the three after it, ``core/config.py``):
 
-* BM25 *holds the query* (coverage >= ``CONFIDENT_COVERAGE``): its ranks count with
-  ``CONFIDENT_K`` instead of ``rrf_k``, so its first places weigh more (names, identifiers,
+* BM25 *holds the query* (coverage >= ``confident_coverage``): its ranks count with
+  ``confident_k`` instead of ``rrf_k``, so its first places weigh more (names, identifiers,
   commands, distinctive words).
-* the meaning lane *contradicts* BM25 (gap > ``CONTRADICTION_GAP``, and BM25 does not hold
-  the query): BM25's weight becomes ``CONTRADICTED_WEIGHT`` of itself. BM25 found some of
+* the meaning lane *contradicts* BM25 (gap > ``contradiction_gap``, and BM25 does not hold
+  the query): BM25's weight becomes ``contradicted_weight`` of itself. BM25 found some of
   the query's words, but in a note far from what the query means (a paraphrase).
 
-The thresholds were chosen, together with RRF's own k (``rrf_k``, 3), by
-leave-one-collection-out cross-validation over six collections (SciFact, Cranfield, NFCorpus
-as released, and known-item sets over three note collections): ``research/fusion_cv.py``,
-and ``docs/evaluation.md`` reports each collection with the setting chosen on the other five. (Earlier choices at k 60: coverage 0.8, confident k 10, gap 0.2 on
-four collections, which the two added later did not confirm; then coverage 0.7, confident k
-20, gap 0.1, weight 0 on six, which left tldr paraphrases 0.06 below the vector lane.)
+How they were chosen is in ``research/LOG.md``; ``docs/evaluation.md`` gives their figures.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..config import Settings
 from ..store import facets
 from . import query as fts_query
 from .bm25_planner import idf
-
-CONFIDENT_COVERAGE = 0.7
-CONFIDENT_K = 2
-CONTRADICTION_GAP = 0.1
-CONTRADICTED_WEIGHT = 0.25
 
 
 @dataclass(frozen=True)
@@ -49,12 +41,17 @@ class Signals:
 
 @dataclass(frozen=True)
 class Thresholds:
-    """The rule's four numbers (the defaults above; the cross-validation tries others)."""
+    """The rule's four numbers; the product's come from its settings (``of``)."""
 
-    coverage: float = CONFIDENT_COVERAGE
-    confident_k: int = CONFIDENT_K
-    gap: float = CONTRADICTION_GAP
-    contradicted_weight: float = CONTRADICTED_WEIGHT
+    coverage: float
+    confident_k: int
+    gap: float
+    contradicted_weight: float
+
+    @classmethod
+    def of(cls, settings: Settings) -> "Thresholds":
+        return cls(settings.confident_coverage, settings.confident_k, settings.contradiction_gap,
+                   settings.contradicted_weight)
 
 
 @dataclass(frozen=True)
@@ -75,8 +72,7 @@ def plain(lanes, rrf_k: int, weights: dict[str, float]) -> Fusion:
     return Fusion({lane: rrf_k for lane in lanes}, {lane: weights.get(lane, 1.0) for lane in lanes})
 
 
-def decide(signals: Signals, lanes, rrf_k: int, weights: dict[str, float],
-           thresholds: Thresholds = Thresholds()) -> Fusion:
+def decide(signals: Signals, lanes, rrf_k: int, weights: dict[str, float], thresholds: Thresholds) -> Fusion:
     """The per-lane k and weights for one query (see the module's rules)."""
     base = plain(lanes, rrf_k, weights)
     if "bm25" not in lanes or "vector" not in lanes or signals.coverage is None:

@@ -255,7 +255,7 @@ class Retrieval:
         if not s.query_aware_fusion or len(ranked_by) < 2:
             return lane_trust.plain(ranked_by, s.rrf_k, weights)
         signals = self.lane_signals(parsed, ranked_by["bm25"], ranked_by["vector"])
-        return lane_trust.decide(signals, ranked_by, s.rrf_k, weights)
+        return lane_trust.decide(signals, ranked_by, s.rrf_k, weights, lane_trust.Thresholds.of(s))
 
     def lane_signals(self, query: str | ParsedQuery, bm25: list[tuple[int, float]],
                      vector: list[tuple[int, float]]) -> lane_trust.Signals:
