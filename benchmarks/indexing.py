@@ -101,7 +101,7 @@ def queries() -> list[str]:
 def copy_notes(dest: Path, limit: int | None = None, tokens: bool = False) -> list[str]:
     """Copy the TIL notes (the first ``limit`` in path order) to ``dest``; with ``tokens``
     each note gets its unique word as a last line. Returns the relative paths."""
-    from pms_tui.core.kb import walk_notes
+    from pms_tui.core.indexing.notes import walk_notes
 
     shutil.rmtree(dest, ignore_errors=True)
     rels = sorted(rel for rel, _ in walk_notes(CORPUS))[:limit]
@@ -206,8 +206,7 @@ def w_build_random(home: str, folders: list) -> dict:
     from fake_embed import RandomUnitEmbedder
     from pms_tui.core.kb import KnowledgeBase
 
-    kb = KnowledgeBase(home)
-    kb.embedder = RandomUnitEmbedder.posing_as_default()
+    kb = KnowledgeBase(home, embedder=RandomUnitEmbedder.posing_as_default())
     for name, path in folders:
         kb.collections.create(path, name=name)
     report = kb.sync()

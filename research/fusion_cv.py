@@ -37,7 +37,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pms_tui.core.config import Settings  # noqa: E402
-from pms_tui.core.kb import fuse, lane_trust  # noqa: E402
+from pms_tui.core.kb_measure import Measure  # noqa: E402
+from pms_tui.core.search import lane_trust  # noqa: E402
+from pms_tui.core.search.fusion import fuse  # noqa: E402
 from pms_tui.eval import beir, harness, known_item, metrics  # noqa: E402
 
 OBJECTIVE_SHORTFALL_WEIGHT = 3.0
@@ -80,11 +82,11 @@ def collect(kb, queries: list[tuple[str, str]], depth: int, key_dir: Path) -> di
     if cache.is_file():
         return json.loads(cache.read_text())
     out = {}
+    measure = Measure(kb)
     for qid, text in queries:
-        parsed, lanes = kb.retrieval.lanes(text, depth)  # as search ranks them: parsed, filtered
-        bm25, vector = lanes.get("bm25", []), lanes.get("vector", [])
-        signals = kb.lane_signals(parsed, bm25, vector)
-        out[qid] = {"bm25": bm25, "vector": vector, "coverage": signals.coverage, "gap": signals.gap}
+        parsed, lanes = measure.lanes(text, depth)  # as search ranks them: parsed, filtered
+        signals = measure.signals(parsed, lanes)
+        out[qid] = {"bm25": lanes.get("bm25", []), "vector": lanes.get("vector", []), "coverage": signals.coverage, "gap": signals.gap}
     cache.write_text(json.dumps(out))
     return out
 
@@ -131,7 +133,7 @@ def load_beir(folder: str) -> Collection:
     judged = set(metrics.judged_queries(prep.qrels))
     queries = [(q, t) for q, t in prep.topics.items() if q in judged]
     lanes = collect(prep.kb, queries, 300, harness.cache_root() / prep.build.key)
-    docs = {cid: prep.mapping.get(path) for cid, path in prep.kb.chunk_notes().items()}
+    docs = {cid: prep.mapping.get(path) for cid, path in Measure(prep.kb).chunk_notes().items()}
     prep.kb.close()
     return Collection(Path(folder).name, "beir", lanes, prep.qrels, {}, docs)
 
@@ -140,7 +142,7 @@ def load_known_item(file: str, folder: str) -> Collection:
     items = known_item.read_queries(file)
     kb, build = known_item.open_collection(folder)
     lanes = collect(kb, [(i.qid, i.query) for i in items], 50, harness.cache_root() / build.key)
-    docs = kb.chunk_notes()
+    docs = Measure(kb).chunk_notes()
     kb.close()
     return Collection(Path(file).stem, "known-item", lanes, {i.qid: {i.target: 1} for i in items},
                       {i.qid: i.kind for i in items}, docs)

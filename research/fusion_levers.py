@@ -63,7 +63,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pms_tui.core.config import Settings  # noqa: E402
-from pms_tui.core.kb import fuse, lane_trust  # noqa: E402
+from pms_tui.core.search import lane_trust  # noqa: E402
+from pms_tui.core.search.fusion import fuse  # noqa: E402
 from pms_tui.core.search.query_syntax import parse  # noqa: E402
 from pms_tui.core.search.retrieval import as_text  # noqa: E402
 from pms_tui.core.store import facets  # noqa: E402

@@ -8,7 +8,10 @@ import pytest
 
 from kb_helpers import write
 from pms_tui.core.config import Settings
-from pms_tui.core.kb import KnowledgeBase, fuse, lane_trust
+from pms_tui.core.kb import KnowledgeBase
+from pms_tui.core.kb_measure import Measure
+from pms_tui.core.search import lane_trust
+from pms_tui.core.search.fusion import fuse
 
 LANES = ("bm25", "vector")
 WEIGHTS = {"bm25": 1.0, "vector": 1.0}
@@ -94,7 +97,7 @@ def small_kb(tmp_path_factory):
 def _signals(kb, query):
     bm25 = kb.retrieval.bm25_ranked(query, 50)
     vector = kb.retrieval.vector_ranked(query, 50)
-    return bm25, vector, kb.lane_signals(query, bm25, vector)
+    return bm25, vector, Measure(kb).signals(query, {"bm25": bm25, "vector": vector})
 
 
 def test_coverage_is_the_share_of_query_words_the_first_passage_holds(small_kb):

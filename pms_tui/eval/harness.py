@@ -24,6 +24,7 @@ import platformdirs
 
 from ..core.config import APP_NAME, Settings, load_settings
 from ..core.kb import KnowledgeBase, indexing_fingerprint
+from ..core.kb_measure import Measure
 from ..core.results import MODES, Hit
 from . import metrics
 
@@ -185,12 +186,13 @@ def run_mode(
     ``k=depth`` chunks for the ranking, collapsed to documents at their best chunk. With
     ``exclude_self`` a document whose id equals the query id is dropped (BEIR's rule).
     """
+    measure = Measure(kb)
     if queries:  # warm up: model load, vector mirror, SQLite pages
         kb.search(queries[0][1], k=timed_k, mode=mode)
     run: dict[str, list[str]] = {}
     latencies: list[float] = []
     for qid, text in queries:
-        kb.clear_query_cache()
+        measure.clear_query_cache()
         started = time.perf_counter()
         kb.search(text, k=timed_k, mode=mode)
         latencies.append((time.perf_counter() - started) * 1000)
