@@ -23,6 +23,12 @@ def run(home, *args, check=True):
     return proc
 
 
+def test_version(tmp_path):
+    from importlib.metadata import version
+
+    assert run(tmp_path / "home", "--version").stdout.strip() == f"pms-tui {version('pms-tui')}"
+
+
 def test_add_sync_search_status_show(tmp_path, notes_dir):
     home = tmp_path / "home"
     assert "Added collection 'notes'" in run(home, "add", str(notes_dir), "--name", "notes").stdout

@@ -112,7 +112,8 @@ class StderrProgress:
         print(f"[{self.label}] {phase} {done}/{total}", file=sys.stderr, flush=True)
 
 
-def open_index(key_dir: Path, folder: Path, settings: Settings, *, quiet: bool = False) -> tuple[KnowledgeBase, BuildInfo]:
+def open_index(key_dir: Path, folder: Path, settings: Settings, *,
+               quiet: bool = False) -> tuple[KnowledgeBase, BuildInfo]:
     """The KnowledgeBase of ``key_dir/home`` with ``folder`` as its one collection, synced.
 
     A finished index only re-checks file stats; an interrupted build resumes where it stopped

@@ -125,8 +125,8 @@ class QueryActions:
     def _show_evidence_lines(self, hit, lines) -> None:
         current = self.results.current
         if current is not None and current.chunk_id == hit.chunk_id and self._explained is None:
-            self.evidence.show_lines(f"Why passage #{self._rank_of(hit)}: {hit.collection}/{hit.relpath}:{hit.start_line}",
-                                     lines)
+            where = f"{hit.collection}/{hit.relpath}:{hit.start_line}"
+            self.evidence.show_lines(f"Why passage #{self._rank_of(hit)}: {where}", lines)
 
     def _rank_of(self, hit) -> int:
         hits = self.last_result or []
