@@ -50,7 +50,7 @@ def test_search_while_a_sync_embeds_shows_results_of_the_current_query(tmp_path)
             await wait_for_model(app, pilot)
             screen = app.search_screen
             await pilot.press("ctrl+s")
-            assert await _until(pilot, lambda: screen._text_done)  # text in, vectors embedding
+            assert await _until(pilot, lambda: screen.syncing._text_done)  # text in, vectors embedding
             for query in ("lantern", "saffron"):
                 for char in query:
                     await pilot.press(char)
@@ -80,7 +80,7 @@ def test_the_stop_key_stops_a_sync_and_the_next_start_carries_on(tmp_path):
             await wait_for_model(app, pilot)
             screen = app.search_screen
             await pilot.press("ctrl+s")
-            assert await _until(pilot, lambda: screen._text_done)
+            assert await _until(pilot, lambda: screen.syncing._text_done)
             await pilot.press("ctrl+z")
             await app.workers.wait_for_complete()
             await pilot.pause()
