@@ -86,7 +86,8 @@ def collect(kb, queries: list[tuple[str, str]], depth: int, key_dir: Path) -> di
     for qid, text in queries:
         parsed, lanes = measure.lanes(text, depth)  # as search ranks them: parsed, filtered
         signals = measure.signals(parsed, lanes)
-        out[qid] = {"bm25": lanes.get("bm25", []), "vector": lanes.get("vector", []), "coverage": signals.coverage, "gap": signals.gap}
+        out[qid] = {"bm25": lanes.get("bm25", []), "vector": lanes.get("vector", []),
+                    "coverage": signals.coverage, "gap": signals.gap}
     cache.write_text(json.dumps(out))
     return out
 

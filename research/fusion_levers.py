@@ -93,7 +93,8 @@ class Lanes(fusion_cv.Collection):
             text = query_text(query)
             lanes["qvec"] = (np.asarray(kb.retrieval.embedder.embed_query(text), dtype=np.float32)
                              if text.strip() else None)
-            lanes["cov"] = lane_trust.coverages(kb.retrieval, text, [c for c, _ in lanes["bm25"]]) or {}
+            passages = [c for c, _ in lanes["bm25"]]
+            lanes["cov"] = lane_trust.coverages(kb.retrieval.signal_sources(), text, passages) or {}
         return self
 
     def scan(self, qvec, depth: int, scores=None) -> list[int]:

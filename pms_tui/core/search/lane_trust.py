@@ -25,18 +25,31 @@ How they were chosen is in ``research/LOG.md``; ``docs/evaluation.md`` gives the
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field
 
 from ..config import Settings
 from ..store import facets
 from . import query as fts_query
-from .bm25_planner import idf
+from .bm25_planner import Bm25Planner, idf
+from .vector_index import VectorIndex
 
 
 @dataclass(frozen=True)
 class Signals:
     coverage: float | None  # None: BM25 found nothing
     gap: float | None  # None: no vector lane, or BM25's first note has no vector yet
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What the two signals are read from: the index (which passages hold a phrase; a note's
+    vectors), BM25's planner (the phrases BM25 ran and their document frequencies) and the
+    vector mirror (a note's best similarity to the query)."""
+
+    conn: sqlite3.Connection
+    planner: Bm25Planner
+    vectors: VectorIndex
 
 
 @dataclass(frozen=True)
@@ -89,27 +102,28 @@ def decide(signals: Signals, lanes, rrf_k: int, weights: dict[str, float], thres
     return Fusion(k, w, signals, tuple(reasons))
 
 
-def measure(retrieval, text: str, bm25: list[tuple[int, float]], vector: list[tuple[int, float]], qvec) -> Signals:
+def measure(sources: Sources, text: str, bm25: list[tuple[int, float]], vector: list[tuple[int, float]],
+            qvec) -> Signals:
     """The two signals for one query, from its lanes (a few FTS5 lookups and a small dot product)."""
     if not bm25:
         return Signals(None, None)
-    return Signals(coverage(retrieval, text, bm25[0][0]), gap(retrieval, bm25[0][0], vector, qvec))
+    return Signals(coverage(sources, text, bm25[0][0]), gap(sources, bm25[0][0], vector, qvec))
 
 
-def coverage(retrieval, text: str, chunk_id: int) -> float | None:
+def coverage(sources: Sources, text: str, chunk_id: int) -> float | None:
     """The idf-weighted share of the query's phrases (as BM25 ran them) that the chunk holds."""
-    shares = coverages(retrieval, text, [chunk_id])
+    shares = coverages(sources, text, [chunk_id])
     return None if shares is None else shares[chunk_id]
 
 
-def coverages(retrieval, text: str, chunk_ids: list[int]) -> dict[int, float] | None:
+def coverages(sources: Sources, text: str, chunk_ids: list[int]) -> dict[int, float] | None:
     """:func:`coverage` of each of ``chunk_ids`` (one FTS5 lookup per phrase for them all);
     None when the query has no phrase BM25 can run."""
     match = fts_query.build_match(text)
     if match is None:
         return None
-    conn = retrieval.store.conn
-    planned = retrieval.planner.groups(conn, match)
+    conn = sources.conn
+    planned = sources.planner.groups(conn, match)
     if planned is None:
         return None
     rows, groups = planned
@@ -128,13 +142,13 @@ def coverages(retrieval, text: str, chunk_ids: list[int]) -> dict[int, float] | 
     return {chunk: round(share / total, 6) for chunk, share in held.items()}
 
 
-def gap(retrieval, chunk_id: int, vector: list[tuple[int, float]], qvec) -> float | None:
+def gap(sources: Sources, chunk_id: int, vector: list[tuple[int, float]], qvec) -> float | None:
     """Cosine of the vector lane's first passage minus that of the most similar passage of the
     note holding ``chunk_id``; None when either is unknown."""
     if not vector or qvec is None:
         return None
-    vector_ids = facets.note_vector_ids(retrieval.store.conn, chunk_id)
-    best = retrieval.vectors.best_similarity(qvec, vector_ids)
+    vector_ids = facets.note_vector_ids(sources.conn, chunk_id)
+    best = sources.vectors.best_similarity(qvec, vector_ids)
     if best is None:
         return None
     return round(max(0.0, (1.0 - vector[0][1]) - best), 6)
