@@ -6,17 +6,30 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from textual.worker import get_current_worker
+
 from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import describe
 from pms_tui.core.results import ProgressMeter, SyncReport
 
-if TYPE_CHECKING:
-    from pms_tui.core.kb import KnowledgeBase
-
 from ..dialogs.add_collection import AddCollectionDialog, AddCollectionRequest
-from ..messages import CollectionAdded, CollectionRefused, SyncFailed, SyncFinished, SyncProgressed
+from ..messages import (
+    CollectionAdded,
+    CollectionRefused,
+    SyncFailed,
+    SyncFinished,
+    SyncProgressed,
+    WatchModeChanged,
+)
 from ..sample import OFFERED_STATE, SAMPLE_DESCRIPTION, SAMPLE_NAME, sample_dir
 from . import Host, thread_worker, while_running
+
+if TYPE_CHECKING:
+    from textual.worker import Worker
+
+    from pms_tui.core.kb import KnowledgeBase
+
+WATCH_GROUP = "watch"  # the watch worker's group: it never completes by itself
 
 
 class SyncController:
@@ -28,36 +41,46 @@ class SyncController:
     does the same, and the next sync or start carries on from the queue in the database.
     Watch mode (``watch = true``, the default) syncs notes as they are saved. A folder added
     while a sync runs is indexed by a sync of its own as soon as that one ends.
+
+    Both run in Textual thread workers, and stopping one is cancelling its worker: the
+    worker's own ``cancelled_event`` is what the engine's loop checks (``kb.sync(cancel=...)``,
+    ``kb.watch(stop)``), as toolong hands it to the loop that scans.
     """
 
     def __init__(self, host: Host) -> None:
         self.host = host
-        self._cancel_sync = threading.Event()  # this run's; set by the stop key or on quit
-        self._quitting = threading.Event()  # set on quit: stops the watcher too
+        self._sync_worker: Worker | None = None  # the last sync started; cancelled to stop it
+        self._sync_busy = False  # its thread is still at work (a stopped one finishes its note)
+        self._watch_worker: Worker | None = None  # watch mode, cancelled on quit
+        # not a stop: tells the watcher its folders changed (a collection added or removed)
         self._watch_restart = threading.Event()
+        self._quitting = False  # the app is closing: nothing more is started or reported
         self._meter = ProgressMeter()
         self._text_done = False
         self._sync_after: list[str] = []  # collections added while a sync ran: synced when it ends
-        self._watcher: threading.Thread | None = None
 
     @property
     def kb(self) -> KnowledgeBase | None:
         return self.host.kb
 
     def stop_sync(self) -> None:
-        self._quitting.set()
-        self._cancel_sync.set()
+        """On quit: the running sync and watching are cancelled, and nothing more starts."""
+        self._quitting = True
+        for worker in (self._sync_worker, self._watch_worker):
+            if worker is not None:
+                worker.cancel()
 
     @property
     def sync_running(self) -> bool:
-        return any(w.group == "sync" and w.is_running for w in self.host.app.workers)
+        """A sync is at work (one being stopped too, until it has written its last note)."""
+        return self._sync_busy
 
     def stop_running_sync(self) -> None:
         """The stop key: this run stops between notes or embedding runs."""
         if not self.sync_running:
             self.host.notify("No sync is running.", timeout=3)
             return
-        self._cancel_sync.set()
+        self._sync_worker.cancel()
         self.host.status.update_status(sync="stopping…")
 
     def start_sync(self, collections: Sequence[str] | None = None, quiet: bool = False,
@@ -75,18 +98,24 @@ class SyncController:
                 self.host.notify(f"No collections yet: press {self.host.key('app.add_collection')} to add a folder "
                             "of notes.", severity="warning")
             return
-        self._cancel_sync = threading.Event()
-        if self._quitting.is_set():
+        if self._quitting:
             return
         self._meter = ProgressMeter()
         self._text_done = False
         self.host.status.reset_progress()
         self.host.status.update_status(sync="syncing")
-        thread_worker(self.host, "sync", "sync", self._sync, list(collections) if collections else None, quiet,
-                      embed_only)
+        self._sync_busy = True
+        self._sync_worker = thread_worker(self.host, "sync", "sync", self._sync,
+                                          list(collections) if collections else None, quiet, embed_only)
 
     def _sync(self, collections: list[str] | None, quiet: bool, embed_only: bool = False) -> None:
-        cancel = self._cancel_sync
+        try:
+            self._sync_in_worker(get_current_worker().cancelled_event, collections, quiet, embed_only)
+        finally:
+            self._sync_busy = False
+
+    def _sync_in_worker(self, cancel: threading.Event, collections: list[str] | None, quiet: bool,
+                        embed_only: bool) -> None:
 
         def progress(done: int, total: int, phase: str) -> None:
             self.host.post_message(SyncProgressed(done, total, phase))
@@ -104,7 +133,7 @@ class SyncController:
         except Exception as exc:  # noqa: BLE001 - busy, mismatch, locked, model: one sentence
             self.host.post_message(SyncFailed(describe(exc)))
             return
-        if not self._quitting.is_set():
+        if not self._quitting:
             self.host.post_message(SyncFinished(report, quiet or embed_only))
 
     @while_running
@@ -148,6 +177,10 @@ class SyncController:
             self.host.index_changed()  # saved searches, completion values (controllers.query)
 
     @while_running
+    def watch_mode_changed(self, message: WatchModeChanged) -> None:
+        self.host.status.update_status(watch=message.mode)
+
+    @while_running
     def failed(self, message: SyncFailed) -> None:
         self.host.status.update_status(sync="idle")
         self.host.notify(message.reason, title="Sync failed", severity="error", timeout=10)
@@ -156,31 +189,29 @@ class SyncController:
         """The sync worker has finished (called by the screen when its state changes): start
         the sync of the folders added meanwhile, unless the user stopped syncing."""
         names, self._sync_after = self._sync_after, []
-        if names and not self._cancel_sync.is_set() and not self._quitting.is_set():
+        stopped = self._sync_worker is not None and self._sync_worker.is_cancelled
+        if names and not stopped and not self._quitting:
             self.start_sync(names)
 
     # -- watch mode -------------------------------------------------------------------------------
     def start_watch(self) -> None:
-        """Watch on a plain daemon thread, not a worker: it never completes, and workers are
-        what "wait until the app is idle" waits for."""
+        """Watch in a worker of its own group, ``watch``: it runs until cancelled (on quit), so
+        whoever waits for the app's work to finish leaves that group out."""
         if self.kb is None or self.kb.model_mismatch:
             return
-        self._watcher = threading.Thread(target=self.watch_folders, name="pms-watch", daemon=True)
-        self._watcher.start()
+        self._watch_worker = thread_worker(self.host, "watch_folders", WATCH_GROUP, self.watch_folders)
 
     def watch_folders(self) -> None:
         def synced(report: SyncReport) -> None:
             self.host.post_message(SyncFinished(report, True))
 
         def mode(text: str) -> None:
-            if not self._quitting.is_set():
-                try:
-                    self.host.app.call_from_thread(self.host.status.update_status, watch=text)
-                except Exception:  # noqa: BLE001 - the app is closing
-                    pass
+            if not self._quitting:
+                self.host.post_message(WatchModeChanged(text))
 
         try:
-            self.kb.watch(self._quitting, on_sync=synced, on_mode=mode, restart=self._watch_restart)
+            self.kb.watch(get_current_worker().cancelled_event, on_sync=synced, on_mode=mode,
+                          restart=self._watch_restart)
         except Exception as exc:  # noqa: BLE001 - the app goes on without watching
             self.host.post_message(SyncFailed(f"Watching the folders stopped: {describe(exc)}"))
 

@@ -44,6 +44,7 @@ from ..messages import (
     SyncFailed,
     SyncFinished,
     SyncProgressed,
+    WatchModeChanged,
 )
 from ..sample import is_sample_path
 from ..widgets.evidence import EvidencePanel
@@ -443,6 +444,9 @@ class SearchScreen(Screen[None]):
 
     def on_sync_finished(self, message: SyncFinished) -> None:
         self.syncing.finished(message)
+
+    def on_watch_mode_changed(self, message: WatchModeChanged) -> None:
+        self.syncing.watch_mode_changed(message)
 
     def on_sync_failed(self, message: SyncFailed) -> None:
         self.syncing.failed(message)
