@@ -66,8 +66,7 @@ def build_home(corpus: Path, home: Path) -> None:
     if (home / "index.sqlite").exists():
         return
     print(f"building the index of {corpus} in {home} (once) ...", file=sys.stderr, flush=True)
-    with KnowledgeBase(home=home) as kb:
-        kb.embedder = RandomUnitEmbedder.posing_as_default()
+    with KnowledgeBase(home=home, embedder=RandomUnitEmbedder.posing_as_default()) as kb:
         kb.collections.create(corpus, name=corpus.name)
         report = kb.sync()
         print(f"  {report.summary}", file=sys.stderr)

@@ -24,6 +24,18 @@ import threading
 from concurrent.futures import Future
 
 
+def open_kb(args):
+    """The command's KnowledgeBase; for a search that embeds its query (``args.mode`` not
+    bm25), the helper is started first, before the engine is imported."""
+    helper = start(args.home, args.query) if getattr(args, "mode", "bm25") != "bm25" else None
+    from .core.kb import KnowledgeBase
+
+    kb = KnowledgeBase(home=args.home)
+    if helper is not None:
+        kb.expect_query_vector(helper)
+    return kb
+
+
 def start(home: str | None, query: str) -> Future | None:
     """Fork the helper (before any thread starts); None where it cannot be used."""
     if not sys.platform.startswith("linux") or os.environ.get("PMS_TUI_QUERY_HELPER", "1") == "0":

@@ -78,6 +78,14 @@ class TextSynced(Message):
         self.error = error
 
 
+class WatchModeChanged(Message):
+    """Watch mode says how it watches ("watching", "polling every N s")."""
+
+    def __init__(self, mode: str) -> None:
+        super().__init__()
+        self.mode = mode
+
+
 class SyncFailed(Message):
     def __init__(self, reason: str) -> None:
         super().__init__()

@@ -58,7 +58,7 @@ def test_a_folder_added_during_a_long_embedding_is_found_by_its_words_before_it_
             await wait_for_model(app, pilot)
             screen = app.search_screen
             await pilot.press("ctrl+s")
-            assert await _until(pilot, lambda: screen._text_done)  # the big folder's vectors embed now
+            assert await _until(pilot, lambda: screen.syncing._text_done)  # the big folder's vectors embed now
             await add_in_dialog(app, pilot, journal, "journal")
             assert await _until(pilot, lambda: "journal" in screen.collection_names)
             await _type(pilot, "pasteis")
@@ -78,6 +78,6 @@ def test_a_folder_added_during_a_long_embedding_is_found_by_its_words_before_it_
                                 and screen.results.hits[0].relpath == "2025/port.md")
             assert screen.sync_running and screen.kb.vectors_pending > 0
             screen.action_stop_sync()
-            await app.workers.wait_for_complete()
+            await app.wait_for_work()
 
     run(scenario())

@@ -50,6 +50,7 @@ EMBED_TOKEN_BUDGET = 512
 CHARS_PER_TOKEN = 16
 # ONNX runs at once when embedding documents (each on one thread).
 EMBED_WORKERS = 2
+QUERY_CACHE_SIZE = 512  # query vectors kept (search-as-you-type asks for the same text again)
 _register_lock = threading.Lock()
 _registered = False
 # Loaded models, shared by every Embedder of the process (a test suite or an evaluation opens
@@ -192,7 +193,8 @@ class Embedder:
         # ONNX runs at once: each uses one core (see _create)
         self.workers = max(1, min(EMBED_WORKERS, os.cpu_count() or 1))
         self._run_slots = threading.BoundedSemaphore(self.workers)
-        self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()  # LRU, QUERY_CACHE_SIZE
+        self._query_cache_lock = threading.Lock()  # searches run on several threads at once
         self._expected: list = []  # futures of (text, vector) computed elsewhere (expect_query_vector)
 
     @property
@@ -354,7 +356,8 @@ class Embedder:
 
     def clear_query_cache(self) -> None:
         """Forget cached query vectors (evaluations time cold queries)."""
-        self._query_cache.clear()
+        with self._query_cache_lock:
+            self._query_cache.clear()
 
     def expect_query_vector(self, future) -> None:
         """A query vector being computed elsewhere: ``future`` gives ``(text, vector)`` (the
@@ -365,7 +368,10 @@ class Embedder:
 
     def _take_expected(self) -> None:
         while self._expected:
-            future = self._expected.pop()
+            try:
+                future = self._expected.pop()
+            except IndexError:  # taken by another thread meanwhile
+                return
             try:
                 text, vector = future.result()
             except Exception:  # noqa: BLE001 - the helper failed: embedded here instead
@@ -374,18 +380,21 @@ class Embedder:
                 self._remember(text, vector)
 
     def _remember(self, text: str, vector: np.ndarray) -> None:
-        self._query_cache[text] = vector
-        if len(self._query_cache) > 512:
-            self._query_cache.popitem(last=False)
+        with self._query_cache_lock:
+            self._query_cache[text] = vector
+            while len(self._query_cache) > QUERY_CACHE_SIZE:
+                self._query_cache.popitem(last=False)
 
     def embed_query(self, text: str) -> np.ndarray:
-        """One query vector; cached, since search-as-you-type repeats queries."""
-        if self._expected and text not in self._query_cache:
+        """One query vector; cached (least recently used out), since search-as-you-type
+        repeats queries. The lock spans each look-up and each insertion, never the model run."""
+        if self._expected:
             self._take_expected()
-        cached = self._query_cache.get(text)
-        if cached is not None:
-            self._query_cache.move_to_end(text)
-            return cached
+        with self._query_cache_lock:
+            cached = self._query_cache.get(text)
+            if cached is not None:
+                self._query_cache.move_to_end(text)
+                return cached
         vector = self._run_query(text)[0]
         self._remember(text, vector)
         return vector
