@@ -51,3 +51,20 @@ def test_the_note_size_limit_is_a_setting_and_a_larger_note_is_skipped_with_the_
     (home / "config.toml").write_text("max_note_mb = 2\n")
     with KnowledgeBase(home=home) as kb:
         assert "notes/big.md" in kb.sync(embed=False).added
+
+
+def test_a_note_of_too_many_lines_or_blocks_is_skipped_with_the_reason(kb, tmp_path, monkeypatch):
+    from pms_tui.core.indexing import chunk
+
+    notes = tmp_path / "dense"
+    write(notes, "lines.md", "- x\n" * 30_000)
+    write(notes, "blocks.md", "".join(f"## h {i}\n\n" for i in range(800)) + "- a\n  - b\n" * 12_000)  # windowed
+    write(notes, "fine.md", "# Fine\n\nwombat\n")
+    monkeypatch.setattr(chunk, "MAX_NOTE_LINES", 30_000)
+    monkeypatch.setattr(chunk, "MAX_NOTE_BLOCKS", 10_000)
+    kb.collections.create(notes, name="dense")
+    report = kb.sync(embed=False)
+    reasons = dict(report.skipped)
+    assert report.added == ["dense/fine.md"]
+    assert reasons["dense/lines.md"].startswith("too many lines (30,001; notes of up to 30,000 lines")
+    assert reasons["dense/blocks.md"].startswith("too many Markdown blocks (over 10,000")

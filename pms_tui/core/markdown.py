@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from .errors import SkipFile
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
@@ -76,7 +78,7 @@ WINDOW_CHARS = 64_000
 MAX_WINDOW_CHARS = 1_000_000
 
 
-def scan(text: str, lines: list[str] | None = None) -> Structure:
+def scan(text: str, lines: list[str] | None = None, max_blocks: int | None = None) -> Structure:
     """Blocks and headings of ``text`` (newlines already normalised).
 
     Parsed in windows of about ``WINDOW_CHARS``. A window ends where its last block at the top
@@ -87,7 +89,8 @@ def scan(text: str, lines: list[str] | None = None) -> Structure:
     line or paragraph) grows until the block ends, up to ``MAX_WINDOW_CHARS``; a longer block
     ends with its window, except a fence, whose end is found by its closing line. Memory stays
     that of one window (markdown-it keeps hundreds of bytes per token), whatever the note's
-    length. ``lines``: ``text.split("\\n")``, if the caller has it."""
+    length. ``lines``: ``text.split("\\n")``, if the caller has it. ``max_blocks``: SkipFile
+    as soon as the text holds more blocks (the memory of a note grows with its blocks)."""
     if len(text) <= WINDOW_CHARS:
         return _scan_window(text, 0)[0]
     if lines is None:  # the caller may have split it already (the chunker has)
@@ -98,6 +101,8 @@ def scan(text: str, lines: list[str] | None = None) -> Structure:
     headings: list[Heading] = []
     first, want = 0, WINDOW_CHARS
     while first < n:
+        if max_blocks is not None and len(blocks) > max_blocks:
+            break
         last = bisect_right(starts, starts[first] + want) - 1  # lines [first, last) fit the window
         last = max(last, first + 1)
         window = "\n".join(lines[first:last])
@@ -125,6 +130,9 @@ def scan(text: str, lines: list[str] | None = None) -> Structure:
         blocks += [b if b.end <= cut else b._replace(end=cut) for b in part.blocks if b.start < cut]
         headings += [h for h in part.headings if h.start < cut]
         first, want = cut, WINDOW_CHARS
+    if max_blocks is not None and len(blocks) > max_blocks:
+        raise SkipFile(f"too many Markdown blocks (over {max_blocks:,}: a list item or heading every "
+                       f"few bytes; the limit keeps indexing within bounded memory)")
     return Structure(blocks, headings)
 
 

@@ -62,11 +62,18 @@ def index_shape(tmp_path, name, data) -> tuple[float, list[int]]:
     return rss, [int(x) for x in out.split()]
 
 
+# Past the block or line limit (core/indexing/chunk.py): skipped with the reason, in bounds.
+SKIPPED = {"bare-headings", "list-items"}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(SHAPES))
 def test_a_note_at_the_size_limit_of_any_shape_indexes_within_600_mb(tmp_path, name):
     data = shape(name, MAX_NOTE_BYTES - 1000)  # just under the size limit (20 MB)
     rss, (written, embedded, skipped) = index_shape(tmp_path, name, data)
-    print(f"\npeak RSS, {len(data) / 1e6:.0f} MB {name}: {rss:.0f} MB ({written} chunks)")
-    assert skipped == 0 and written > 0 and embedded > 0
+    print(f"\npeak RSS, {len(data) / 1e6:.0f} MB {name}: {rss:.0f} MB ({written} chunks, {skipped} skipped)")
+    if name in SKIPPED:
+        assert skipped == 1 and written == 0
+    else:
+        assert skipped == 0 and written > 0 and embedded > 0
     assert rss < LIMIT_MB, f"{name}: {rss:.0f} MB"

@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import PurePath
 
+from ..errors import SkipFile
 from ..markdown import normalize_newlines, scan
 from .frontmatter import frontmatter_title, split_frontmatter
 
@@ -77,6 +78,13 @@ MIN_CHUNK_CAP = 16_000
 # past that (a fence of a million lines) it is cut between lines, so memory stays bounded.
 MAX_BLOCK_FACTOR = 256
 MIN_BLOCK_CAP = 256_000
+# A note of more Markdown blocks is skipped with the reason: memory grows with the blocks (20 MB
+# of bare "## h N" lines held 1,000,000 of them in 617 MB before it was skipped). 200,000
+# headings with their paragraphs are 400,000; a 100,000-row table is 3 (benchmarks/big_notes.py).
+MAX_NOTE_BLOCKS = 500_000
+# Likewise lines, counted before anything is split (each costs ~70 bytes as a Python string):
+# a fence of a million lines indexes within bounds, 5 million lines of list items would not.
+MAX_NOTE_LINES = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +170,9 @@ class _Layout:
 
     def __init__(self, body: str) -> None:
         body = without_inline_data(body)
+        if body.count("\n") >= MAX_NOTE_LINES:
+            raise SkipFile(f"too many lines ({body.count(chr(10)) + 1:,}; notes of up to {MAX_NOTE_LINES:,} "
+                           "lines are indexed, the limit that keeps indexing within bounded memory)")
         lines = body.split("\n")
         n = len(lines)
         self.lines = lines
@@ -169,7 +180,7 @@ class _Layout:
         # cum[i]: chars of lines[:i] including their newlines; cum has n + 1 entries.
         self.cum = array("q", accumulate((len(line) + 1 for line in lines), initial=0))
 
-        structure = scan(body, lines)
+        structure = scan(body, lines, MAX_NOTE_BLOCKS)
         # skip_to[i] > 0: line i is strictly inside a fence/heading block ending at skip_to[i].
         skip_to = array("i", [0]) * n
         heading_at: dict[int, int] = {}  # first line -> level (top-level headings only)
