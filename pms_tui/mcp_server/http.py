@@ -7,6 +7,7 @@ resolves to 127.0.0.1)."""
 from __future__ import annotations
 
 import ipaddress
+import logging
 import socket
 import sys
 
@@ -14,6 +15,17 @@ from ..core.errors import UsageError
 
 LOOPBACK_NAMES = ("localhost",)
 PATH = "/mcp"
+
+
+class _ClosedStreamNoise(logging.Filter):
+    """The SDK logs a traceback when a client ends its session while the server's event
+    stream waits (``ClosedResourceError``): the normal end of a session, not an error."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        import anyio
+
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, anyio.ClosedResourceError)
 
 
 def is_loopback(host: str) -> bool:
@@ -61,6 +73,7 @@ async def serve_http(server, sock: socket.socket, host: str, forced: bool) -> No
         allowed_origins=[f"http://{n}:*" for n in names],
     )
     manager = StreamableHTTPSessionManager(app=server, security_settings=security)
+    logging.getLogger("mcp.server.streamable_http").addFilter(_ClosedStreamNoise())
 
     class Endpoint:
         async def __call__(self, scope, receive, send) -> None:

@@ -114,6 +114,10 @@ class KbRunner:
         """Stop a running sync at its next note, let the threads finish, close the index."""
         for event in self._cancels:
             event.set()
+        # a process leaving while ONNX Runtime loads the model on a daemon thread aborts in C++
+        # ("terminate called without an active exception"): let the load finish first
+        if self._opened.done() and not self._opened.exception():
+            self._model_done.wait(60)
         if self._embedding is not None:
             self._embedding.join(10)
         self._writer.shutdown(wait=True, cancel_futures=True)
