@@ -193,6 +193,13 @@ def test_symlink_outside_and_absolute_paths_never_read(client, home):
         assert "hunter2" not in sentence(client.call("get", {"note": ref}))
 
 
+def test_null_optionals_and_whole_floats_are_accepted(client):
+    got = data(client.call("search", {"query": "sourdough", "k": 2.0, "mode": None, "collections": None}))
+    assert got["hits"][0]["id"] == "notes/cooking/bread.md" and len(got["hits"]) <= 2
+    assert "must be an integer" in sentence(client.call("search", {"query": "x", "k": 2.5}))
+    assert "must be a string, not null" in sentence(client.call("search", {"query": None}))
+
+
 def test_huge_k_and_line_ranges_are_capped(client):
     got = data(client.call("search", {"query": "the", "k": 10**12}))
     assert "k capped at 100" in got["notes"] and len(got["hits"]) <= 100

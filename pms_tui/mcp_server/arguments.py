@@ -40,12 +40,19 @@ def check(tool: str, schema: dict, arguments: object) -> dict:
         arguments = {}
     if not isinstance(arguments, dict):
         raise ArgumentError(f"The {tool} tool takes its arguments as an object, not {json_type(arguments)}.")
+    properties = schema.get("properties", {})
+    required = set(schema.get("required", ()))
+    # an optional argument sent as null means "not given" (many clients send every field)
+    arguments = {k: v for k, v in arguments.items() if v is not None or k in required or k not in properties}
     validator = jsonschema.Draft202012Validator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
     if error is not None:
         raise ArgumentError(_sentence(tool, schema, arguments, error))
-    filled = {name: spec["default"] for name, spec in schema.get("properties", {}).items() if "default" in spec}
+    filled = {name: spec["default"] for name, spec in properties.items() if "default" in spec}
     filled.update(arguments)
+    for name, spec in properties.items():
+        if spec.get("type") == "integer" and isinstance(filled.get(name), float):
+            filled[name] = int(filled[name])  # JSON Schema counts 5.0 as an integer
     return filled
 
 
