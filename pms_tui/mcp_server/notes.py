@@ -63,6 +63,8 @@ def find(kb, ref: object) -> IndexedNote:
     collections = kb.collections.list()
     if not collections:
         raise NoteNotFound("The index has no collections yet.")
+    if ref.startswith("~"):
+        ref = os.path.expanduser(ref)
     if os.path.isabs(ref):
         found = kb.find_note(ref)  # resolved, so a symlink out of the folder matches no collection
         candidates = [found] if found else []
