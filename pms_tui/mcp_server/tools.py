@@ -97,6 +97,8 @@ READING: list[ToolSpec] = [
         {"query": QUERY, "note": NOTE, "collections": COLLECTIONS},
         reading_tools.explain, ("query", "note"), title="Explain a note's rank",
     ),
+    # the link graph's tools (links, backlinks, related) join here, one ToolSpec each, e.g.
+    # ToolSpec("backlinks", "Notes that link to a note.", {"note": NOTE}, link_tools.backlinks, ("note",))
 ]
 
 WRITING: list[ToolSpec] = [
