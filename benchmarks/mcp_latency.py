@@ -61,8 +61,8 @@ def ensure_index(home: Path, corpus: Path) -> None:
     print(f"index: {stats['documents']:,} notes, {stats['chunks']:,} chunks, {stats['vectors_pending']} vectors pending")
 
 
-def children_rss_mb() -> float | None:
-    """RSS of this process's child running ``mcp`` (the server)."""
+def server_proc() -> Path | None:
+    """/proc/PID of this process's child running ``mcp`` (the server)."""
     me = str(os.getpid())
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -74,10 +74,29 @@ def children_rss_mb() -> float | None:
         except OSError:
             continue
         if ppid == me and b"mcp" in cmd:
-            for line in (entry / "status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
+            return entry
     return None
+
+
+def children_rss_mb() -> float | None:
+    """RSS of the server."""
+    proc = server_proc()
+    if proc is None:
+        return None
+    for line in (proc / "status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return None
+
+
+def server_cpu_s() -> float:
+    """CPU seconds (user + system, all threads) the server has used: unlike wall time, not
+    inflated by other programs waiting for the same cores."""
+    proc = server_proc()
+    if proc is None:
+        return float("nan")
+    fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -103,7 +122,7 @@ async def cold_start(home: Path, query: str) -> dict:
     async def work(session, spawned, initialized):
         result = await session.call_tool("search", {"query": query, "k": 10})
         answered = time.perf_counter()
-        return {"initialize_s": initialized - spawned, "first_search_s": answered - spawned,
+        return {"initialize_s": initialized - spawned, "first_search_s": answered - spawned, "cpu_s": server_cpu_s(),
                 "first_call_s": answered - initialized, "lanes": result.structuredContent["lanes"]}
 
     return await session_run(home, work)
@@ -114,7 +133,9 @@ async def warm(home: Path, items: list[str]) -> dict:
         await session.call_tool("search", {"query": "warm up", "k": 10})  # the model is loaded
         out: dict[str, list[float]] = {"search_uncached": [], "search_cached": [], "get": [], "engine_uncached": []}
         first_ids = []
+        cpu = {}
         for key in ("search_uncached", "search_cached"):
+            cpu_before = server_cpu_s()
             for query in items:
                 began = time.perf_counter()
                 result = await session.call_tool("search", {"query": query, "k": 10})
@@ -124,13 +145,14 @@ async def warm(home: Path, items: list[str]) -> dict:
                     out["engine_uncached"].append(result.structuredContent["ms"])  # kb.search inside the server
                     if result.structuredContent["hits"]:
                         first_ids.append(result.structuredContent["hits"][0]["id"])
+            cpu[key] = (server_cpu_s() - cpu_before) / len(items) * 1000
         for note in first_ids:
             began = time.perf_counter()
             result = await session.call_tool("get", {"note": note})
             out["get"].append((time.perf_counter() - began) * 1000)
             assert not result.isError
         rss = children_rss_mb()
-        return out, rss
+        return out, rss, cpu
 
     return await session_run(home, work)
 
@@ -165,17 +187,19 @@ def main() -> int:
     for i, s in enumerate(starts, 1):
         print(f"cold start {i}: initialized {s['initialize_s']:.2f} s after spawn; the first search (waiting for "
               f"the model) answered {s['first_call_s']:.2f} s after that, {s['first_search_s']:.2f} s after spawn "
-              f"(lanes: {', '.join(s['lanes'])})")
+              f"(lanes: {', '.join(s['lanes'])}); server CPU until then {s['cpu_s']:.2f} s")
     print(f"cold start median: initialized {statistics.median(s['initialize_s'] for s in starts):.2f} s, "
           f"first call {statistics.median(s['first_call_s'] for s in starts):.2f} s, "
           f"spawn to first answer {statistics.median(s['first_search_s'] for s in starts):.2f} s")
 
-    timings, rss = asyncio.run(warm(args.home, items))
+    timings, rss, cpu = asyncio.run(warm(args.home, items))
     for key, label in (("search_uncached", "search, new queries"), ("engine_uncached", "... of it kb.search"),
                        ("search_cached", "search, repeated"), ("get", "get (first hit's note)")):
         values = timings[key]
         print(f"warm {label:<24} n={len(values):>3}  p50 {pct(values, 0.5):6.1f} ms  p95 {pct(values, 0.95):6.1f} ms  "
               f"max {max(values):6.1f} ms")
+    print(f"server CPU per search (all threads): new queries {cpu['search_uncached']:.1f} ms, "
+          f"repeated {cpu['search_cached']:.1f} ms")
     print(f"server RSS after {len(items) * 2} searches: {rss:.0f} MB" if rss else "server RSS: not found")
 
     shots = one_shot(args.home, items[0], args.one_shots)
@@ -190,6 +214,8 @@ def main() -> int:
         "cold_first_call_s": [round(s["first_call_s"], 3) for s in starts],
         **{f"{key}_p50_ms": round(pct(v, 0.5), 1) for key, v in timings.items()},
         **{f"{key}_p95_ms": round(pct(v, 0.95), 1) for key, v in timings.items()},
+        "cold_server_cpu_s": [round(s["cpu_s"], 2) for s in starts],
+        **{f"server_cpu_per_{key}_ms": round(v, 1) for key, v in cpu.items()},
         "server_rss_mb": round(rss or 0), "one_shot_cli_s": [round(t, 3) for t in shots],
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in load_after],
     }))
