@@ -126,12 +126,14 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
         raise UsageError(f"end_line ({end_line}) is before start_line ({start_line}).")
     if first > max(total, 1):
         raise UsageError(f"{note.id} has {total} lines; start_line {first} is past its end.")
-    out, size, line = [], 0, first
+    out, size, line, cut = [], 0, first, False
     while line <= last:
         piece = lines[line - 1]
         if out and size + len(piece) + 1 > max_chars:
             break
-        out.append(piece[:max_chars] if not out else piece)
+        if len(piece) > max_chars:  # one line longer than a whole answer: its start only
+            piece, cut = piece[:max_chars], True
+        out.append(piece)
         size += len(piece) + 1
         line += 1
     shown_last = line - 1
@@ -142,8 +144,9 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
         "frontmatter": frontmatter_json(meta), "lines": [first, shown_last], "total_lines": total,
         "text": safe_text("\n".join(out)),
     }
-    if shown_last < last:
+    if shown_last < last or cut:
         result["truncated"] = True
+    if shown_last < last:
         result["next_start_line"] = shown_last + 1
     return result
 
