@@ -4,6 +4,7 @@ answered with one sentence, and the server living beside another process that wr
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -97,6 +98,8 @@ def test_search_answers_as_kb_search(client, local_kb, query, mode):
     assert [(h["id"], h["lines"], h["bm25_rank"], h["vector_rank"], h["score"], h["title"], h["headings"])
             for h in got["hits"]] == [_shape(h) for h in expected]
     assert got["lanes"] == expected.lanes
+    as_text = json.loads(client.call("search", {"query": query, "k": 5, "mode": mode}).content[0].text)
+    assert {**as_text, "ms": 0} == {**got, "ms": 0}  # the same answer, as text for text-only clients
 
 
 def test_search_hit_carries_what_an_agent_needs(client):
@@ -115,8 +118,10 @@ def test_get_returns_the_note_on_disk(client, home):
         assert note["id"] == "notes/git/undo-commit.md" and note["text"] == "\n".join(lines)
         assert note["frontmatter"] == {"title": "Undo the last commit", "tags": ["git"]}
         assert note["lines"] == [1, len(lines)] and note["total_lines"] == len(lines)
-    part = data(client.call("get", {"note": "notes/git/undo-commit.md", "start_line": 5, "end_line": 7}))
-    assert part["text"] == "\n".join(lines[4:7]) and part["lines"] == [5, 7]
+    part = client.call("get", {"note": "notes/git/undo-commit.md", "start_line": 5, "end_line": 7})
+    assert data(part)["text"] == "\n".join(lines[4:7]) and data(part)["lines"] == [5, 7]
+    meta, text = part.content  # for clients that read text only: the metadata, then the text as written
+    assert json.loads(meta.text)["id"] == "notes/git/undo-commit.md" and text.text == "\n".join(lines[4:7])
 
 
 def test_multi_get_by_list_and_glob_within_a_byte_budget(client, home):

@@ -42,9 +42,20 @@ def _error(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], isError=True)
 
 
+def _json(data) -> str:
+    """Compact JSON, one line: what the agent reads costs it context, and spaces are tokens."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def _as_result(data: dict) -> types.CallToolResult:
-    text = json.dumps(data, ensure_ascii=False, indent=1, default=str)
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=data)
+    """The data as structured content, and as text for clients that only read text. A note's
+    text (get) comes as a block of its own, as written, after its metadata as JSON."""
+    if isinstance(data.get("text"), str):
+        blocks = [_json({k: v for k, v in data.items() if k != "text"}), data["text"]]
+    else:
+        blocks = [_json(data)]
+    return types.CallToolResult(content=[types.TextContent(type="text", text=b) for b in blocks],
+                                structuredContent=data)
 
 
 class PmsServer(Server):
