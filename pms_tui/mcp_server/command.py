@@ -4,6 +4,8 @@ heavy (the CLI builds its parser on every call); the SDK and the engine load in 
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import sys
 
 DEFAULT_PORT = 8765
@@ -23,6 +25,14 @@ def add_mcp_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
+def protocol_stdout() -> io.TextIOWrapper:
+    """The protocol's own copy of stdout; file descriptor 1 then points at stderr, so nothing a
+    library prints (Python or C) can break a message."""
+    fd = os.dup(1)
+    os.dup2(2, 1)
+    return io.TextIOWrapper(os.fdopen(fd, "wb"), encoding="utf-8", newline="\n")
+
+
 def run(args) -> int:
     """Start the server; returns when the client goes away (stdio) or on ctrl+c (HTTP)."""
     from ..core.errors import PmsError
@@ -35,12 +45,11 @@ def run(args) -> int:
         check_host(args.host, args.force_host)
         sock = bind(args.host, args.port)
     else:
-        from .server import protocol_stdout
-
         stdout = protocol_stdout()  # before anything can print
     from .runner import KbRunner
 
-    runner = KbRunner(args.home, allow_writes=args.allow_writes)  # opens the index and the model meanwhile
+    # the index and the model open on their threads while this one imports the MCP SDK
+    runner = KbRunner(args.home, allow_writes=args.allow_writes)
     try:
         import anyio
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -34,8 +33,6 @@ class KbRunner:
         self.home = home
         self.allow_writes = allow_writes
         self.kb = None
-        self.started = time.perf_counter()
-        self.model_seconds: float | None = None
         self._model_done = threading.Event()
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="pms-mcp-read")
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="pms-mcp-write")
@@ -57,14 +54,12 @@ class KbRunner:
     def _load_model(self) -> None:
         from ..core.errors import PmsError
 
-        began = time.perf_counter()
         try:
             if not self.kb.model_mismatch:
                 self.kb.load_model()
         except PmsError as exc:  # the vector lane stays off; status and search say why
             print(safe_text(f"pms-tui mcp: {exc}"), file=sys.stderr, flush=True)
         finally:
-            self.model_seconds = time.perf_counter() - began
             self._model_done.set()
         try:
             self._reader.submit(self._warm_up)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import os
 from importlib.metadata import PackageNotFoundError, version
 
 import anyio
@@ -134,16 +133,9 @@ class PmsServer(Server):
             return [ReadResourceContents(content=text, mime_type="text/markdown")]
 
 
-def protocol_stdout() -> anyio.AsyncFile[str]:
-    """The protocol's own copy of stdout; file descriptor 1 then points at stderr, so nothing a
-    library prints (Python or C) can break a message."""
-    fd = os.dup(1)
-    os.dup2(2, 1)
-    return anyio.wrap_file(io.TextIOWrapper(os.fdopen(fd, "wb"), encoding="utf-8", newline="\n"))
-
-
-async def serve_stdio(server: PmsServer, stdout: anyio.AsyncFile[str]) -> None:
+async def serve_stdio(server: PmsServer, stdout: io.TextIOWrapper) -> None:
+    """Serve one client over stdin and ``stdout`` (``command.protocol_stdout``)."""
     from mcp.server.stdio import stdio_server
 
-    async with stdio_server(stdout=stdout) as (read_stream, write_stream):
+    async with stdio_server(stdout=anyio.wrap_file(stdout)) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
