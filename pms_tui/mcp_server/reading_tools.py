@@ -65,6 +65,8 @@ def search(runner, args: dict) -> dict:
     vector = args["mode"] == "bm25" or runner.vector_ready()
     started = time.perf_counter()
     result = kb.search(query, k=k, mode=args["mode"], collections=collections, vector=vector)
+    if not result and not kb.stats()["chunks"]:
+        notes_out.append("the index is empty: the user adds a folder with `pms-tui add PATH` and runs `pms-tui sync`")
     return {
         "hits": [hit_json(h) for h in result],
         "lanes": result.lanes,
