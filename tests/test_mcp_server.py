@@ -59,6 +59,18 @@ def client(home):
     # nothing the server wrote on stderr is a traceback
 
 
+def test_the_cli_does_not_load_the_sdk_until_mcp_runs():
+    """`pms-tui search` starts as fast as before: building the parser (with `mcp`'s flags)
+    imports neither the MCP SDK nor the server."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from pms_tui.cli import build_parser; build_parser().parse_args(['mcp', '--http']); "
+            "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'pms_tui.mcp_server.s'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
+
+
 def data(result) -> dict:
     assert not result.isError, result.content[0].text
     return result.structuredContent
