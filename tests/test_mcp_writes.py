@@ -26,6 +26,20 @@ def folder_and_client(tmp_path_factory):
     client.close()
 
 
+def test_sync_does_not_wait_for_another_writer(folder_and_client):
+    """Another process holding the index's writer lock: sync says so at once, reads go on."""
+    import os
+
+    from pms_tui.core.kb import KnowledgeBase
+
+    folder, client = folder_and_client
+    with KnowledgeBase(home=folder.parent / "home") as other, other.writing():
+        busy = client.call("sync", {})
+        assert busy.isError and f"pid {os.getpid()}" in busy.content[0].text
+        assert "\n" not in busy.content[0].text
+        assert not client.call("search", {"query": "sourdough", "k": 1}).isError
+
+
 def test_writing_tools_are_listed_with_the_flag(folder_and_client):
     _, client = folder_and_client
     tools = {t.name: t for t in client.run(lambda s: s.list_tools()).tools}
