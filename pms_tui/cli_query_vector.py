@@ -27,7 +27,8 @@ from concurrent.futures import Future
 def open_kb(args):
     """The command's KnowledgeBase; for a search that embeds its query (``args.mode`` not
     bm25), the helper is started first, before the engine is imported."""
-    helper = start(args.home, args.query) if getattr(args, "mode", "bm25") != "bm25" else None
+    query = getattr(args, "query", None)
+    helper = start(args.home, query) if query and getattr(args, "mode", "bm25") in ("hybrid", "vector") else None
     from .core.kb import KnowledgeBase
 
     kb = KnowledgeBase(home=args.home)
