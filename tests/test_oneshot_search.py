@@ -15,11 +15,14 @@ import numpy as np
 from kb_helpers import REPO
 
 PROBE = """
-import json, sys
+import json, os, sys
+forks, fork = [], os.fork
+os.fork = lambda: forks.append(1) or fork()
 from pms_tui import cli
 code = cli.main(["--home", sys.argv[1], "search", sys.argv[2], "-k", "3", "--mode", sys.argv[3], "--json"])
 heavy = ["fastembed", "onnxruntime", "numpy", "trafilatura", "markdown_it", "yaml", "tomlkit", "textual"]
-print(json.dumps({"code": code, "loaded": [m for m in heavy if m in sys.modules]}), file=sys.stderr)
+print(json.dumps({"code": code, "loaded": [m for m in heavy if m in sys.modules], "helpers": len(forks)}),
+      file=sys.stderr)
 """
 
 
@@ -44,6 +47,12 @@ def test_a_hybrid_search_gets_its_query_vector_from_the_helper_process(synced_kb
     top = result["hits"][0]
     assert top["relpath"] == "git/undo-commit.md" and top["vector_rank"] is not None
     assert "fastembed" not in probe["loaded"]  # the model was loaded by the helper alone
+
+    assert probe["helpers"] == 1 and len(list((synced_kb.home / "cache" / "query-vectors").glob("*.vec"))) == 1
+
+    again, probe = _search(synced_kb.home, "soft reset tag:git", "hybrid")  # the kept vector: no helper
+    assert probe["helpers"] == 0 and "fastembed" not in probe["loaded"]
+    assert again["hits"] == result["hits"]
 
     alone, probe = _search(synced_kb.home, "soft reset tag:git", "hybrid", PMS_TUI_QUERY_HELPER="0")
     assert "fastembed" in probe["loaded"]
