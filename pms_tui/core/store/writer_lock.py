@@ -2,7 +2,9 @@
 
 SQLite serialises single transactions, but a sync is thousands of them: two syncs (or a sync
 and a ``remove``) interleaving on one home collide on vector hashes and foreign keys. So every
-writing operation holds ``<home>/writer.lock`` for its whole length. The lock itself is an OS
+writing operation holds ``<home>/writer.lock`` for its whole length; the embedding drain, whose
+writes each stand on their own (one run's vectors, each row checked to still wait for that
+text), holds it per run, so other writers get in between (``indexing.embed_queue``). The lock itself is an OS
 advisory lock (``fcntl.flock``; ``msvcrt.locking`` on Windows), which the kernel drops when
 the process dies, even by kill -9, so a stale file never blocks anyone; the pid written into
 the file only serves to say who is writing.
