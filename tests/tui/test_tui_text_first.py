@@ -11,7 +11,7 @@ from tui_helpers import make_app, run, wait_for_model, write_note
 
 def _long_folder(folder: Path, notes: int) -> None:
     """Notes of three ~700-character sections each: with the real model on two cores, minutes
-    of embedding (the test needs seconds of it)."""
+    of embedding (the test needs seconds of it, and must find its notes while it still runs)."""
     for i in range(notes):
         body = "\n\n".join(
             f"## Part {j}\n\nPassage {j} of note {i}: "
@@ -25,7 +25,7 @@ def _home(tmp_path: Path) -> Path:
     from pms_tui.core.kb import KnowledgeBase
 
     folder = tmp_path / "big"
-    _long_folder(folder, 400)
+    _long_folder(folder, 1000)  # 3,000 texts: a minute or more of embedding even on an idle machine
     home = tmp_path / "home"
     with KnowledgeBase(home=home) as kb:
         kb.collections.create(folder, name="big")
