@@ -46,6 +46,7 @@ from .indexing.embed import Embedder
 from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import MAX_NOTE_BYTES, read_note, sha256_file, walk_notes
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
+from .kb_graph import GraphMixin
 from .kb_indexing import IndexingMixin
 from .results import (
     MODES,
@@ -53,7 +54,10 @@ from .results import (
     SNIPPET_OPEN,
     Evidence,
     Hit,
+    Link,
+    Mention,
     NoteExplanation,
+    RelatedNote,
     PendingFile,
     SearchResult,
     SyncProgress,
@@ -80,7 +84,7 @@ from .store.writer_lock import WriterBusy, WriterLock
 __all__ = [
     "MAX_NOTE_BYTES", "MODES", "SNIPPET_CLOSE", "SNIPPET_OPEN", "Check", "Chunk", "ClipError",
     "ClipResult", "Collection", "CollectionError", "ConfigError", "EmbeddingModelError", "Evidence",
-    "ExtractedPage", "Hit", "Ignored", "NoteExplanation", "ParsedQuery", "parse_query", "KnowledgeBase", "ModelMismatchError", "PendingFile", "PmsError",
+    "ExtractedPage", "Hit", "Link", "Mention", "RelatedNote", "Ignored", "NoteExplanation", "ParsedQuery", "parse_query", "KnowledgeBase", "ModelMismatchError", "PendingFile", "PmsError",
     "SearchResult", "Settings", "SkipFile", "StoreError", "SyncBusyError", "SyncProgress",
     "SyncReport", "SyncStatus", "UsageError", "WriterBusy", "repair_home", "chunk_markdown", "describe", "environment_checks",
     "extract_from_html", "extract_from_url", "fuse", "indexing_fingerprint", "lane_trust", "parse_note",
@@ -88,7 +92,7 @@ __all__ = [
 ]
 
 
-class KnowledgeBase(IndexingMixin, DoctorMixin):
+class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
     def __init__(self, home: str | os.PathLike | None = None, settings: Settings | None = None):
         self.home = Path(home).expanduser() if home else default_home()
         self.home.mkdir(parents=True, exist_ok=True)

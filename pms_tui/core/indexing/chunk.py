@@ -89,6 +89,8 @@ class ParsedNote:
     title: str
     metadata: dict
     chunks: list[Chunk]
+    body: str = ""  # the text after the frontmatter (the link graph reads it)
+    body_offset: int = 0  # body line N (1-based) is file line N + body_offset
 
 
 def embed_header(title: str, path: tuple[str, ...]) -> str:
@@ -143,7 +145,7 @@ def parse_note(
     layout = _Layout(body)
     title = frontmatter_title(metadata) or layout.first_h1 or PurePath(filename).stem
     chunks = _build_chunks(layout, title, target_chars, overlap_lines, offset)
-    return ParsedNote(title=title, metadata=metadata, chunks=chunks)
+    return ParsedNote(title=title, metadata=metadata, chunks=chunks, body=body, body_offset=offset)
 
 
 class _Layout:

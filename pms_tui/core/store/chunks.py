@@ -117,3 +117,16 @@ def for_vectors(conn, vector_ids: Sequence[int], collection_ids: Sequence[int] |
 def note_paths(conn) -> dict[int, str]:
     """Chunk id -> relative path of its note, for every chunk (evaluation maps hits to notes)."""
     return {r[0]: r[1] for r in conn.execute("SELECT c.id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")}
+
+
+def line_text(conn, document_id: int, line: int) -> str:
+    """The text of one file line of a note, from the chunk holding it ('' when none does)."""
+    row = conn.execute(
+        "SELECT start_line, body FROM chunks WHERE document_id = ? AND start_line <= ? AND end_line >= ? "
+        "ORDER BY seq LIMIT 1", (document_id, line, line),
+    ).fetchone()
+    if row is None:
+        return ""
+    lines = row[1].split("\n")
+    at = line - row[0]
+    return lines[at] if 0 <= at < len(lines) else ""

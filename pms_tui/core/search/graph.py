@@ -1,0 +1,117 @@
+"""Reading the link graph: a note's links, its backlinks (with the line that links), its
+unlinked mentions, and its related notes by meaning.
+
+Related notes: each passage of the note (at most ``RELATED_QUERIES``, spread over it) is a
+query against the in-memory vector mirror, all at once as one matrix product; the nearest
+passages are gathered per note and each note is scored by its best pair. Notes the note
+already links to, or that link to it, are marked, not hidden.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..indexing.links import anchor_key
+from ..results import Link, Mention, RelatedNote
+from ..store import chunks as chunk_rows
+from ..store import links as link_rows
+from .filters import fts_quote
+from .vector_index import VectorIndex
+
+RELATED_QUERIES = 16  # passages of a long note used as queries
+RELATED_DEPTH = 40  # nearest passages kept per query
+MENTION_SCAN = 400  # matching passages read for unlinked mentions
+MIN_MENTION_CHARS = 3  # a shorter title or alias is not looked for
+
+
+def _link(row: link_rows.LinkRow, conn, text: str = "") -> Link:
+    line = None
+    if row.target_id is not None:
+        line = 1
+        if row.anchor:
+            key = row.anchor.lower() if row.anchor.startswith("^") else anchor_key(row.anchor)
+            line = link_rows.anchor_line(conn, row.target_id, key) or 1
+    return Link(row.collection, row.source_path, row.source_title, row.line, row.target, row.anchor, row.label,
+                bool(row.embed), row.status, row.target_path, row.target_title, line, text)
+
+
+def links_of(conn, document_id: int) -> list[Link]:
+    """The links a note makes, in the order they appear."""
+    return [_link(row, conn) for row in link_rows.outgoing(conn, document_id)]
+
+
+def backlinks_of(conn, document_id: int) -> list[Link]:
+    """The links to a note from other notes (and itself), each with the line that links."""
+    return [_link(row, conn, chunk_rows.line_text(conn, row.source_id, row.line))
+            for row in link_rows.incoming(conn, document_id)]
+
+
+def mentions_of(conn, collection_id: int, document_id: int, title: str, limit: int = 30) -> list[Mention]:
+    """Notes of the collection that name the note's title, file name or an alias without
+    linking to it: one line per note, the first that names it."""
+    names = [title] + [n for n, _ in link_rows.names(conn, document_id)]
+    seen_names: list[str] = []
+    for name in names:
+        name = " ".join(name.split())
+        if len(name) >= MIN_MENTION_CHARS and name.lower() not in (n.lower() for n in seen_names):
+            seen_names.append(name)
+    exclude = {document_id} | link_rows.linked_ids(conn, [document_id], towards=True)
+    found: dict[int, Mention] = {}
+    for name in seen_names:
+        words = re.findall(r"\w+", name)
+        if not words:
+            continue
+        pattern = re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.IGNORECASE)
+        expression = "body : " + fts_quote(" ".join(words))
+        for doc_id, path, doc_title, start, body in link_rows.mention_chunks(
+                conn, collection_id, expression, sorted(exclude | set(found)), MENTION_SCAN):
+            if doc_id in found:
+                continue
+            for i, text in enumerate(body.split("\n")):
+                if pattern.search(text) and "[[" not in text:
+                    found[doc_id] = Mention("", path, doc_title, start + i, text.strip(), name)
+                    break
+            if len(found) >= limit:
+                break
+    return sorted(found.values(), key=lambda m: m.path)[:limit]
+
+
+def related_to(conn, vectors: VectorIndex, document_id: int, k: int = 10) -> list[RelatedNote]:
+    """The ``k`` notes nearest in meaning to the note (see the module's docstring)."""
+    own = link_rows.document_vectors(conn, document_id)
+    ids, matrix = vectors.snapshot()
+    if not own or not len(ids) or k <= 0:
+        return []
+    wanted = np.unique(np.array([v for v, _ in own], dtype=np.int64))
+    at = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
+    rows = at[ids[at] == wanted]
+    if not len(rows):
+        return []  # not embedded yet
+    if len(rows) > RELATED_QUERIES:
+        rows = rows[np.linspace(0, len(rows) - 1, RELATED_QUERIES).round().astype(int)]
+    queries = matrix[rows]  # (m, dim), normalised
+    scores = matrix @ queries.T  # (n, m): one pass over the vectors for every query
+    depth = min(RELATED_DEPTH + len(rows), len(ids))
+    best: dict[int, float] = {}
+    for j in range(scores.shape[1]):
+        column = scores[:, j]
+        top = np.argpartition(column, len(column) - depth)[len(column) - depth:]
+        for r in top:
+            vid = int(ids[r])
+            s = float(column[r])
+            if s > best.get(vid, -2.0):
+                best[vid] = s
+    per_note: dict[int, tuple[float, tuple]] = {}
+    for vid, doc_id, start, path, title, collection in link_rows.notes_of_vectors(conn, list(best)):
+        if doc_id == document_id:
+            continue
+        score = best[vid]
+        if doc_id not in per_note or score > per_note[doc_id][0]:
+            per_note[doc_id] = (score, (collection, path, title, start))
+    links_to = link_rows.linked_ids(conn, [document_id], towards=False)
+    links_here = link_rows.linked_ids(conn, [document_id], towards=True)
+    ranked = sorted(per_note.items(), key=lambda item: (-item[1][0], item[1][1][1]))[:k]
+    return [RelatedNote(collection, path, title, round(score, 4), doc_id in links_to, doc_id in links_here, start)
+            for doc_id, (score, (collection, path, title, start)) in ranked]
