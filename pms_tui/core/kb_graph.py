@@ -45,6 +45,15 @@ class GraphMixin:
         doc_id, _, _ = self.resolve_note(note)
         return graph.related_to(self.store.conn, self.vectors, doc_id, k)
 
+    def passage(self, link: Link, max_chars: int = 400) -> str:
+        """The passage a resolved link names (its heading's section or its block), as one
+        line of at most ``max_chars``, read from the index: what an embed shows in place."""
+        if not link.resolved or link.target_path is None:
+            return ""
+        collection = self.collections.get(link.collection)
+        return graph.passage(self.store.conn, collection.id, link.target_path, link.target_line or 1,
+                             link.anchor.startswith("^"), max_chars)
+
     def link_counts(self) -> dict[str, dict[str, int]]:
         """{collection: {status: links}} (statuses: ``results.LINK_STATUSES``)."""
         return link_rows.status_counts(self.store.conn)

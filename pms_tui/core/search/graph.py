@@ -115,3 +115,28 @@ def related_to(conn, vectors: VectorIndex, document_id: int, k: int = 10) -> lis
     ranked = sorted(per_note.items(), key=lambda item: (-item[1][0], item[1][1][1]))[:k]
     return [RelatedNote(collection, path, title, round(score, 4), doc_id in links_to, doc_id in links_here, start)
             for doc_id, (score, (collection, path, title, start)) in ranked]
+
+
+def passage(conn, collection_id: int, path: str, line: int, block: bool, max_chars: int = 400) -> str:
+    """The text a link's anchor names in an indexed note, from the index (never the file):
+    the block's line, or the section from the heading's line to the next heading."""
+    rows = chunk_rows.of_document(conn, collection_id, path)
+    lines: dict[int, str] = {}
+    for row in rows:
+        for i, text in enumerate(row.body.split("\n")):
+            lines.setdefault(row.start_line + i, text)
+    if not lines:
+        return ""
+    out: list[str] = []
+    at = line if line in lines else min(lines)
+    size = 0
+    while at in lines and size < max_chars:
+        text = lines[at]
+        if out and (text.lstrip().startswith("#") or block and not text.strip()):
+            break
+        if text.strip():
+            out.append(text.strip())
+            size += len(text)
+        at += 1
+    joined = " ".join(out)
+    return joined if len(joined) <= max_chars else joined[: max_chars - 1] + "…"

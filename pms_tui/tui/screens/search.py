@@ -24,6 +24,7 @@ from pms_tui.core.results import MODES
 from ..commands import Command, ScreenCommands
 from ..controllers import while_running
 from ..controllers.clip import ClipActions
+from ..controllers.links import LinksController
 from ..controllers.notes import NoteActions
 from ..controllers.query import QueryActions
 from ..controllers.sync import SyncActions
@@ -31,6 +32,7 @@ from ..keys import SEARCH_BINDINGS, bound_key
 from ..messages import ModelFailed, ModelLoaded, SearchCompleted
 from ..sample import is_sample_path
 from ..widgets.evidence import EvidencePanel
+from ..widgets.links_panel import LinksPanel
 from ..widgets.query_bits import FilterChips, QuerySuggester
 from ..widgets.reader import Reader, welcome_text
 from ..widgets.results import ResultsList
@@ -50,6 +52,7 @@ class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[N
 
     BINDINGS = SEARCH_BINDINGS
     COMMANDS = {ScreenCommands}
+    links: LinksController  # made on mount, when the reader and the links panel exist
 
     def __init__(self, kb, *, keymap: Mapping[str, str] | None = None, show_timings: bool = True,
                  load_model: bool = True, first_run_sample: bool = True, read_clipboard: bool = True) -> None:
@@ -85,11 +88,14 @@ class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[N
         with Horizontal(id="panes"):
             yield ResultsList(id="results")
             yield Reader(empty_text=welcome_text(self.key), id="reader")
+            yield LinksPanel(id="links")
         yield EvidencePanel(id="evidence")
         yield StatusLine(show_timings=self.show_timings, id="status")
         yield Footer()
 
     def on_mount(self) -> None:
+        self.links = LinksController(self.kb, self.reader, self.query_one(LinksPanel), self.notify)
+        self.reader.decorate = self.links.decorate
         self.search_bar.focus()
         self.call_after_refresh(self._first_screen_shown)
         if self.kb is None:
@@ -319,6 +325,29 @@ class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[N
             self.search_bar.focus()
         elif self.search_bar.value:
             self.search_bar.value = ""
+
+    # -- the link graph (controllers.links) -------------------------------------------------------
+    def action_toggle_links(self) -> None:
+        if self.links.toggle_panel():
+            self.query_one("#links-list").focus()
+        elif self.focused is None or self.focused.id == "links-list":
+            self.search_bar.focus()
+
+    def action_link_back(self) -> None:
+        self.links.back()
+
+    def action_link_forward(self) -> None:
+        self.links.forward()
+
+    def on_links_panel_entry_chosen(self, message: LinksPanel.EntryChosen) -> None:
+        self.links.open(message.entry)
+
+    def on_markdown_link_clicked(self, message) -> None:
+        if self.links.follow_href(message.href):
+            message.stop()
+
+    def on_reader_hit_shown(self, message: Reader.HitShown) -> None:
+        self.links.shown()
 
     # -- modes and filters ------------------------------------------------------------------------
     def set_mode(self, mode: str) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
@@ -166,6 +167,24 @@ class Reader(Vertical):
         self._pending: tuple[Hit | None] | None = None
         self._rendering = False
         self._shown: tuple[int | None, bool, str] | None = None
+        # (hit, markdown, its first file line) -> the markdown to render: the links controller
+        # makes wikilinks followable; it keeps the line count
+        self.decorate: Callable[[Hit, str, int], str] | None = None
+
+    class HitShown(Message):
+        """The reader finished rendering a hit (the links controller times following a link)."""
+
+        def __init__(self, hit: Hit | None) -> None:
+            super().__init__()
+            self.hit = hit
+
+    def whole_note_at(self, hit: Hit) -> None:
+        """Show ``hit``'s whole note scrolled to it (following a link)."""
+        self.set_reactive(Reader.whole_note, True)
+        self.show(hit)
+
+    def _decorated(self, hit: Hit, text: str, first_line: int) -> str:
+        return self.decorate(hit, text, first_line) if self.decorate is not None else text
 
     def compose(self) -> ComposeResult:
         yield Breadcrumb(id="breadcrumb")
@@ -214,19 +233,20 @@ class Reader(Vertical):
         elif not self.whole_note:
             self.window = None
             breadcrumb.show_hit(hit, False)
-            await markdown.update(safe_text(hit.text))
+            await markdown.update(safe_text(self._decorated(hit, hit.text, hit.start_line)))
             scroll.scroll_home(animate=False)
         else:
             # reading and scanning a long note happens off the UI thread
             self.window = window = await asyncio.to_thread(read_window, hit)
             breadcrumb.show_hit(hit, True, window)
-            await markdown.update(safe_text(window.markdown))
+            await markdown.update(safe_text(self._decorated(hit, window.markdown, window.first_line)))
             first = self._mark_chunk(hit, window)
             if first is not None:
                 self.call_after_refresh(self._scroll_to_match, first)
             else:
                 scroll.scroll_home(animate=False)
         self._shown = key
+        self.post_message(self.HitShown(hit))
 
     def _scroll_to_match(self, block: MarkdownBlock, again: bool = True) -> None:
         """Scroll the chunk's first block to the top; once more after the next refresh, when the
