@@ -61,7 +61,7 @@ SAMPLE = [
     ("Troubleshoot Obsidian Sync", "File recovery", "", "File recovery"),
     ("Pop-out windows", "File explorer", "", "File explorer"),
     ("Properties", "Editing and formatting/Tags", "", "Tags"),  # a folder path
-    ("Manage sites", "Obsidian Publish/Security and privacy", "", "Security and privacy"),  # two notes share the name
+    ("Manage sites", "Obsidian Publish/Security and privacy", "Add a site password", "Security and privacy"),  # two notes share the name; in a table (\\|)
 ]
 
 

@@ -171,3 +171,23 @@ def test_cli_json(graph_kb, capsys):
     assert "not an indexed note" in err and "Traceback" not in err
     assert main(["--home", home, "status"]) == 0
     assert "1 dangling, 1 ambiguous" in capsys.readouterr().out
+
+
+def test_an_index_from_before_the_link_graph_is_migrated_and_backfilled(graph_kb):
+    """Schema 4 had no link tables: opening it migrates, the next sync reads every note's
+    links once (no note changed), and they resolve."""
+    from pms_tui.core.kb import KnowledgeBase
+
+    home = graph_kb.home
+    with graph_kb.store.transaction() as conn:
+        conn.execute("DROP TRIGGER documents_bd_links")
+        for table in ("links", "note_names", "note_anchors"):
+            conn.execute(f"DROP TABLE {table}")
+        conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    graph_kb.close()
+    with KnowledgeBase(home=home) as kb:
+        assert kb.link_counts() == {}
+        report = kb.sync(embed=False)
+        assert not report.changed
+        assert {b.source for b in kb.backlinks("Project Alpha")} == {"Home.md"}
+        assert kb.link_counts()["v"]["ambiguous"] == 1

@@ -15,9 +15,9 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-# schema 5
+# schema 5 (every statement can run again: a test rewinds a current file's version)
 MIGRATION_LINKS = """
-CREATE TABLE links (
+CREATE TABLE IF NOT EXISTS links (
     id          INTEGER PRIMARY KEY,
     source_id   INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     line        INTEGER NOT NULL,        -- 1-based line of the source file
@@ -30,26 +30,26 @@ CREATE TABLE links (
     target_id   INTEGER,                 -- the note it leads to (resolved), else NULL
     status      TEXT NOT NULL            -- pending, resolved, dangling, ambiguous, outside, file
 );
-CREATE INDEX links_by_source ON links(source_id);
-CREATE INDEX links_by_target ON links(target_id) WHERE target_id IS NOT NULL;
-CREATE INDEX links_by_key ON links(key);
-CREATE INDEX links_pending ON links(source_id) WHERE status = 'pending';
-CREATE TABLE note_names (
+CREATE INDEX IF NOT EXISTS links_by_source ON links(source_id);
+CREATE INDEX IF NOT EXISTS links_by_target ON links(target_id) WHERE target_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS links_by_key ON links(key);
+CREATE INDEX IF NOT EXISTS links_pending ON links(source_id) WHERE status = 'pending';
+CREATE TABLE IF NOT EXISTS note_names (
     name        TEXT NOT NULL,           -- lower case
     document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     kind        TEXT NOT NULL,           -- 'file' or 'alias'
     PRIMARY KEY (name, document_id)
 ) WITHOUT ROWID;
-CREATE INDEX note_names_by_document ON note_names(document_id);
-CREATE TABLE note_anchors (
+CREATE INDEX IF NOT EXISTS note_names_by_document ON note_names(document_id);
+CREATE TABLE IF NOT EXISTS note_anchors (
     document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     key         TEXT NOT NULL,
     kind        TEXT NOT NULL,           -- 'heading' or 'block'
     line        INTEGER NOT NULL,
     text        TEXT NOT NULL
 );
-CREATE INDEX note_anchors_by_document ON note_anchors(document_id, key);
-CREATE TRIGGER documents_bd_links BEFORE DELETE ON documents BEGIN
+CREATE INDEX IF NOT EXISTS note_anchors_by_document ON note_anchors(document_id, key);
+CREATE TRIGGER IF NOT EXISTS documents_bd_links BEFORE DELETE ON documents BEGIN
     UPDATE links SET status = 'pending', target_id = NULL
      WHERE target_id = old.id AND source_id != old.id;
     UPDATE links SET status = 'pending'
