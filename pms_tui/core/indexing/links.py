@@ -21,7 +21,7 @@ from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 
-from ..markdown import WINDOW_CHARS, plain_inline, scan
+from ..markdown import WINDOW_CHARS, Structure, scan
 
 MAX_LINKS = 10_000
 MAX_ANCHORS = 5_000
@@ -32,6 +32,8 @@ _MD_INLINE = MarkdownIt("commonmark")
 # no newline, no bracket and no code placeholder inside; at most MAX_TARGET_CHARS * 2 long
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n\x00]{0,800}?)\]\]")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]{1,64})\s*$")
+# a Markdown link whose destination may be a .md file: only such notes are parsed for links
+_MD_LINK = re.compile(r"\]\(\s*<?[^()\s>]*\.md(?:[#)\s>]|$)", re.IGNORECASE | re.MULTILINE)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _CODE = "\x00"  # stands for inline code in the text searched for wikilinks
 
@@ -85,39 +87,51 @@ def aliases_of(meta: dict) -> list[str]:
     return out[:MAX_ALIASES]
 
 
-def extract(body: str, offset: int = 0, meta: dict | None = None) -> NoteLinks:
+def extract(body: str, offset: int = 0, meta: dict | None = None, structure: Structure | None = None) -> NoteLinks:
     """The links, anchors and aliases of one note's body (the text after its frontmatter;
-    body line N is file line N + ``offset``)."""
+    body line N is file line N + ``offset``). ``structure``: the body's ``scan`` when the
+    caller has it (the chunker does): headings come from it, and a note with no link in
+    sight (no ``[[``, no ``](`` to a ``.md``) costs no other parse."""
     found = NoteLinks(aliases=aliases_of(meta or {}))
-    if "[" not in body and "^" not in body and "#" not in body:
-        return found
-    for start, kind, content in _inline_blocks(body):
-        line = start + offset + 1
-        if kind == "heading":
-            if len(found.anchors) < MAX_ANCHORS:
-                text = plain_inline(content)
-                found.anchors.append(Anchor("heading", anchor_key(text), line, text))
-        elif "^" in content and len(found.anchors) < MAX_ANCHORS:
-            for i, text_line in enumerate(content.split("\n")):
-                m = _BLOCK_ID.search(text_line)
-                if m:
-                    found.anchors.append(Anchor("block", "^" + m.group(1).lower(), line + i, m.group(1)))
-        if "[" in content:
-            _links_of_inline(content, line, found)
-    found.links.sort(key=lambda link: link.line)
+    structure = structure if structure is not None else scan(body)
+    for h in structure.headings[:MAX_ANCHORS]:
+        found.anchors.append(Anchor("heading", anchor_key(h.text), h.start + offset + 1, h.text))
+    if "^" in body:
+        code: set[int] | None = None
+        for i, text_line in enumerate(body.split("\n")):
+            m = _BLOCK_ID.search(text_line) if "^" in text_line else None
+            if m is None or len(found.anchors) >= MAX_ANCHORS:
+                continue
+            if code is None:
+                code = _code_lines(structure)
+            if i not in code:
+                found.anchors.append(Anchor("block", "^" + m.group(1).lower(), i + offset + 1, m.group(1)))
+    if "[[" in body or ("](" in body and _MD_LINK.search(body)):
+        for start, content in _inline_blocks(body, structure):
+            if "[[" in content or _MD_LINK.search(content):
+                _links_of_inline(content, start + offset + 1, found)
+        found.links.sort(key=lambda link: link.line)
     return found
 
 
-def _inline_blocks(body: str):
-    """(0-based body line, 'heading' or 'text', inline source) of every block that holds
-    inline text: paragraphs, headings (in lists and quotes too), never code or HTML.
+def _code_lines(structure: Structure) -> set[int]:
+    lines: set[int] = set()
+    for block in structure.blocks:
+        if block.kind in ("fence", "code_block", "html_block"):
+            lines.update(range(block.start, block.end))
+    return lines
+
+
+def _inline_blocks(body: str, structure: Structure):
+    """(0-based body line, inline source) of every block that holds inline text:
+    paragraphs, headings (in lists and quotes too), never code or HTML.
     Parsed a window of top-level blocks at a time, as ``core.markdown.scan`` does, so memory
     stays bounded on a long note."""
     if len(body) <= WINDOW_CHARS:
         yield from _inline_window(body, 0)
         return
     lines = body.split("\n")
-    starts = [b.start for b in scan(body).blocks if b.top] + [len(lines)]
+    starts = [b.start for b in structure.blocks if b.top] + [len(lines)]
     first, size = starts[0], 0
     for a, b in zip(starts, starts[1:]):
         size += sum(len(x) + 1 for x in lines[a:b])
@@ -127,12 +141,9 @@ def _inline_blocks(body: str):
 
 
 def _inline_window(text: str, offset: int):
-    tokens = _MD_BLOCK.parse(text)
-    for i, tok in enumerate(tokens):
-        if tok.type != "inline" or tok.map is None:
-            continue
-        kind = "heading" if i and tokens[i - 1].type == "heading_open" else "text"
-        yield offset + tok.map[0], kind, tok.content
+    for tok in _MD_BLOCK.parse(text):
+        if tok.type == "inline" and tok.map is not None:
+            yield offset + tok.map[0], tok.content
 
 
 def _links_of_inline(content: str, line: int, found: NoteLinks) -> None:
@@ -209,10 +220,8 @@ def _add_markdown(found: NoteLinks, href: str, label: str, line: int, embed: boo
         return
     path, _, anchor = href.partition("#")
     path = unquote(path).replace("\\", "/")
-    if path and not path.lower().endswith(".md"):
-        return
-    if not path and not anchor:
-        return
+    if not path.lower().endswith(".md"):
+        return  # a web or file link, or one within the note (``#part``): not a link between notes
     if len(path) > MAX_TARGET_CHARS:
         return
     if len(found.links) >= MAX_LINKS:

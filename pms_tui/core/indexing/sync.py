@@ -209,13 +209,14 @@ class Indexer:
         day = facet_rules.note_date(note.metadata)
         return PreparedDoc(collection, state, note_data.sha256, note.title, note.metadata, note.chunks, hashes,
                            is_new, facet_rules.note_tags(note.metadata, body), day.isoformat() if day else None,
-                           self._links_of(collection, state.rel, note.body, note.body_offset, note.metadata))
+                           self._links_of(collection, state.rel, note.body, note.body_offset, note.metadata,
+                                         note.structure))
 
-    def _links_of(self, collection: Collection, rel: str, body: str, offset: int, meta: dict):
+    def _links_of(self, collection: Collection, rel: str, body: str, offset: int, meta: dict, structure=None):
         if not self.extract_links:
             return None
         try:
-            found = link_rules.extract(body, offset, meta)
+            found = link_rules.extract(body, offset, meta, structure)
         except Exception as exc:  # a parser bug must not stop the sync: the note is indexed without links
             self.report.skipped.append((f"{collection.name}/{rel}", f"links not read ({type(exc).__name__})"))
             return None
@@ -238,7 +239,8 @@ class Indexer:
                         note = parse_note(data.text, Path(rel).name, self.settings.chunk_target, 0)
                     except Exception:  # noqa: BLE001 - unreadable now: the next sync sees it changed
                         continue
-                    found = self._links_of(plan.collection, rel, note.body, note.body_offset, note.metadata)
+                    found = self._links_of(plan.collection, rel, note.body, note.body_offset, note.metadata,
+                                           note.structure)
                     if found is not None:
                         with self.store.transaction() as conn:
                             self._write_links(conn, doc_id, plan.collection.id, rel, found)
