@@ -97,3 +97,21 @@ def test_follow_links_back_forward_and_panel(vault_home):
             assert _reader_note(app) == "Alpha.md"
             assert screen.links.follow_latencies_ms  # the app's own follow timing
     run(scenario())
+
+
+def test_outline_and_heading_links_scroll_to_their_line(vault_home):
+    async def scenario():
+        app = make_app(vault_home, load_model=False)
+        async with app.run_test(size=(100, 12)) as pilot:  # short: the reader must scroll
+            await settle(app, pilot)
+            screen = app.search_screen
+            from pms_tui.tui.widgets.links_panel import PanelEntry
+
+            screen.links.open(PanelEntry("v", "Gamma.md", 5))  # [[Gamma#Deep]]: line 5
+            await settle(app, pilot)
+            scroll = screen.query_one("#reader-scroll")
+            assert _reader_note(app) == "Gamma.md" and scroll.scroll_y > 0
+            screen.links.open(PanelEntry("", "", 1))  # the outline's first heading: the top
+            await settle(app, pilot)
+            assert scroll.scroll_y == 0
+    run(scenario())

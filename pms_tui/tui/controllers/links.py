@@ -40,6 +40,7 @@ class LinksController:
         self.history = ReadingHistory()
         self.links_by_line: dict[int, list[Link]] = {}  # of the note in the reader
         self.note: tuple[str, str] | None = None  # (collection, relpath) of the note in the reader
+        self.title = ""  # its title
         self.follow_latencies_ms: list[float] = []  # link chosen -> target shown (the app's benchmark)
         self._follow_started = 0.0
 
@@ -96,8 +97,7 @@ class LinksController:
             self.links_by_line = {}
             for link in links:
                 self.links_by_line.setdefault(link.line, []).append(link)
-            if self.history.current is None or (self.history.current.collection, self.history.current.path) != note:
-                self.history.visit(Place(hit.collection, hit.relpath, hit.start_line, hit.title))
+            self.title = hit.title
             if self.panel.has_class("-shown"):
                 self.fill_panel(hit)
         self.panel.show_trail(self.history.trail(), self.history.can_go_back, self.history.can_go_forward)
@@ -106,12 +106,25 @@ class LinksController:
     def follow_href(self, href: str) -> bool:
         """A link clicked in the reader; True when it was one of ours."""
         if not href.startswith(LINK_SCHEME):
-            return False
+            return self._follow_markdown_link(href)
         ref = unquote(href[len(LINK_SCHEME):])
         note, _, line = ref.rpartition(":")
         collection, _, path = note.partition("/")
         self.open(PanelEntry(collection, path, int(line) if line.isdigit() else 1))
         return True
+
+    def _follow_markdown_link(self, href: str) -> bool:
+        """A Markdown link of the note (``[text](other%20note.md#part)``), as the index resolved it."""
+        path, _, _ = unquote(href).partition("#")
+        for links in self.links_by_line.values():
+            for link in links:
+                if link.syntax == "md" and link.target == path.replace("\\", "/"):
+                    if link.resolved:
+                        self.open(PanelEntry(link.collection, link.target_path, link.target_line or 1))
+                    else:
+                        self.notify(f"That link leads nowhere in the collection ({link.status}).", timeout=3)
+                    return True
+        return False
 
     def open(self, entry: PanelEntry, record: bool = True) -> None:
         """Show ``entry``'s note in the reader, whole, at its line (an entry with no path: a
@@ -129,8 +142,14 @@ class LinksController:
             return
         hit = next((c for c in chunks if c.start_line <= entry.line <= c.end_line), chunks[0])
         if record:
+            here = self.history.current
+            if self.note is not None and (here is None or (here.collection, here.path) != self.note):
+                # the way starts at the note read when the first link was followed (a search
+                # result, say): back returns there, and results merely looked at are not steps
+                start = self.reader.hit.start_line if self.reader.hit is not None else 1
+                self.history.visit(Place(self.note[0], self.note[1], start, self.title))
             self.history.visit(Place(entry.collection, entry.path, entry.line, hit.title))
-        self.reader.whole_note_at(hit)
+        self.reader.whole_note_at(hit, entry.line)
 
     def shown(self) -> None:
         """The reader finished rendering what ``open`` asked for."""

@@ -170,6 +170,7 @@ class Reader(Vertical):
         # (hit, markdown, its first file line) -> the markdown to render: the links controller
         # makes wikilinks followable; it keeps the line count
         self.decorate: Callable[[Hit, str, int], str] | None = None
+        self.target_line: int | None = None  # the file line to scroll to once (a followed link)
 
     class HitShown(Message):
         """The reader finished rendering a hit (the links controller times following a link)."""
@@ -178,10 +179,20 @@ class Reader(Vertical):
             super().__init__()
             self.hit = hit
 
-    def whole_note_at(self, hit: Hit) -> None:
-        """Show ``hit``'s whole note scrolled to it (following a link)."""
+    def whole_note_at(self, hit: Hit, line: int | None = None) -> None:
+        """Show ``hit``'s whole note scrolled to it, or to the block holding file line
+        ``line`` (following a link to a heading or a block)."""
         self.set_reactive(Reader.whole_note, True)
+        self.target_line = line
         self.show(hit)
+
+    def _block_at(self, line: int, window: NoteWindow) -> MarkdownBlock | None:
+        """The top-level block holding file line ``line`` (or the first one after it)."""
+        at = line - window.first_line
+        for block in self.markdown.children:
+            if isinstance(block, MarkdownBlock) and (block.source_range[1] > at or block.source_range[0] >= at):
+                return block
+        return None
 
     def _decorated(self, hit: Hit, text: str, first_line: int) -> str:
         return self.decorate(hit, text, first_line) if self.decorate is not None else text
@@ -222,6 +233,12 @@ class Reader(Vertical):
         key = (hit.chunk_id if hit else None, self.whole_note, hit.text if hit else "")
         self.hit = hit
         if key == self._shown:
+            if self.target_line is not None and self.window is not None:  # another place in the note shown
+                block = self._block_at(self.target_line, self.window)
+                self.target_line = None
+                if block is not None:
+                    self._scroll_to_match(block)
+                self.post_message(self.HitShown(hit))
             return
         breadcrumb = self.query_one(Breadcrumb)
         markdown = self.markdown
@@ -241,6 +258,9 @@ class Reader(Vertical):
             breadcrumb.show_hit(hit, True, window)
             await markdown.update(safe_text(self._decorated(hit, window.markdown, window.first_line)))
             first = self._mark_chunk(hit, window)
+            if self.target_line is not None:
+                first = self._block_at(self.target_line, window) or first
+                self.target_line = None
             if first is not None:
                 self.call_after_refresh(self._scroll_to_match, first)
             else:
