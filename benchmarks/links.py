@@ -1,6 +1,7 @@
 """The link graph's numbers (printed, never asserted by tests).
 
     python benchmarks/links.py [graph|cost|speed|all]
+    python benchmarks/links.py big [CHUNKS]     # related notes at 100,000 chunks (builds the vault)
 
 * graph: obsidian-help synced; resolved / dangling / ambiguous counts, and a hand-checked
   sample of 32 links (labels, folder paths, headings, blocks) each checked to lead to the
@@ -200,8 +201,43 @@ async def follow(home: Path) -> None:
               f"(link chosen -> target rendered)  [{load()}]")
 
 
+def big(chunks: int) -> None:
+    """Related notes p95 on a ``chunks``-chunk index (benchmarks/vaults.py's vault, random vectors)."""
+    import vaults
+    from fake_embed import RandomUnitEmbedder
+    from pms_tui.core.kb import KnowledgeBase
+
+    _, collections, n = vaults.build_big_vault(chunks, log=lambda *a: None)
+    home = Path(tempfile.gettempdir()) / f"links-big-{chunks}"
+    kb = KnowledgeBase(home)
+    kb.embedder = RandomUnitEmbedder.posing_as_default()
+    known = {c.name for c in kb.collections.list()}
+    for name, path in collections:
+        if name not in known:
+            kb.collections.create(path, name=name)
+    started = time.perf_counter()
+    kb.sync()
+    print(f"built/synced {kb.stats()['chunks']:,} chunks in {time.perf_counter() - started:.0f}s")
+    names = kb.note_names()[:: max(1, len(kb.note_names()) // 300)]
+    kb.related(names[0])  # the mirror loads once
+    times, back = [], []
+    for name in names:
+        started = time.perf_counter()
+        kb.related(name, 10)
+        times.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        kb.backlinks(name)
+        back.append((time.perf_counter() - started) * 1000)
+    print(f"related ({kb.stats()['chunks']:,} chunks, random vectors): median {statistics.median(times):.1f} ms, "
+          f"p95 {pct(times, 0.95):.1f} ms; backlinks p95 {pct(back, 0.95):.2f} ms; {len(names)} notes  [{load()}]")
+    kb.close()
+
+
 def main(argv: list[str]) -> int:
     what = argv[0] if argv else "all"
+    if what == "big":
+        big(int(argv[1]) if len(argv) > 1 else 100_000)
+        return 0
     if not HELP.exists():
         print("obsidian-help is absent; nothing to measure")
         return 0

@@ -122,8 +122,8 @@ def write(conn, document_id: int, collection_id: int, names: dict[str, str], lin
                          [(n, document_id, k) for n, k in names.items()])
         conn.execute(
             "UPDATE links SET status = 'pending', target_id = NULL WHERE key IN "
-            "(SELECT value FROM json_each(?)) AND source_id IN "
-            "(SELECT id FROM documents WHERE collection_id = ?)",
+            "(SELECT value FROM json_each(?)) AND EXISTS "  # per matching link: not a list of every note
+            "(SELECT 1 FROM documents d WHERE d.id = links.source_id AND d.collection_id = ?)",
             (json.dumps(sorted(changed)), collection_id),
         )
     conn.execute("DELETE FROM links WHERE source_id = ?", (document_id,))
