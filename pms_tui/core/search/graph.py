@@ -44,8 +44,12 @@ def links_of(conn, document_id: int) -> list[Link]:
 
 def backlinks_of(conn, document_id: int) -> list[Link]:
     """The links to a note from other notes (and itself), each with the line that links."""
-    return [_link(row, conn, chunk_rows.line_text(conn, row.source_id, row.line))
-            for row in link_rows.incoming(conn, document_id)]
+    rows = link_rows.incoming(conn, document_id)
+    wanted: dict[int, set[int]] = {}
+    for row in rows:
+        wanted.setdefault(row.source_id, set()).add(row.line)
+    text = {source: chunk_rows.lines_text(conn, source, lines) for source, lines in wanted.items()}
+    return [_link(row, conn, text[row.source_id].get(row.line, "")) for row in rows]
 
 
 def mentions_of(conn, collection_id: int, document_id: int, title: str, limit: int = 30) -> list[Mention]:

@@ -119,6 +119,23 @@ def note_paths(conn) -> dict[int, str]:
     return {r[0]: r[1] for r in conn.execute("SELECT c.id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")}
 
 
+def lines_text(conn, document_id: int, lines: Iterable[int]) -> dict[int, str]:
+    """{file line: its text} of some lines of a note, from the chunks holding them (one query)."""
+    wanted = set(lines)
+    found: dict[int, str] = {}
+    if not wanted:
+        return found
+    rows = conn.execute(
+        "SELECT start_line, body FROM chunks WHERE document_id = ? AND end_line >= ? AND start_line <= ? ORDER BY seq",
+        (document_id, min(wanted), max(wanted)),
+    )
+    for start, body in rows:
+        for i, text in enumerate(body.split("\n")):
+            if start + i in wanted:
+                found.setdefault(start + i, text)
+    return found
+
+
 def line_text(conn, document_id: int, line: int) -> str:
     """The text of one file line of a note, from the chunk holding it ('' when none does)."""
     row = conn.execute(
