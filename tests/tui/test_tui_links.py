@@ -74,7 +74,7 @@ def test_follow_links_back_forward_and_panel(vault_home):
             content = panel.content
             assert [o[0] for o in content.outline] == ["Alpha", "Goals"]
             assert [b[0] for b in content.backlinks] == ["Home"] and "[[Alpha]]" in content.backlinks[0][1]
-            assert any(r[3].path == "sub/Beta.md" and r[2] for r in content.related)  # linked, marked
+            assert any(r[3].path == "sub/Beta.md" and r[2] == "→ " for r in content.related)  # linked, marked
             # choose the link to Beta in the panel
             option_list = panel.option_list
             beta = next(i for i in range(option_list.option_count)

@@ -214,7 +214,8 @@ class LinksController:
             backlinks=[(b.source_title or b.source, b.text.strip(), PanelEntry(b.collection, b.source, b.line))
                        for b in backlinks],
             mentions=[(m.title, m.text, PanelEntry(m.collection, m.path, m.line)) for m in mentions],
-            related=[(r.title, r.score, r.path in linked or r.links_here, PanelEntry(r.collection, r.path, r.line))
+            related=[(r.title, r.score, ("↔ " if r.links_here else "→ ") if r.path in linked else
+                      ("← " if r.links_here else "  "), PanelEntry(r.collection, r.path, r.line))
                      for r in related],
             related_note=why,
         )

@@ -1,6 +1,7 @@
 """The links panel beside the reader: the way taken (back / forward), the note's outline,
 its links (dangling ones dimmed and struck through), its backlinks with the line that links,
-its unlinked mentions and its related notes (those already linked marked). Enter (or a
+its unlinked mentions and its related notes (those already linked marked → linked from
+here, ← linking here, ↔ both). Enter (or a
 click) on an entry posts ``LinksPanel.EntryChosen``; the screen opens it in the reader.
 
 Every text here comes from notes: it is built as ``Content`` (never parsed as markup) from
@@ -41,7 +42,8 @@ class PanelContent:
     links: list[tuple[str, PanelEntry | None, str]]  # (shown text, where it leads or None, status)
     backlinks: list[tuple[str, str, PanelEntry]]  # (source name, linking line, entry)
     mentions: list[tuple[str, str, PanelEntry]]
-    related: list[tuple[str, float, bool, PanelEntry]]  # (name, score, already linked, entry)
+    # (name, score, mark, entry); mark: "→ " linked from here, "← " links here, "↔ " both, "  " neither
+    related: list[tuple[str, float, str, PanelEntry]]
     related_note: str = ""  # why related is empty (vectors pending, model not ready)
 
 
@@ -118,9 +120,9 @@ class LinksPanel(Vertical):
         header(f"Related ({len(content.related)})")
         if content.related_note:
             options.append(Option(Content.styled(content.related_note, "$text-muted italic"), disabled=True))
-        for name, score, linked, target in content.related:
-            entry(Content.assemble((f"{score:.2f} ", "$text-muted"), one_line(name),
-                                   ("  linked" if linked else "", "$text-success italic")), target)
+        for name, score, mark, target in content.related:
+            entry(Content.assemble((f"{score:.2f} ", "$text-muted"), (mark, "bold $text-success"), one_line(name)),
+                  target)
         option_list = self.option_list
         option_list.clear_options()
         option_list.add_options(options)
