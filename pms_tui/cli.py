@@ -12,6 +12,7 @@ import re
 import sys
 import time
 
+from . import __version__
 from .core.errors import UsageError, describe
 from .core.results import MODES
 from .cli_graph import add_parsers as add_graph_parsers, link_summary
@@ -149,8 +150,7 @@ def cmd_status(args) -> int:
             total.skipped.extend(part.skipped)
         if args.json:
             _print_json({
-                "to_add": [str(p) for p in total.to_add],
-                "to_update": [str(p) for p in total.to_update],
+                "to_add": [str(p) for p in total.to_add], "to_update": [str(p) for p in total.to_update],
                 "to_delete": [str(p) for p in total.to_delete],
                 "skipped": [{"path": str(p), "reason": why} for p, why in total.skipped],
                 "links": kb.link_counts(),
@@ -213,7 +213,8 @@ def cmd_watch(args) -> int:
         stop = threading.Event()
 
         def on_mode(text: str) -> None:
-            say(f"{text[0].upper()}{text[1:]}: {len(kb.collections.list())} collection(s); ctrl+c stops.", file=sys.stderr)
+            say(f"{text[0].upper()}{text[1:]}: {len(kb.collections.list())} collection(s); ctrl+c stops.",
+                file=sys.stderr)
 
         def on_sync(report) -> None:
             if report.changed or report.skipped:
@@ -271,7 +272,7 @@ def cmd_search(args) -> int:
             say("No matches." if kb.stats()["chunks"] else "The index is empty: add a folder and run `pms-tui sync`.")
             return 0
         for i, h in enumerate(result, 1):
-            ranks = f"bm25 {'#' + str(h.bm25_rank) if h.bm25_rank else '-'}  vec {'#' + str(h.vector_rank) if h.vector_rank else '-'}"
+            ranks = "bm25 {}  vec {}".format(*(f"#{r}" if r else "-" for r in (h.bm25_rank, h.vector_rank)))
             say(f"{i:>2}. {h.score:.2f}  {ranks}  {h.collection}/{h.relpath}:{h.start_line}")
             crumb = " › ".join(h.heading_path)
             say(f"    {h.title}" + (f"  ({crumb})" if crumb and crumb != h.title else ""))
@@ -387,11 +388,10 @@ def cmd_tui(args) -> int:
 
 # -- parser ---------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="pms-tui",
-        description="Private, local search for your Markdown notes. With no command, opens the terminal UI.",
-    )
-    parser.add_argument("--home", help="folder of the index and config.toml (default: PMS_TUI_HOME or the user data dir)")
+    parser = argparse.ArgumentParser(prog="pms-tui", description="Private, local search for your Markdown notes. "
+                                     "With no command, opens the terminal UI.")
+    parser.add_argument("--home", help="folder of the index and config.toml (default: PMS_TUI_HOME or user data dir)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("add", help="add a folder of notes as a collection")
@@ -410,14 +410,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="list the files")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_status)
-
     p = sub.add_parser("sync", help="index what changed (ctrl+c stops; the next sync carries on)")
     p.add_argument("-c", "--collection", action="append")
     p.add_argument("--json", action="store_true")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-embed", action="store_true", help="text only; the next sync embeds the vectors")
     p.set_defaults(func=cmd_sync)
-
     p = sub.add_parser("watch", help="sync, then index notes as they are saved (ctrl+c stops)")
     p.add_argument("--json", action="store_true")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar for the first sync")
@@ -451,6 +449,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
 
+    from .mcp_server.command import add_mcp_parser  # argparse only: the MCP SDK loads when `mcp` runs
+    add_mcp_parser(sub)
     p = sub.add_parser("clip", help="save a web page as a note and index it")
     p.add_argument("url")
     p.add_argument("-c", "--collection")

@@ -2,8 +2,8 @@
 panel (outline, links, backlinks, unlinked mentions, related notes) and how links look in
 the reader (live ones as links, dangling ones struck through, embeds with their passage).
 
-An object the search screen owns (not a mixin): it holds its own state, declared below, and
-reaches the screen's widgets only through the two it is given.
+Owned by the search screen as ``screen.links``; it declares its state below and reaches the
+screen only through :class:`Host` (the reader, the links panel, notifications).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pms_tui.core.markdown import headings
 from pms_tui.core.results import Hit, Link
 
 from ..reading_history import Place, ReadingHistory
+from . import Host
 from ..widgets.links_panel import LinksPanel, PanelContent, PanelEntry
 from ..widgets.reader import Reader
 
@@ -32,17 +33,40 @@ def _inner(link: Link) -> tuple[str, str]:
 class LinksController:
     """Follows links and keeps the way taken; fills the links panel for the note in the reader."""
 
-    def __init__(self, kb, reader: Reader, panel: LinksPanel, notify) -> None:
-        self.kb = kb
-        self.reader = reader
-        self.panel = panel
-        self.notify = notify
+    def __init__(self, host: Host) -> None:
+        self.host = host
         self.history = ReadingHistory()
         self.links_by_line: dict[int, list[Link]] = {}  # of the note in the reader
         self.note: tuple[str, str] | None = None  # (collection, relpath) of the note in the reader
         self.title = ""  # its title
         self.follow_latencies_ms: list[float] = []  # link chosen -> target shown (the app's benchmark)
         self._follow_started = 0.0
+
+    @property
+    def kb(self):
+        return self.host.kb
+
+    @property
+    def reader(self) -> Reader:
+        return self.host.reader
+
+    @property
+    def panel(self) -> LinksPanel:
+        return self.host.query_one(LinksPanel)
+
+    def notify(self, message: str, **options) -> None:
+        self.host.notify(message, **options)
+
+    def act(self, what: str) -> None:
+        """The keys: ``panel`` (show or hide it, focusing its list), ``back``, ``forward``."""
+        if what == "back":
+            self.back()
+        elif what == "forward":
+            self.forward()
+        elif self.toggle_panel():
+            self.host.query_one("#links-list").focus()
+        elif self.host.focused is None or self.host.focused.id == "links-list":
+            self.host.search_bar.focus()
 
     # -- the reader ------------------------------------------------------------------------------
     def decorate(self, hit: Hit, text: str, first_line: int) -> str:

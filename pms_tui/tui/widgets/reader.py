@@ -159,7 +159,8 @@ class Reader(Vertical):
 
     whole_note: reactive[bool] = reactive(False, init=False)
 
-    def __init__(self, *, empty_text: str = "", **kwargs) -> None:
+    def __init__(self, *, empty_text: str = "", decorate: Callable[[Hit, str, int], str] | None = None,
+                 **kwargs) -> None:
         super().__init__(**kwargs)
         self.empty_text = empty_text
         self.hit: Hit | None = None
@@ -169,7 +170,7 @@ class Reader(Vertical):
         self._shown: tuple[int | None, bool, str] | None = None
         # (hit, markdown, its first file line) -> the markdown to render: the links controller
         # makes wikilinks followable; it keeps the line count
-        self.decorate: Callable[[Hit, str, int], str] | None = None
+        self.decorate = decorate
         self.target_line: int | None = None  # the file line to scroll to once (a followed link)
 
     class HitShown(Message):
