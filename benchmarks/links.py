@@ -1,6 +1,6 @@
 """The link graph's numbers (printed, never asserted by tests).
 
-    python benchmarks/links.py [graph|cost|speed|all]
+    python benchmarks/links.py [graph|cost|speed|follow|all]
     python benchmarks/links.py big [CHUNKS]     # related notes at 100,000 chunks (builds the vault)
 
 * graph: obsidian-help synced; resolved / dangling / ambiguous counts, and a hand-checked
@@ -174,27 +174,39 @@ def speed(home: Path) -> None:
     asyncio.run(follow(home))
 
 
+def follow_only(home: Path) -> None:
+    synced(home, HELP, "help", embed=True).close()
+    asyncio.run(follow(home))
+
+
 async def follow(home: Path) -> None:
     """Home -> three links deep in the app; the controller times each follow."""
     from pms_tui.tui.app import PmsApp
     from pms_tui.tui.widgets.links_panel import PanelEntry
 
+    os.environ["PMS_TUI_WATCH"] = "false"  # the watch worker never ends: nothing to wait for here
     app = PmsApp(home=home, first_run_sample=False, read_clipboard=False, show_timings=False, load_model=False)
     async with app.run_test(size=(140, 40)) as pilot:
         screen = app.search_screen
         for _ in range(10):
             await pilot.pause(0.1)
+        async def shown(before: int) -> None:
+            for _ in range(400):  # at most ~20 s
+                if len(screen.links.follow_latencies_ms) > before:
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause(0.2)
+
         screen.links.open(PanelEntry("help", "en/Home.md"))
-        await app.workers.wait_for_complete()
-        await pilot.pause(0.2)
+        await shown(0)
         for _ in range(3):
             links = [x for x in screen.links.links_by_line.values() for x in x if x.resolved and not x.embed]
             if not links:
                 break
             target = links[len(links) // 2]
+            before = len(screen.links.follow_latencies_ms)
             screen.links.open(PanelEntry(target.collection, target.target_path, target.target_line or 1))
-            await app.workers.wait_for_complete()
-            await pilot.pause(0.2)
+            await shown(before)
             print(f"  followed to {target.target_path}:{target.target_line}")
         times = screen.links.follow_latencies_ms
         print(f"following a link in the app: {', '.join(f'{t:.0f}' for t in times)} ms "
@@ -247,6 +259,8 @@ def main(argv: list[str]) -> int:
             graph(home)
         if what in ("speed", "all"):
             speed(home)
+        if what == "follow":
+            follow_only(home)
     if what in ("cost", "all"):
         cost()
     return 0
