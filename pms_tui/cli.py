@@ -15,6 +15,7 @@ import time
 from . import __version__
 from .core.errors import UsageError, describe
 from .core.results import MODES
+from .cli_graph import add_parsers as add_graph_parsers, link_summary
 from .core.safe_text import UNSAFE, safe_text
 
 NO_COLLECTIONS = "No collections yet. Add a folder of notes with `pms-tui add PATH`."
@@ -152,13 +153,14 @@ def cmd_status(args) -> int:
                 "to_add": [str(p) for p in total.to_add], "to_update": [str(p) for p in total.to_update],
                 "to_delete": [str(p) for p in total.to_delete],
                 "skipped": [{"path": str(p), "reason": why} for p, why in total.skipped],
+                "links": kb.link_counts(),
             })
             return 0
         if not cols:
             say(NO_COLLECTIONS)
             return 0
         say(total.summary)
-        pending = kb.vectors_pending
+        pending, links = kb.vectors_pending, kb.link_counts()
         if pending:
             say(f"  {pending} chunk texts are waiting for their vectors (searchable by their words "
                   f"already); `pms-tui sync` embeds them.")
@@ -167,7 +169,7 @@ def cmd_status(args) -> int:
             note = "" if col.exists else "  (folder missing)"
             skipped = f", {len(part.skipped)} skipped" if part.skipped else ""
             say(f"  {col.name}: +{len(part.to_add)} new, ~{len(part.to_update)} modified, "
-                  f"-{len(part.to_delete)} deleted{skipped}{note}")
+                  f"-{len(part.to_delete)} deleted{skipped}{note}; {link_summary(links.get(col.name, {}))}")
         if args.verbose:
             for label, items in (("+", total.to_add), ("~", total.to_update), ("-", total.to_delete)):
                 for item in items:
@@ -397,28 +399,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="collection name (default: the folder name)")
     p.add_argument("--description", default="")
     p.set_defaults(func=cmd_add)
-
     p = sub.add_parser("collections", help="list collections")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_collections)
-
     p = sub.add_parser("remove", help="forget a collection (its files are not touched)")
     p.add_argument("name")
     p.set_defaults(func=cmd_remove)
-
     p = sub.add_parser("status", help="what a sync would change")
     p.add_argument("-c", "--collection", action="append")
     p.add_argument("-v", "--verbose", action="store_true", help="list the files")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_status)
-
     p = sub.add_parser("sync", help="index what changed (ctrl+c stops; the next sync carries on)")
     p.add_argument("-c", "--collection", action="append")
     p.add_argument("--json", action="store_true")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-embed", action="store_true", help="text only; the next sync embeds the vectors")
     p.set_defaults(func=cmd_sync)
-
     p = sub.add_parser("watch", help="sync, then index notes as they are saved (ctrl+c stops)")
     p.add_argument("--json", action="store_true")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar for the first sync")
@@ -446,6 +443,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_explain)
 
+    add_graph_parsers(sub, _kb, say, _print_json)  # links, backlinks, related
     p = sub.add_parser("show", help="print an indexed note, or the chunk at PATH:LINE")
     p.add_argument("target", metavar="PATH[:LINE]")
     p.add_argument("--json", action="store_true")

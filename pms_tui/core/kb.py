@@ -52,6 +52,7 @@ from .indexing.embed import Embedder
 from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import MAX_NOTE_BYTES, read_note, sha256_file
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
+from .kb_graph import GraphMixin
 from .kb_indexing import IndexingMixin
 from .results import (
     MODES,
@@ -59,7 +60,10 @@ from .results import (
     SNIPPET_OPEN,
     Evidence,
     Hit,
+    Link,
+    Mention,
     NoteExplanation,
+    RelatedNote,
     PendingFile,
     SearchResult,
     SyncProgress,
@@ -88,6 +92,7 @@ __all__ = [
     "chunk_markdown", "extract_from_url", "extract_from_html",
     # data types
     "Check", "Chunk", "ClipResult", "Collection", "Evidence", "ExtractedPage", "Hit", "Ignored",
+    "Link", "Mention", "RelatedNote",
     "NoteExplanation", "ParsedQuery", "parse_query", "PendingFile", "SearchResult", "Settings",
     "SyncProgress", "SyncReport", "SyncStatus", "MODES", "SNIPPET_CLOSE", "SNIPPET_OPEN",
     # errors
@@ -112,7 +117,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-class KnowledgeBase(IndexingMixin, DoctorMixin):
+class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
     """``home``: the folder of the index and config; ``settings``: instead of its config.toml;
     ``embedder``: instead of the settings' model (a fake posing as it, in tests and benchmarks)."""
 

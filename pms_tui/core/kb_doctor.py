@@ -48,6 +48,9 @@ class DoctorMixin:
             checks.append(Check("writer", True, f"pid {exc.pid} is writing to this index now"))
         except OSError:
             pass  # a read-only home: nobody can be writing here
+        for name, counts in sorted(self.link_counts().items()):  # dangling links are not damage: told, not BAD
+            checks.append(Check("links", True, f"{name}: " + ", ".join(
+                f"{counts.get(k, 0):,} {k}" for k in ("resolved", "dangling", "ambiguous", "file", "outside"))))
         damaged = False
         for part in health.diagnose(self.store.conn):
             damaged |= not part.ok

@@ -327,3 +327,67 @@ class NoteExplanation:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+
+# -- the link graph (kb.links, kb.backlinks, kb.mentions, kb.related) ------------------------
+# Where a link leads: "resolved" (to ``target_path``), "dangling" (no such note), "ambiguous"
+# (several notes share the name and none has the shortest path), "outside" (an absolute path
+# or one climbing above the collection: never looked up), "file" (an image, PDF, ...: not a note).
+LINK_STATUSES = ("resolved", "dangling", "ambiguous", "outside", "file")
+
+
+@dataclass
+class Link:
+    """One link between two notes of a collection, as written and as resolved."""
+
+    collection: str
+    source: str  # relative path of the note that links
+    source_title: str
+    line: int  # its 1-based line in the source note
+    target: str  # as written, without the #anchor ('' = a link within the source note)
+    anchor: str  # heading text or ^block id ('' = the top of the note)
+    label: str  # the alias or link text
+    embed: bool  # ![[...]]: shows the target's passage in place
+    status: str  # one of LINK_STATUSES
+    target_path: str | None = None  # relative path of the note it leads to (resolved only)
+    target_title: str | None = None
+    target_line: int | None = None  # the line of its heading or block (1: the top, or the anchor is gone)
+    text: str = ""  # the source's line holding the link (backlinks)
+
+    @property
+    def resolved(self) -> bool:
+        return self.status == "resolved"
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Mention:
+    """A note naming another's title or alias without linking it (an unlinked mention)."""
+
+    collection: str
+    path: str
+    title: str
+    line: int
+    text: str  # the line naming it
+    name: str  # the title or alias named
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class RelatedNote:
+    """A note near another in meaning: its passages' nearest neighbours, gathered per note."""
+
+    collection: str
+    path: str
+    title: str
+    score: float  # the best cosine similarity between a passage of each
+    linked: bool  # the note already links to it
+    links_here: bool  # it already links to the note
+    line: int = 1  # the start of its nearest passage
+
+    def to_json(self) -> dict:
+        return asdict(self)

@@ -55,7 +55,7 @@ from itertools import accumulate
 from pathlib import PurePath
 
 from ..errors import SkipFile
-from ..markdown import normalize_newlines, scan
+from ..markdown import Structure, normalize_newlines, scan
 from .frontmatter import frontmatter_title, split_frontmatter
 
 __all__ = ["Chunk", "ParsedNote", "chunk_markdown", "parse_note"]
@@ -106,6 +106,9 @@ class ParsedNote:
     title: str
     metadata: dict
     chunks: list[Chunk]
+    body: str = ""  # the text after the frontmatter (the link graph reads it)
+    body_offset: int = 0  # body line N (1-based) is file line N + body_offset
+    structure: Structure | None = None  # the body's blocks and headings (the link graph reuses them)
 
 
 def embed_header(title: str, path: tuple[str, ...]) -> str:
@@ -160,7 +163,8 @@ def parse_note(
     layout = _Layout(body)
     title = frontmatter_title(metadata) or layout.first_h1 or PurePath(filename).stem
     chunks = _build_chunks(layout, title, target_chars, overlap_lines, offset)
-    return ParsedNote(title=title, metadata=metadata, chunks=chunks)
+    return ParsedNote(title=title, metadata=metadata, chunks=chunks, body=body, body_offset=offset,
+                      structure=layout.structure)
 
 
 class _Layout:
@@ -180,7 +184,7 @@ class _Layout:
         # cum[i]: chars of lines[:i] including their newlines; cum has n + 1 entries.
         self.cum = array("q", accumulate((len(line) + 1 for line in lines), initial=0))
 
-        structure = scan(body, lines, MAX_NOTE_BLOCKS)
+        structure = self.structure = scan(body, lines, MAX_NOTE_BLOCKS)
         # skip_to[i] > 0: line i is strictly inside a fence/heading block ending at skip_to[i].
         skip_to = array("i", [0]) * n
         heading_at: dict[int, int] = {}  # first line -> level (top-level headings only)

@@ -27,11 +27,14 @@ from ..store import collections as collection_rows
 from ..store import documents as document_rows
 from ..store import facets as facet_rows
 from ..store import fts
+from ..store import links as link_rows
 from ..store import skipped as skipped_rows
 from ..store import vectors as vector_rows
 from .chunk import Chunk, parse_note
 from .collections import Collection
 from . import facets as facet_rules
+from . import link_resolve
+from . import links as link_rules
 from .embed import embed_hash
 from .notes import read_note, trusted_mtime
 from .plan import CollectionPlan, FileState, plan_collection
@@ -57,6 +60,7 @@ class PreparedDoc:
     is_new: bool
     tags: list[str]
     note_date: str | None
+    links: link_rules.NoteLinks | None = None
 
 
 def collect_garbage(store: Store) -> int:
@@ -70,7 +74,10 @@ class Indexer:
 
     ``cancel`` (a threading.Event) is checked between documents: a cancelled sync stops
     there, keeps what it wrote, and reports ``cancelled``; the next sync does the rest.
+    ``extract_links = False`` leaves the link graph out (the benchmark's side by side).
     """
+
+    extract_links = True
 
     def __init__(
         self,
@@ -126,6 +133,8 @@ class Indexer:
                 doc = self._prepare(plan.collection, state, is_new)
                 if doc is not None:
                     self._write(doc)
+        if self.extract_links:
+            self._link_notes(plans, only_paths)
         # every sync: an edit, a delete, a removed collection or a killed run may have left
         # vectors no chunk uses (one indexed query over the vectors table)
         collect_garbage(self.store)
@@ -201,7 +210,56 @@ class Indexer:
         body = "\n".join(c.text for c in note.chunks)
         day = facet_rules.note_date(note.metadata)
         return PreparedDoc(collection, state, note_data.sha256, note.title, note.metadata, note.chunks, hashes,
-                           is_new, facet_rules.note_tags(note.metadata, body), day.isoformat() if day else None)
+                           is_new, facet_rules.note_tags(note.metadata, body), day.isoformat() if day else None,
+                           self._links_of(collection, state.rel, note.body, note.body_offset, note.metadata,
+                                         note.structure))
+
+    def _links_of(self, collection: Collection, rel: str, body: str, offset: int, meta: dict, structure=None):
+        if not self.extract_links:
+            return None
+        try:
+            found = link_rules.extract(body, offset, meta, structure)
+        except Exception as exc:  # a parser bug must not stop the sync: the note is indexed without links
+            self.report.skipped.append((f"{collection.name}/{rel}", f"links not read ({type(exc).__name__})"))
+            return None
+        if found.dropped:
+            self.report.skipped.append((f"{collection.name}/{rel}", f"only its first {link_rules.MAX_LINKS:,} "
+                                        f"links are in the link graph ({found.dropped:,} more left out)"))
+        return found
+
+    def _link_notes(self, plans: list[CollectionPlan], only_paths: set[str] | None) -> None:
+        """Read the links of notes indexed before the link graph existed (once), then resolve
+        every pending link: a note written, renamed or deleted in this sync (or a run killed
+        before this point) left the links it concerns pending."""
+        if only_paths is None and not self._cancelled() and link_resolve.backfill_pending(self.store):
+            for plan in plans:
+                for doc_id, rel in link_rows.documents_without_links(self.conn, plan.collection.id):
+                    if self._cancelled():
+                        break
+                    try:
+                        data = read_note(plan.collection.path / rel)
+                        note = parse_note(data.text, Path(rel).name, self.settings.chunk_target, 0)
+                    except Exception:  # noqa: BLE001 - unreadable now: the next sync sees it changed
+                        continue
+                    found = self._links_of(plan.collection, rel, note.body, note.body_offset, note.metadata,
+                                           note.structure)
+                    if found is not None:
+                        with self.store.transaction() as conn:
+                            self._write_links(conn, doc_id, plan.collection.id, rel, found)
+            if not self.report.cancelled:
+                link_resolve.backfill_done(self.store)
+        link_resolve.resolve_pending(self.store, [p.collection.id for p in plans])
+
+    @staticmethod
+    def _write_links(conn, doc_id: int, collection_id: int, rel: str, found: link_rules.NoteLinks) -> None:
+        names = {" ".join(alias.lower().split()): "alias" for alias in found.aliases}
+        names[link_resolve.name_key(rel)] = "file"
+        link_rows.write(
+            conn, doc_id, collection_id, names,
+            (link_rows.NewLink(link.line, link.embed, link.syntax, link.target, link.anchor, link.label,
+                               link_resolve.name_key(link.target)) for link in found.links),
+            ((a.key, a.kind, a.line, a.text) for a in found.anchors),
+        )
 
     def _write(self, doc: PreparedDoc) -> None:
         """One note in one transaction: its row, its chunks, and its new texts queued."""
@@ -234,6 +292,8 @@ class Indexer:
             for c, h in zip(doc.chunks, doc.hashes)
         ))
         facet_rows.write(self.conn, doc_id, doc.tags, doc.note_date)
+        if doc.links is not None:
+            self._write_links(self.conn, doc_id, doc.collection.id, doc.state.rel, doc.links)
 
     def _compact_fts(self) -> None:
         """After a large sync, merge the full-text index into one segment.

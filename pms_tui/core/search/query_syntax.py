@@ -31,8 +31,9 @@ MAX_QUERY_CHARS = 4000  # a pasted page is cut here before parsing (parsing stay
 MAX_ITEMS = 64  # phrases, exclusions and filters each kept at most this many
 MAX_TERMS = 256
 
-FILTERS = ("tag", "path", "in", "title", "after", "before")
-ALIASES = {"tags": "tag", "file": "path", "collection": "in", "col": "in", "since": "after", "until": "before"}
+FILTERS = ("tag", "path", "in", "title", "after", "before", "linksto", "linkedfrom")
+ALIASES = {"tags": "tag", "file": "path", "collection": "in", "col": "in", "since": "after", "until": "before",
+           "links": "linksto", "linkto": "linksto", "from": "linkedfrom"}
 NEGATABLE = ("tag", "path", "in")
 _NAME = re.compile(r"([A-Za-z][A-Za-z_.-]{1,23}):(.*)", re.DOTALL)  # two letters or more: C:\\ is a path
 _REL = re.compile(r"(\d{1,5})\s*([dwmy])", re.IGNORECASE)
@@ -66,6 +67,8 @@ class ParsedQuery:
     titles: list[str] = field(default_factory=list)  # each must be a word of the title
     after: str | None = None  # ISO day, inclusive
     before: str | None = None  # ISO day, exclusive
+    links_to: list[str] = field(default_factory=list)  # linksto:NOTE - notes linking to each
+    linked_from: list[str] = field(default_factory=list)  # linkedfrom:NOTE - notes each links to
     ignored: list[Ignored] = field(default_factory=list)
     typing: bool = True  # the last free word may still be being typed (nothing follows it)
 
@@ -96,6 +99,7 @@ class ParsedQuery:
         return bool(
             self.tags or self.not_tags or self.paths or self.not_paths or self.collections
             or self.not_collections or self.titles or self.after or self.before
+            or self.links_to or self.linked_from
         )
 
     def chips(self) -> list[str]:
@@ -110,6 +114,8 @@ class ParsedQuery:
             out.append(f"after:{self.after}")
         if self.before:
             out.append(f"before:{self.before}")
+        out += [f"linksto:{_value(n)}" for n in self.links_to]
+        out += [f"linkedfrom:{_value(n)}" for n in self.linked_from]
         return out
 
     def to_json(self) -> dict:
@@ -255,6 +261,12 @@ def _filter(out: ParsedQuery, name: str, value: str, negated: bool, token: str, 
         target = out.not_paths if negated else out.paths
     elif name == "in":
         target = out.not_collections if negated else out.collections
+    elif name in ("linksto", "linkedfrom"):
+        value = " ".join(value.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].split())
+        value = value[:-3] if value.lower().endswith(".md") else value
+        if not value:
+            return ignore(f"{name}: needs a note's name, e.g. {_EXAMPLE[name]}")
+        target = out.links_to if name == "linksto" else out.linked_from
     else:  # title
         words = _WORD.findall(value)
         if not words:
@@ -269,7 +281,8 @@ def _filter(out: ParsedQuery, name: str, value: str, negated: bool, token: str, 
 
 _EXAMPLE = {
     "tag": "tag:git", "path": "path:git/", "in": "in:notes", "title": "title:rebase",
-    "after": "after:2024-05", "before": "before:7d",
+    "after": "after:2024-05", "before": "before:7d", "linksto": 'linksto:"Project Alpha"',
+    "linkedfrom": "linkedfrom:Home",
 }
 
 

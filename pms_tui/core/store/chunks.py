@@ -118,3 +118,34 @@ def note_paths(conn) -> dict[int, str]:
     """Chunk id -> relative path of its note, for every chunk (evaluation maps hits to notes)."""
     rows = conn.execute("SELECT c.id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")
     return {r[0]: r[1] for r in rows}
+
+
+
+def lines_text(conn, document_id: int, lines: Iterable[int]) -> dict[int, str]:
+    """{file line: its text} of some lines of a note, from the chunks holding them (one query)."""
+    wanted = set(lines)
+    found: dict[int, str] = {}
+    if not wanted:
+        return found
+    rows = conn.execute(
+        "SELECT start_line, body FROM chunks WHERE document_id = ? AND end_line >= ? AND start_line <= ? ORDER BY seq",
+        (document_id, min(wanted), max(wanted)),
+    )
+    for start, body in rows:
+        for i, text in enumerate(body.split("\n")):
+            if start + i in wanted:
+                found.setdefault(start + i, text)
+    return found
+
+
+def line_text(conn, document_id: int, line: int) -> str:
+    """The text of one file line of a note, from the chunk holding it ('' when none does)."""
+    row = conn.execute(
+        "SELECT start_line, body FROM chunks WHERE document_id = ? AND start_line <= ? AND end_line >= ? "
+        "ORDER BY seq LIMIT 1", (document_id, line, line),
+    ).fetchone()
+    if row is None:
+        return ""
+    lines = row[1].split("\n")
+    at = line - row[0]
+    return lines[at] if 0 <= at < len(lines) else ""

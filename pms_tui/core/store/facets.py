@@ -46,6 +46,8 @@ class NoteFilter(NamedTuple):
     after: str | None = None  # ISO day, inclusive
     before: str | None = None  # ISO day, exclusive
     collection_ids: Sequence[int] = ()  # the caller's collection choice (ctrl+l, -c)
+    links_to: Sequence[str] = ()  # notes linking to a note of each name (file name or alias)
+    linked_from: Sequence[str] = ()  # notes linked from a note of each name
 
     def condition(self) -> tuple[str, list]:
         """(SQL condition over documents d, its parameters); ('', []) when there is none."""
@@ -75,6 +77,14 @@ class NoteFilter(NamedTuple):
         if self.collection_ids:
             conditions.append(f"d.collection_id IN ({','.join('?' * len(self.collection_ids))})")
             params += list(self.collection_ids)
+        for name in self.links_to:
+            conditions.append("d.id IN (SELECT l.source_id FROM links l WHERE l.target_id IN "
+                              "(SELECT document_id FROM note_names WHERE name = ?))")
+            params.append(" ".join(name.lower().split()))
+        for name in self.linked_from:
+            conditions.append("d.id IN (SELECT l.target_id FROM links l WHERE l.source_id IN "
+                              "(SELECT document_id FROM note_names WHERE name = ?))")
+            params.append(" ".join(name.lower().split()))
         if self.after:
             conditions.append(f"{NOTE_DAY_SQL} >= ?")
             params.append(self.after)

@@ -14,9 +14,10 @@ import sqlean as sqlite3
 from ..errors import StoreError
 from .connection import transaction
 from .facets import BACKFILL_KEY, MIGRATION_FACETS
+from .links import BACKFILL_KEY as LINKS_BACKFILL_KEY, MIGRATION_LINKS
 from .meta import SCHEMA_VERSION_KEY, get_meta, set_meta
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -108,6 +109,9 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (collection_id, path)
     );
     """,
+    # 4 -> 5: the link graph (store.links); ``links_backfill`` asks the next sync to read the
+    # links of notes indexed before
+    MIGRATION_LINKS,
 ]
 
 
@@ -139,7 +143,8 @@ def ensure_schema(conn: sqlite3.Connection) -> None:
             for statement in _split_sql(step):
                 conn.execute(statement)
         if new_file:
-            conn.execute("DELETE FROM meta WHERE key = ?", (BACKFILL_KEY,))  # no notes to fill
+            for key in (BACKFILL_KEY, LINKS_BACKFILL_KEY):  # no notes to fill
+                conn.execute("DELETE FROM meta WHERE key = ?", (key,))
         if current != SCHEMA_VERSION:
             set_meta(conn, SCHEMA_VERSION_KEY, SCHEMA_VERSION)
 

@@ -1,7 +1,8 @@
 """What the search screen does besides searching, one controller object per concern, each
 owned by :class:`pms_tui.tui.screens.search.SearchScreen`: ``query`` (the search language's
 views, history, saved searches, evidence), ``notes`` (reader, editor, clipboard), ``sync``
-(sync, watch, the bundled guide, adding a folder) and ``clip`` (clipping a web page).
+(sync, watch, the bundled guide, adding a folder), ``clip`` (clipping a web page) and
+``links`` (following links, back and forward, the links panel).
 
 A controller declares its own state in ``__init__`` and reaches the screen only through
 :class:`Host`, the narrow interface below. The screen keeps the key actions and message
@@ -53,7 +54,11 @@ class Host(Protocol):
     @property
     def vector_ready(self) -> bool: ...
 
+    @property
+    def focused(self) -> Any: ...
+
     def key(self, binding_id: str) -> str: ...
+    def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
     def notify(self, message: str, **options: Any) -> None: ...
     def post_message(self, message: Message) -> bool: ...
     def run_worker(self, work: Callable, *, name: str = "", group: str = "default", exclusive: bool = False,

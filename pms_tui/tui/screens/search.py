@@ -19,7 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Footer, Input, Markdown
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -29,6 +29,7 @@ from pms_tui.core.results import MODES
 from ..commands import Command, ScreenCommands
 from ..controllers import while_running
 from ..controllers.clip import ClipController
+from ..controllers.links import LinksController
 from ..controllers.notes import NoteController
 from ..controllers.query import QueryController
 from ..controllers.sync import SyncController
@@ -50,6 +51,7 @@ from ..messages import (
 )
 from ..sample import is_sample_path
 from ..widgets.evidence import EvidencePanel
+from ..widgets.links_panel import LinksPanel
 from ..widgets.query_bits import FilterChips, QuerySuggester
 from ..widgets.reader import Reader, welcome_text
 from ..widgets.results import ResultsList
@@ -95,6 +97,7 @@ class SearchScreen(Screen[None]):
         self.notes = NoteController(self)
         self.syncing = SyncController(self)
         self.clips = ClipController(self)
+        self.links = LinksController(self)
 
     def key(self, binding_id: str) -> str:
         """The key bound to ``binding_id`` now (remaps applied), for hints."""
@@ -106,7 +109,8 @@ class SearchScreen(Screen[None]):
         yield FilterChips(id="chips")
         with Horizontal(id="panes"):
             yield ResultsList(id="results")
-            yield Reader(empty_text=welcome_text(self.key), id="reader")
+            yield Reader(empty_text=welcome_text(self.key), decorate=self.links.decorate, id="reader")
+            yield LinksPanel(id="links")
         yield EvidencePanel(id="evidence")
         yield StatusLine(show_timings=self.show_timings, id="status")
         yield Footer()
@@ -343,6 +347,20 @@ class SearchScreen(Screen[None]):
             self.search_bar.focus()
         elif self.search_bar.value:
             self.search_bar.value = ""
+
+    # -- the link graph (controllers.links) -------------------------------------------------------
+    def action_links(self, what: str) -> None:
+        self.links.act(what)  # f6: the links panel; alt+left / alt+right: back / forward
+
+    def on_links_panel_entry_chosen(self, message: LinksPanel.EntryChosen) -> None:
+        self.links.open(message.entry)
+
+    def on_markdown_link_clicked(self, message: Markdown.LinkClicked) -> None:
+        if self.links.follow_href(message.href):
+            message.stop()
+
+    def on_reader_hit_shown(self, message: Reader.HitShown) -> None:
+        self.links.shown()
 
     # -- modes and filters ------------------------------------------------------------------------
     def set_mode(self, mode: str) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
@@ -160,7 +161,8 @@ class Reader(Vertical):
 
     whole_note: reactive[bool] = reactive(False, init=False)
 
-    def __init__(self, *, empty_text: str = "", **kwargs) -> None:
+    def __init__(self, *, empty_text: str = "", decorate: Callable[[Hit, str, int], str] | None = None,
+                 **kwargs) -> None:
         super().__init__(**kwargs)
         self.empty_text = empty_text
         self.hit: Hit | None = None
@@ -168,6 +170,35 @@ class Reader(Vertical):
         self._pending: tuple[Hit | None] | None = None
         self._rendering = False
         self._shown: tuple[int | None, bool, str] | None = None
+        # (hit, markdown, its first file line) -> the markdown to render: the links controller
+        # makes wikilinks followable; it keeps the line count
+        self.decorate = decorate
+        self.target_line: int | None = None  # the file line to scroll to once (a followed link)
+
+    class HitShown(Message):
+        """The reader finished rendering a hit (the links controller times following a link)."""
+
+        def __init__(self, hit: Hit | None) -> None:
+            super().__init__()
+            self.hit = hit
+
+    def whole_note_at(self, hit: Hit, line: int | None = None) -> None:
+        """Show ``hit``'s whole note scrolled to it, or to the block holding file line
+        ``line`` (following a link to a heading or a block)."""
+        self.set_reactive(Reader.whole_note, True)
+        self.target_line = line
+        self.show(hit)
+
+    def _block_at(self, line: int, window: NoteWindow) -> MarkdownBlock | None:
+        """The top-level block holding file line ``line`` (or the first one after it)."""
+        at = line - window.first_line
+        for block in self.markdown.children:
+            if isinstance(block, MarkdownBlock) and (block.source_range[1] > at or block.source_range[0] >= at):
+                return block
+        return None
+
+    def _decorated(self, hit: Hit, text: str, first_line: int) -> str:
+        return self.decorate(hit, text, first_line) if self.decorate is not None else text
 
     def compose(self) -> ComposeResult:
         yield Breadcrumb(id="breadcrumb")
@@ -205,6 +236,12 @@ class Reader(Vertical):
         key = (hit.chunk_id if hit else None, self.whole_note, hit.text if hit else "")
         self.hit = hit
         if key == self._shown:
+            if self.target_line is not None and self.window is not None:  # another place in the note shown
+                block = self._block_at(self.target_line, self.window)
+                self.target_line = None
+                if block is not None:
+                    self._scroll_to_match(block)
+                self.post_message(self.HitShown(hit))
             return
         breadcrumb = self.query_one(Breadcrumb)
         markdown = self.markdown
@@ -216,19 +253,23 @@ class Reader(Vertical):
         elif not self.whole_note:
             self.window = None
             breadcrumb.show_hit(hit, False)
-            await markdown.update(safe_text(hit.text))
+            await markdown.update(safe_text(self._decorated(hit, hit.text, hit.start_line)))
             scroll.scroll_home(animate=False)
         else:
             # reading and scanning a long note happens off the UI thread
             self.window = window = await asyncio.to_thread(read_window, hit)
             breadcrumb.show_hit(hit, True, window)
-            await markdown.update(safe_text(window.markdown))
+            await markdown.update(safe_text(self._decorated(hit, window.markdown, window.first_line)))
             first = self._mark_chunk(hit, window)
+            if self.target_line is not None:
+                first = self._block_at(self.target_line, window) or first
+                self.target_line = None
             if first is not None:
                 self.call_after_refresh(self._scroll_to_match, first)
             else:
                 scroll.scroll_home(animate=False)
         self._shown = key
+        self.post_message(self.HitShown(hit))
 
     def _scroll_to_match(self, block: MarkdownBlock, again: bool = True) -> None:
         """Scroll the chunk's first block to the top; once more after the next refresh, when the

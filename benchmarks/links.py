@@ -1,0 +1,270 @@
+"""The link graph's numbers (printed, never asserted by tests).
+
+    python benchmarks/links.py [graph|cost|speed|follow|all]
+    python benchmarks/links.py big [CHUNKS]     # related notes at 100,000 chunks (builds the vault)
+
+* graph: obsidian-help synced; resolved / dangling / ambiguous counts, and a hand-checked
+  sample of 32 links (labels, folder paths, headings, blocks) each checked to lead to the
+  right note and place (a heading's line holds that heading, a block's line its ^id).
+* cost: the text phase of a sync (``sync(embed=False)``) of tldr and til, link extraction on
+  and off side by side (fresh homes, each twice, the better kept).
+* speed: backlinks of every obsidian-help note (median, p95); related notes p95 on
+  obsidian-help (real vectors) and on tldr + til with random stored vectors (the scan's cost
+  does not depend on the values); following a link in the app (the controller's own
+  timing: link chosen -> target rendered), three links deep from the welcome note.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPORA = ROOT.parent / "shared" / "corpora" / "markdown"
+HELP = CORPORA / "obsidian-help"
+sys.path.insert(0, str(Path(__file__).parent))
+
+# (source note, target as written, anchor) -> (the note it must lead to)  checked by hand
+SAMPLE = [
+    ("Callouts", "Credits", "^lucide", "Credits"),
+    ("Properties", "Daily notes", "^daily-notes-date", "Daily notes"),
+    ("Create your first note", "Manage notes", "^blockquote-system-limitation", "Manage notes"),
+    ("Education and non-profit discount", "Refund policy", "^discount-then-refund", "Refund policy"),
+    ("Education and non-profit discount", "Refund policy", "^purchase-then-discount-then-refund", "Refund policy"),
+    ("Aliases", "Internal links", "^callout-internal-links-link-text", "Internal links"),
+    ("Embed files", "Internal links", "^b15695", "Internal links"),
+    ("Internal links", "Quick switcher", "^search-autocomplete-large", "Quick switcher"),
+    ("Formulas", "Bases syntax", "Operators", "Bases syntax"),
+    ("Properties", "", "Text", "Properties"),
+    ("Glossary", "Properties", "Property format", "Properties"),
+    ("Internal links", "", "Preview a linked file", "Internal links"),
+    ("Set up Obsidian Sync", "Set up Obsidian Sync", "Create a new remote vault", "Set up Obsidian Sync"),
+    ("Interpreter", "Interpreter", "Models", "Interpreter"),
+    ("Templates", "Manage notes", "Create a new note", "Manage notes"),
+    ("Obsidian CLI", "Update Obsidian", "Installer updates", "Update Obsidian"),
+    ("Plugin security", "Help and support", "Contact Obsidian support", "Help and support"),
+    ("Internal links", "Help and support", "Report bugs and request features", "Help and support"),
+    ("Canvas", "Embed files", "Embed a canvas in a note", "Embed files"),
+    ("Embed files", "Internal links", "Link to a heading in a note", "Internal links"),
+    ("Customize your site", "Manage sites", "View site options", "Manage sites"),
+    ("Obsidian Credit", "Obsidian Credit", "Add credit", "Obsidian Credit"),
+    ("Bases syntax", "Create a base", "", "Create a base"),
+    ("Views", "List view", "", "List view"),
+    ("Community plugins", "Configuration folder", "", "Configuration folder"),
+    ("Import notes", "Import Zettelkasten notes", "", "Import Zettelkasten notes"),
+    ("Set up Obsidian Publish", "Publish limitations", "", "Publish limitations"),
+    ("Home", "Create a vault", "", "Create a vault"),
+    ("Troubleshoot Obsidian Sync", "File recovery", "", "File recovery"),
+    ("Pop-out windows", "File explorer", "", "File explorer"),
+    ("Properties", "Editing and formatting/Tags", "", "Tags"),  # a folder path
+    ("Manage sites", "Obsidian Publish/Security and privacy", "Add a site password", "Security and privacy"),  # two notes share the name; in a table (\\|)
+]
+
+
+def load() -> str:
+    return "load %.2f %.2f %.2f" % os.getloadavg()
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+def synced(home: Path, folder: Path, name: str, embed: bool, fake: bool = False):
+    from pms_tui.core.kb import KnowledgeBase
+
+    kb = KnowledgeBase(home=home)
+    if fake:
+        from fake_embed import RandomUnitEmbedder
+
+        kb.embedder = RandomUnitEmbedder.posing_as_default()
+    if name not in [c.name for c in kb.collections.list()]:
+        kb.collections.create(folder, name=name)
+    kb.sync(embed=embed)
+    return kb
+
+
+def graph(home: Path) -> None:
+    kb = synced(home, HELP, "help", embed=True)
+    counts = kb.link_counts()["help"]
+    print(f"obsidian-help links: {counts}  ({sum(counts.values()):,} in all)")
+    ok = 0
+    for source, target, anchor, expected in SAMPLE:
+        sources = [n for n in kb.note_names() if Path(n).stem == source]  # a name two notes share: both
+        link = next((x for n in sources for x in kb.links(n) if x.target == target and x.anchor == anchor), None)
+        good = link is not None and link.resolved and Path(link.target_path).stem == expected
+        if good:
+            text = (Path(kb.collections.get("help").path) / link.target_path).read_text().split("\n")
+            line = text[link.target_line - 1]
+            if anchor.startswith("^"):
+                good = line.rstrip().endswith(anchor)
+            elif anchor:
+                good = line.lstrip().startswith("#") and line.lstrip("# ").strip().lower() == anchor.lower()
+            else:
+                good = link.target_line == 1
+        ok += good
+        if not good:
+            print(f"  WRONG: {source} -> [[{target}#{anchor}]]: {link}")
+    print(f"hand-checked sample: {ok}/{len(SAMPLE)} lead to the right note and place")
+    kb.close()
+
+
+def cost() -> None:
+    from pms_tui.core.indexing.sync import Indexer
+
+    for name in ("tldr-pages-en", "jbranchaud-til"):
+        folder = CORPORA / name
+        if not folder.exists():
+            print(f"{name}: absent, skipped")
+            continue
+        seconds = {}
+        for on in (False, True, False, True):
+            Indexer.extract_links = on
+            with tempfile.TemporaryDirectory(prefix="links-bench-") as tmp:
+                started = time.perf_counter()
+                kb = synced(Path(tmp), folder, "c", embed=False)
+                took = time.perf_counter() - started
+                links = sum(kb.link_counts().get("c", {}).values())
+                kb.close()
+            seconds[on] = min(seconds.get(on, 1e9), took)
+        Indexer.extract_links = True
+        print(f"{name}: text phase {seconds[False]:.1f}s without links, {seconds[True]:.1f}s with "
+              f"({(seconds[True] / seconds[False] - 1) * 100:+.1f}%), {links:,} links  [{load()}]")
+
+
+def speed(home: Path) -> None:
+    kb = synced(home, HELP, "help", embed=True)
+    names = kb.note_names()
+    times = []
+    for name in names:
+        started = time.perf_counter()
+        kb.backlinks(name)
+        times.append((time.perf_counter() - started) * 1000)
+    print(f"backlinks, {len(names)} notes: median {statistics.median(times):.2f} ms, p95 {pct(times, 0.95):.2f} ms")
+    times = []
+    for name in names:
+        started = time.perf_counter()
+        kb.related(name, 10)
+        times.append((time.perf_counter() - started) * 1000)
+    print(f"related (obsidian-help, {kb.stats()['chunks']:,} chunks): median {statistics.median(times):.1f} ms, "
+          f"p95 {pct(times, 0.95):.1f} ms  [{load()}]")
+    kb.close()
+    big = home.parent / "big"
+    kb = None
+    for name in ("tldr-pages-en", "jbranchaud-til"):
+        if (CORPORA / name).exists():
+            kb and kb.close()
+            kb = synced(big, CORPORA / name, name, embed=True, fake=True)
+    if kb is not None:
+        names = kb.note_names()[:: max(1, len(kb.note_names()) // 300)]
+        kb.related(names[0])  # the mirror loads once
+        times = []
+        for name in names:
+            started = time.perf_counter()
+            kb.related(name, 10)
+            times.append((time.perf_counter() - started) * 1000)
+        print(f"related ({kb.stats()['chunks']:,} chunks, random vectors): median {statistics.median(times):.1f} ms, "
+              f"p95 {pct(times, 0.95):.1f} ms over {len(names)} notes  [{load()}]")
+        kb.close()
+    asyncio.run(follow(home))
+
+
+def follow_only(home: Path) -> None:
+    synced(home, HELP, "help", embed=True).close()
+    asyncio.run(follow(home))
+
+
+async def follow(home: Path) -> None:
+    """Home -> three links deep in the app; the controller times each follow."""
+    from pms_tui.tui.app import PmsApp
+    from pms_tui.tui.widgets.links_panel import PanelEntry
+
+    os.environ["PMS_TUI_WATCH"] = "false"  # the watch worker never ends: nothing to wait for here
+    app = PmsApp(home=home, first_run_sample=False, read_clipboard=False, show_timings=False, load_model=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = app.search_screen
+        for _ in range(10):
+            await pilot.pause(0.1)
+        async def shown(before: int) -> None:
+            for _ in range(400):  # at most ~20 s
+                if len(screen.links.follow_latencies_ms) > before:
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause(0.2)
+
+        screen.links.open(PanelEntry("help", "en/Home.md"))
+        await shown(0)
+        for _ in range(3):
+            links = [x for x in screen.links.links_by_line.values() for x in x if x.resolved and not x.embed]
+            if not links:
+                break
+            target = links[len(links) // 2]
+            before = len(screen.links.follow_latencies_ms)
+            screen.links.open(PanelEntry(target.collection, target.target_path, target.target_line or 1))
+            await shown(before)
+            print(f"  followed to {target.target_path}:{target.target_line}")
+        times = screen.links.follow_latencies_ms
+        print(f"following a link in the app: {', '.join(f'{t:.0f}' for t in times)} ms "
+              f"(link chosen -> target rendered)  [{load()}]")
+
+
+def big(chunks: int) -> None:
+    """Related notes p95 on a ``chunks``-chunk index (benchmarks/vaults.py's vault, random vectors)."""
+    import vaults
+    from fake_embed import RandomUnitEmbedder
+    from pms_tui.core.kb import KnowledgeBase
+
+    _, collections, n = vaults.build_big_vault(chunks, log=lambda *a: None)
+    home = Path(tempfile.gettempdir()) / f"links-big-{chunks}"
+    kb = KnowledgeBase(home)
+    kb.embedder = RandomUnitEmbedder.posing_as_default()
+    known = {c.name for c in kb.collections.list()}
+    for name, path in collections:
+        if name not in known:
+            kb.collections.create(path, name=name)
+    started = time.perf_counter()
+    kb.sync()
+    print(f"built/synced {kb.stats()['chunks']:,} chunks in {time.perf_counter() - started:.0f}s")
+    names = kb.note_names()[:: max(1, len(kb.note_names()) // 300)]
+    kb.related(names[0])  # the mirror loads once
+    times, back = [], []
+    for name in names:
+        started = time.perf_counter()
+        kb.related(name, 10)
+        times.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        kb.backlinks(name)
+        back.append((time.perf_counter() - started) * 1000)
+    print(f"related ({kb.stats()['chunks']:,} chunks, random vectors): median {statistics.median(times):.1f} ms, "
+          f"p95 {pct(times, 0.95):.1f} ms; backlinks p95 {pct(back, 0.95):.2f} ms; {len(names)} notes  [{load()}]")
+    kb.close()
+
+
+def main(argv: list[str]) -> int:
+    what = argv[0] if argv else "all"
+    if what == "big":
+        big(int(argv[1]) if len(argv) > 1 else 100_000)
+        return 0
+    if not HELP.exists():
+        print("obsidian-help is absent; nothing to measure")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="links-bench-") as tmp:
+        home = Path(tmp) / "help"
+        if what in ("graph", "all"):
+            graph(home)
+        if what in ("speed", "all"):
+            speed(home)
+        if what == "follow":
+            follow_only(home)
+    if what in ("cost", "all"):
+        cost()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

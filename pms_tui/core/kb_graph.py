@@ -1,0 +1,81 @@
+"""The link-graph half of the KnowledgeBase contract: a note's links, backlinks, unlinked
+mentions and related notes, and link counts per collection. A mixin, like ``kb_indexing``.
+
+Every method takes ``note`` as a string: ``collection/relpath`` (what search hits and
+``note_names()`` give), a path to the file, or a note's name or alias (``"Internal links"``);
+an unknown or ambiguous name raises ``UsageError`` with one sentence. They return plain
+dataclasses from ``results`` (``Link``, ``Mention``, ``RelatedNote``), each with ``to_json()``.
+"""
+
+from __future__ import annotations
+
+from .errors import UsageError
+from .indexing.collections import Collection
+from .results import Link, Mention, RelatedNote
+from .search import graph
+from .store import links as link_rows
+
+
+class GraphMixin:
+    def links(self, note: str) -> list[Link]:
+        """The links ``note`` makes, in order, each with where it leads (``status``,
+        ``target_path`` and ``target_line``: the linked heading's or block's line)."""
+        doc_id, _, _ = self.resolve_note(note)
+        return graph.links_of(self.store.conn, doc_id)
+
+    def backlinks(self, note: str) -> list[Link]:
+        """The links to ``note`` from notes of its collection, each with the linking line (``text``)."""
+        doc_id, _, _ = self.resolve_note(note)
+        return graph.backlinks_of(self.store.conn, doc_id)
+
+    def mentions(self, note: str, limit: int = 30) -> list[Mention]:
+        """Notes naming ``note``'s title, file name or an alias without linking to it."""
+        doc_id, collection, rel = self.resolve_note(note)
+        found = link_rows.document(self.store.conn, collection.id, rel)
+        out = graph.mentions_of(self.store.conn, collection.id, doc_id, found[1] if found else rel, limit)
+        for mention in out:
+            mention.collection = collection.name
+        return out
+
+    def related(self, note: str, k: int = 10) -> list[RelatedNote]:
+        """The ``k`` notes nearest to ``note`` in meaning (any collection), best first, each
+        marked when the note links to it (``linked``) or it links here (``links_here``).
+        Empty until the note's passages are embedded."""
+        self.require_vectors()
+        doc_id, _, _ = self.resolve_note(note)
+        return graph.related_to(self.store.conn, self.vectors, doc_id, k)
+
+    def passage(self, link: Link, max_chars: int = 400) -> str:
+        """The passage a resolved link names (its heading's section or its block), as one
+        line of at most ``max_chars``, read from the index: what an embed shows in place."""
+        if not link.resolved or link.target_path is None:
+            return ""
+        collection = self.collections.get(link.collection)
+        return graph.passage(self.store.conn, collection.id, link.target_path, link.target_line or 1,
+                             link.anchor.startswith("^"), max_chars)
+
+    def link_counts(self) -> dict[str, dict[str, int]]:
+        """{collection: {status: links}} (statuses: ``results.LINK_STATUSES``)."""
+        return link_rows.status_counts(self.store.conn)
+
+    def resolve_note(self, note: str) -> tuple[int, Collection, str]:
+        """(document id, collection, relative path) of an indexed note named as the methods
+        above take it; UsageError when there is no such note or the name is ambiguous."""
+        found = self.find_note(note)
+        if found is not None:
+            collection, rel = found
+            row = link_rows.document(self.store.conn, collection.id, rel)
+            if row is not None:
+                return row[0], collection, rel
+        name = note.removesuffix(".md").rsplit("/", 1)[-1]
+        named = link_rows.documents_named(self.store.conn, name)
+        if "/" in note:  # collection/relpath of a note not indexed, or a folder/name
+            named = [n for n in named if f"{n[1]}/{n[2]}".lower().endswith(note.lower().removesuffix(".md") + ".md")
+                     or n[2].lower().endswith(note.lower().removesuffix(".md") + ".md")]
+        if len(named) == 1:
+            doc_id, collection_name, rel = named[0]
+            return doc_id, self.collections.get(collection_name), rel
+        if not named:
+            raise UsageError(f"{note} is not an indexed note (give collection/path, a file, or a note's name).")
+        choices = ", ".join(f"{c}/{p}" for _, c, p in named[:5])
+        raise UsageError(f"{note} names {len(named)} notes ({choices}); give one as collection/path.")

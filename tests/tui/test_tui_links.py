@@ -1,0 +1,117 @@
+"""Walking the link graph in the app: following a link (from the reader and from the links
+panel), back and forward, the panel's backlinks, outline and related notes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tui_helpers import make_app, run, settle, write_note
+
+from pms_tui.tui.reading_history import Place, ReadingHistory
+from pms_tui.tui.widgets.links_panel import LinksPanel
+
+VAULT = {
+    "Home.md": "# Home\n\nStart at [[Alpha]], then ![[Beta#Plan]]. Missing: [[Nowhere]].\n",
+    "Alpha.md": "# Alpha\n\n## Goals\n\nShip it, see [[Beta|the beta]].\n",
+    "sub/Beta.md": "# Beta\n\n## Plan\n\nThe plan of beta is to go [[Gamma#Deep]].\n",
+    "Gamma.md": "# Gamma\n\nIntro.\n\n## Deep\n\nDeep text. Back [[Home]].\n",
+}
+
+
+def test_reading_history_back_forward_and_trail():
+    history = ReadingHistory()
+    for name in ("A", "B", "C"):
+        history.visit(Place("c", f"{name}.md", 1, name))
+    assert history.back().path == "B.md" and history.back().path == "A.md" and history.back() is None
+    assert history.forward().path == "B.md" and history.trail() == "A › [B] › C"
+    history.visit(Place("c", "D.md", 1, "D"))  # a new way drops what was ahead
+    assert [p.path for p in history.places] == ["A.md", "B.md", "D.md"] and not history.can_go_forward
+
+
+@pytest.fixture
+def vault_home(tmp_path: Path) -> Path:
+    from pms_tui.core.kb import KnowledgeBase
+
+    folder = tmp_path / "vault"
+    for rel, text in VAULT.items():
+        write_note(folder, rel, text)
+    home = tmp_path / "home"
+    with KnowledgeBase(home=home) as kb:
+        kb.collections.create(folder, name="v")
+        kb.sync()
+    return home
+
+
+def _reader_note(app) -> str:
+    hit = app.search_screen.reader.hit
+    return hit.relpath if hit else ""
+
+
+def test_follow_links_back_forward_and_panel(vault_home):
+    async def scenario():
+        app = make_app(vault_home, load_model=False)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(app, pilot)
+            screen = app.search_screen
+            for ch in "home":
+                await pilot.press(ch)
+            await settle(app, pilot)
+            assert _reader_note(app) == "Home.md"
+            markdown = screen.reader.markdown.source
+            assert "pms-note:" in markdown and "~~Nowhere~~" in markdown  # live vs dangling
+            assert "The plan of beta" in markdown  # the embed's passage, in place
+            # follow the first link from the reader (what a click does)
+            href = next(part.split(")")[0] for part in markdown.split("](")[1:] if part.startswith("pms-note:"))
+            assert screen.links.follow_href(href)
+            await settle(app, pilot)
+            assert _reader_note(app) == "Alpha.md" and screen.reader.whole_note
+            # the panel: keyboard only from here
+            await pilot.press("f6")
+            await settle(app, pilot)
+            panel = screen.query_one(LinksPanel)
+            assert panel.has_class("-shown") and screen.focused.id == "links-list"
+            content = panel.content
+            assert [o[0] for o in content.outline] == ["Alpha", "Goals"]
+            assert [b[0] for b in content.backlinks] == ["Home"] and "[[Alpha]]" in content.backlinks[0][1]
+            assert any(r[3].path == "sub/Beta.md" and r[2] == "→ " for r in content.related)  # linked, marked
+            # choose the link to Beta in the panel
+            option_list = panel.option_list
+            beta = next(i for i in range(option_list.option_count)
+                        if (oid := option_list.get_option_at_index(i).id) and panel.entries[oid].path == "sub/Beta.md")
+            option_list.highlighted = beta
+            await pilot.press("enter")
+            await settle(app, pilot)
+            assert _reader_note(app) == "sub/Beta.md"
+            assert screen.reader.hit.start_line <= 3 <= screen.reader.hit.end_line or screen.reader.hit.start_line == 1
+            assert "Alpha" in panel.query_one("#links-trail").render().plain
+            # back twice, forward once
+            await pilot.press("alt+left")
+            await settle(app, pilot)
+            assert _reader_note(app) == "Alpha.md"
+            await pilot.press("f7")
+            await settle(app, pilot)
+            assert _reader_note(app) == "Home.md"
+            await pilot.press("f8")
+            await settle(app, pilot)
+            assert _reader_note(app) == "Alpha.md"
+            assert screen.links.follow_latencies_ms  # the app's own follow timing
+    run(scenario())
+
+
+def test_outline_and_heading_links_scroll_to_their_line(vault_home):
+    async def scenario():
+        app = make_app(vault_home, load_model=False)
+        async with app.run_test(size=(100, 12)) as pilot:  # short: the reader must scroll
+            await settle(app, pilot)
+            screen = app.search_screen
+            from pms_tui.tui.widgets.links_panel import PanelEntry
+
+            screen.links.open(PanelEntry("v", "Gamma.md", 5))  # [[Gamma#Deep]]: line 5
+            await settle(app, pilot)
+            scroll = screen.query_one("#reader-scroll")
+            assert _reader_note(app) == "Gamma.md" and scroll.scroll_y > 0
+            screen.links.open(PanelEntry("", "", 1))  # the outline's first heading: the top
+            await settle(app, pilot)
+            assert scroll.scroll_y == 0
+    run(scenario())
