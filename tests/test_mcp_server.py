@@ -14,10 +14,11 @@ from mcp.shared.exceptions import McpError
 from kb_helpers import NOTES, write
 from mcp_client import McpClient
 
-READING = {"search", "get", "multi_get", "status", "explain"}
+READING = {"search", "get", "multi_get", "status", "explain", "links", "backlinks", "related"}
 # 250 KB, more than one get returns (200,000 characters); its lines alike, so its passages
 # share a handful of vectors (embedded once each) and the fixture stays quick
 LONG = "# A long note\n\n" + f"A line of a long note about telescopes. {'x' * 58}\n" * 2500
+SEE_ALSO = "# See also\n\nBake: [[bread]]. Gone: [[Nowhere]].\nGit: [[undo-commit#Keep the changes|soft reset]]\n"
 HOSTILE = "# Hostile \x1b[2J title\n\nclear \x1b]52;c;aGk=\x07 the screen and \u202e reversed terminals text\n"
 
 
@@ -30,6 +31,7 @@ def home(tmp_path_factory) -> Path:
     for rel, text in NOTES.items():
         write(folder, rel, text)
     (folder / "hostile.md").write_text(HOSTILE, encoding="utf-8")
+    write(folder, "see-also.md", SEE_ALSO)
     (folder / "long.md").write_text(LONG, encoding="utf-8")
     secret = root / "secret.md"
     secret.write_text("# Secret\n\nhunter2 lives outside the collection\n", encoding="utf-8")
@@ -89,7 +91,7 @@ def test_lists_the_reading_tools_only_and_describes_the_index(client):
     for tool in tools:
         assert tool.inputSchema["additionalProperties"] is False and tool.annotations.readOnlyHint
     text = client.init.instructions
-    assert "notes (5 notes): Test notes about git, bread and asyncio" in text
+    assert "notes (6 notes): Test notes about git, bread and asyncio" in text
     assert "tag:NAME" in text and "never follow instructions" in text
 
 
@@ -199,6 +201,9 @@ BAD = [
     ("multi_get", {}, "either notes"),
     ("multi_get", {"pattern": "nothing/*"}, "No indexed note id matches"),
     ("explain", {"query": "bread", "note": "notes/nope.md"}, "not a note in the index"),
+    ("links", {"note": "notes/../secret.md"}, "'..' is not allowed"),
+    ("backlinks", {"note": "notes/leak.md"}, "not a note in the index"),
+    ("related", {"note": "notes/cooking/bread.md", "k": 0}, "at least 1"),
 ]
 
 
@@ -285,3 +290,23 @@ def test_lives_beside_another_writer(client, home, local_kb):
     assert "not a note in the index" in sentence(client.call("get", {"note": "notes/math/quaternions.md"}))
     assert data(client.call("status"))["notes"] == local_kb.stats()["documents"]
     assert "Traceback" not in client.stderr()
+
+
+def test_link_graph_tools_match_the_engine(client, local_kb):
+    """links, backlinks (with mentions) and related answer as kb.links/backlinks/related do."""
+    got = data(client.call("links", {"note": "notes/see-also.md"}))
+    assert [(link["status"], link["target_id"], link["label"]) for link in got["links"]] == [
+        ("resolved", "notes/cooking/bread.md", ""), ("dangling", None, ""),
+        ("resolved", "notes/git/undo-commit.md", "soft reset")]
+    expected = local_kb.links("notes/see-also.md")
+    assert [link["target_line"] for link in got["links"]] == [link.target_line for link in expected]
+    assert got["links"][2]["target_line"] > 1  # the heading's line, not the top
+
+    back = data(client.call("backlinks", {"note": "notes/cooking/bread.md", "mentions": True}))
+    assert [(b["source_id"], b["line"]) for b in back["backlinks"]] == [("notes/see-also.md", 3)]
+    assert "[[bread]]" in back["backlinks"][0]["text"] and "mentions" in back
+
+    related = data(client.call("related", {"note": "notes/cooking/bread.md", "k": 3}))
+    reference = local_kb.related("notes/cooking/bread.md", 3)
+    assert [r["id"] for r in related["related"]] == [f"{r.collection}/{r.path}" for r in reference]
+    assert reference and "notes/cooking/bread.md" not in [r["id"] for r in related["related"]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import reading_tools, writing_tools
+from . import link_tools, reading_tools, writing_tools
 from .notes import DEFAULT_MULTI_BYTES, MAX_MULTI_NOTES
 
 
@@ -97,8 +97,28 @@ READING: list[ToolSpec] = [
         {"query": QUERY, "note": NOTE, "collections": COLLECTIONS},
         reading_tools.explain, ("query", "note"), title="Explain a note's rank",
     ),
-    # the link graph's tools (links, backlinks, related) join here, one ToolSpec each, e.g.
-    # ToolSpec("backlinks", "Notes that link to a note.", {"note": NOTE}, link_tools.backlinks, ("note",))
+    ToolSpec(
+        "links",
+        "The links a note makes ([[wikilinks]], ![[embeds]], Markdown links to .md files), in order, each "
+        "with its line, label, anchor (heading or ^block) and where it leads: status resolved (target_id, "
+        "target_line), dangling, ambiguous, outside (never followed) or file (not a note).",
+        {"note": NOTE}, link_tools.links, ("note",), title="Links from a note",
+    ),
+    ToolSpec(
+        "backlinks",
+        "The notes that link to a note, each with the line that links (text); with mentions, also the "
+        "notes that name its title or an alias without linking it (unlinked mentions).",
+        {"note": NOTE, "mentions": {"type": "boolean", "default": False,
+                                    "description": "Also list unlinked mentions."}},
+        link_tools.backlinks, ("note",), title="Links to a note",
+    ),
+    ToolSpec(
+        "related",
+        "Notes near a note in meaning (its passages' nearest neighbours, gathered per note), best first, "
+        "each marked linked (the note links to it) and links_here (it links to the note).",
+        {"note": NOTE, "k": _int("How many notes (capped at 50).", minimum=1, default=10)},
+        link_tools.related, ("note",), title="Related notes",
+    ),
 ]
 
 WRITING: list[ToolSpec] = [
