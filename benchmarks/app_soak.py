@@ -28,6 +28,7 @@ import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ui_latency import type_query  # noqa: E402
 from soak import SHORT, FILTERS, HOSTILE, OTHER_LANGUAGES, make_notes, open_fds, percentile, rss_mb  # noqa: E402
 
 WARM_UP = 20  # queries before the "start" figures are taken (or a fifth of the time, if sooner)
@@ -73,13 +74,7 @@ async def _soak(home: Path, minutes: float, seed: int) -> dict:
             while time.monotonic() < stop:
                 query = next(queries)
                 await pilot.press("ctrl+u")
-                count = screen.searches_shown
-                for char in query:
-                    await pilot.press("space" if char == " " else char)
-                while screen.searches_shown == count or screen.search_pending:
-                    await pilot.pause(0.01)
-                await app.wait_for_work()
-                latencies.append(screen.search_latencies_ms[-1])
+                latencies.append(await type_query(pilot, app, query))
                 n += 1
                 roll = rng.random()
                 if roll < 0.3:  # read: walk the results, the whole note and back

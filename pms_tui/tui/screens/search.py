@@ -26,7 +26,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from pms_tui.core.errors import describe
 from pms_tui.core.results import MODES
 
-from ..commands import Command, ScreenCommands
+from ..commands import ScreenCommands
 from ..controllers import while_running
 from ..controllers.clip import ClipController
 from ..controllers.links import LinksController
@@ -489,10 +489,7 @@ class SearchScreen(Screen[None]):
     def on_clip_failed(self, message: ClipFailed) -> None:
         self.clips.failed(message)
 
-    # -- the command palette ----------------------------------------------------------------------
-    def palette_commands(self) -> list[Command]:
-        """What ctrl+p offers on this screen (see :mod:`pms_tui.tui.commands`)."""
-        return palette_commands(self)
+    palette_commands = palette_commands  # what ctrl+p offers here (see tui.commands)
 
     # -- workers ending: the next queued sync, and the last line of defence -----------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
