@@ -28,7 +28,7 @@ def say(*parts: object, file=None) -> None:
 def _kb(args):
     from .core.kb import KnowledgeBase
 
-    kb = KnowledgeBase(home=args.home)
+    kb = KnowledgeBase(home=args.home, upgrade_progress=_tell_upgrade)
     for warning in kb.settings.warnings:
         say(f"pms-tui: {warning}", file=sys.stderr)
     kb.on_writer_wait = _tell_waiting  # a second writer waits its turn, and says for whom
@@ -380,7 +380,25 @@ def cmd_tui(args) -> int:
         from .tui.app import run_app
     except ImportError as exc:
         raise UsageError(f"The terminal UI cannot start: {exc}.") from None
+    _upgrade_index(args.home)
     return run_app(home=args.home) or 0
+
+
+def _tell_upgrade(done: int, total: int, phase: str) -> None:
+    """An older index being upgraded when opened: a line on stderr now and then."""
+    if done == 0 or done == total or done % 20_000 < 2_000:
+        say(f"pms-tui: {phase}: {done:,}/{total:,} passages", file=sys.stderr)
+
+
+def _upgrade_index(home) -> None:
+    """Upgrade an older index before the app takes the screen, so its progress is seen;
+    whatever fails here the app reports itself."""
+    from .core.kb import KnowledgeBase
+
+    try:
+        KnowledgeBase(home=home, upgrade_progress=_tell_upgrade).close()
+    except Exception:  # noqa: BLE001 - the app opens the index again and says what is wrong
+        pass
 
 
 # -- parser ---------------------------------------------------------------------------------

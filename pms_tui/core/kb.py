@@ -89,12 +89,15 @@ __all__ = [
 
 
 class KnowledgeBase(IndexingMixin, DoctorMixin):
-    def __init__(self, home: str | os.PathLike | None = None, settings: Settings | None = None):
+    def __init__(self, home: str | os.PathLike | None = None, settings: Settings | None = None, *,
+                 upgrade_progress: SyncProgress | None = None):
+        """``upgrade_progress(done, total, phase)`` hears how the upgrade of an index written by
+        an older pms-tui goes (done once, when it is opened)."""
         self.home = Path(home).expanduser() if home else default_home()
         self.home.mkdir(parents=True, exist_ok=True)
         self.settings = settings or load_settings(self.home)
         self.db_path = self.home / DB_FILE
-        self.store = Store(self.db_path)
+        self.store = Store(self.db_path, upgrade_progress)
         # One writer per home across processes (sync, reindex, remove, repair): a second one
         # waits its turn; ``on_writer_wait(pid)`` (the CLI says so) is told once.
         self.on_writer_wait = None
