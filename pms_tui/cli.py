@@ -254,6 +254,8 @@ def cmd_search(args) -> int:
         started = time.perf_counter()
         result = kb.search(args.query, k=args.k, mode=args.mode, collections=args.collection)
         elapsed = (time.perf_counter() - started) * 1000
+        if args.min_score is not None:  # for scripts: only hits at or above this fused score
+            result[:] = [h for h in result if h.score >= args.min_score]
         if args.json:
             hits = []
             for h in result:
@@ -261,13 +263,16 @@ def cmd_search(args) -> int:
                 row["evidence"] = kb.evidence(result, h).to_json()
                 hits.append(row)
             _print_json({"query": result.query.to_json(), "lanes": result.lanes, "notes": result.notes,
-                         "fusion": result.fusion and result.fusion.to_json(), "hits": hits})
+                         "fusion": result.fusion and result.fusion.to_json(), "weak": result.weak,
+                         "match": result.match and result.match.to_json(), "hits": hits})
             return 0
         for item in result.query.ignored:
             say(f"ignored {item.text}: {item.reason}", file=sys.stderr)
         if not result:
             say("No matches." if kb.stats()["chunks"] else "The index is empty: add a folder and run `pms-tui sync`.")
             return 0
+        if result.weak:
+            say("No note matches well; the nearest:")
         for i, h in enumerate(result, 1):
             ranks = f"bm25 {'#' + str(h.bm25_rank) if h.bm25_rank else '-'}  vec {'#' + str(h.vector_rank) if h.vector_rank else '-'}"
             say(f"{i:>2}. {h.score:.2f}  {ranks}  {h.collection}/{h.relpath}:{h.start_line}")
@@ -456,6 +461,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=MODES, default="hybrid")
     p.add_argument("--json", action="store_true", help="hits with their evidence, and the parsed query")
     p.add_argument("--explain", action="store_true", help="print why each hit ranks where it does")
+    p.add_argument("--min-score", type=float, default=None, metavar="X",
+                   help="drop hits whose fused score (0..1) is below X (whether any note matches well "
+                        "is the JSON's 'weak')")
     p.set_defaults(func=cmd_search)
     p = sub.add_parser("explain", help="where a note ranks for a query, lane by lane, and why")
     p.add_argument("query")

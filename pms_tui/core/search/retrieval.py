@@ -21,7 +21,7 @@ from ..store import Store
 from ..store import chunks as chunk_rows
 from ..store import facets
 from . import evidence as evidence_mod
-from . import lane_trust
+from . import lane_trust, match_quality
 from . import query as fts_query
 from .bm25 import Bm25Lane
 from .filters import Plan, plan
@@ -200,7 +200,8 @@ class Retrieval:
         fused = fuse(lanes, fusion.k, fusion.weights)[:k]
         hits = self._hits(fused, parsed.match_text, dict(ranked_by.get("bm25", ())),
                           dict(ranked_by.get("vector", ())))
-        return SearchResult(hits, list(lanes), notes, query=parsed, fusion=fusion)
+        match = match_quality.assess(self, parsed.match_text, ranked_by, fusion, self.settings.model)
+        return SearchResult(hits, list(lanes), notes, query=parsed, fusion=fusion, match=match)
 
     def lanes(self, query: str | ParsedQuery, depth: int, mode: str = "hybrid",
               collections: Sequence[str] | None = None) -> tuple[ParsedQuery, dict[str, list[tuple[int, float]]]]:
@@ -225,6 +226,10 @@ class Retrieval:
         notes: list[str] = []
         pending = None
         use_vector = vector and parsed.has_text
+        if mode == "hybrid" and use_vector and self.vectors_mismatch():
+            # another model's vectors (a model switch before or during `reindex`): BM25 answers
+            use_vector = vector = False
+            notes.append("vector lane off until `pms-tui reindex` re-embeds with the configured model")
         if mode == "hybrid" and use_vector:
             # the vector lane (embedding the query, then the scan) runs on another core while
             # this one ranks BM25; ONNX Runtime, NumPy and SQLite all release the GIL
@@ -241,7 +246,7 @@ class Retrieval:
             if use_vector:
                 ranked_by["vector"] = (pending.result() if pending is not None
                                        else self.vector_ranked(text, depth, None, None, filters))
-            elif not vector:
+            elif not vector and not notes:
                 notes.append("vector lane waiting for the model")
             else:
                 notes.append("vector lane skipped: the query has no words, only filters")
