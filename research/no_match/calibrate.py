@@ -43,13 +43,13 @@ def rates(rows, rule, s, c) -> tuple[float, float, float, int, int]:
     return flagged_neg, flagged_known, hidden_found, len(neg), len(known)
 
 
-def fit(rows) -> tuple[str, float, float]:
+def fit(rows, rules=("similarity", "coverage", "both")) -> tuple[str, float, float]:
     """The best rule on ``rows``, the constraint checked per collection (each at most 5%)."""
     by_collection = defaultdict(list)
     for r in rows:
         by_collection[r["collection"]].append(r)
     best = None
-    for rule in ("similarity", "coverage", "both"):
+    for rule in rules:
         for s in (SIMS if rule != "coverage" else [0.0]):
             for c in (COVS if rule != "similarity" else [0.0]):
                 per = [rates(rs, rule, s, c) for rs in by_collection.values()]
@@ -60,6 +60,8 @@ def fit(rows) -> tuple[str, float, float]:
                 key = (neg, -known, -s, -c)
                 if best is None or key > best[0]:
                     best = (key, rule, s, c)
+    if best is None:
+        return rules[0], 0.0, 0.0
     return best[1], best[2], best[3]
 
 
@@ -74,20 +76,25 @@ def describe(rule, s, c) -> str:
 def main(files: list[str]) -> None:
     rows = [json.loads(line) for f in files for line in open(f, encoding="utf-8") if line.strip()]
     for model in sorted({r["model"] for r in rows}):
-        mine = [r for r in rows if r["model"] == model]
-        collections = sorted({r["collection"] for r in mine})
-        print(f"model {model}")
+        for rules in (("similarity",), ("coverage",), ("similarity", "coverage", "both")):
+            report(model, [r for r in rows if r["model"] == model], rules)
+
+
+def report(model, mine, rules) -> None:
+    collections = sorted({r["collection"] for r in mine})
+    print(f"model {model}, rules tried: {', '.join(rules)}")
+    if True:
         for held in collections:
             train = [r for r in mine if r["collection"] != held]
             test = [r for r in mine if r["collection"] == held]
             if not train:
                 continue
-            rule, s, c = fit(train)
+            rule, s, c = fit(train, rules)
             neg, known, found, n_neg, n_known = rates(test, rule, s, c)
             print(f"  held out {held:<12} rule fitted on {', '.join(x for x in collections if x != held)}: "
                   f"{describe(rule, s, c)} -> negatives flagged {neg:.0%} of {n_neg}, known-item flagged "
                   f"{known:.1%} of {n_known} (found in top 10 and flagged {found:.1%})")
-        rule, s, c = fit(mine)
+        rule, s, c = fit(mine, rules)
         print(f"  fitted on all ({', '.join(collections)}): {describe(rule, s, c)}")
         for held in collections:
             test = [r for r in mine if r["collection"] == held]
