@@ -35,10 +35,17 @@ def text_only() -> None:
 
 
 def main() -> None:
+    """Every set above, or ``NAME FILE FOLDER`` given on the command line (by query kind)."""
     text_only()
     import pms_tui
 
     print(json.dumps({"code": pms_tui.__file__}), flush=True)
+    if len(sys.argv) == 4:
+        name, file, folder = sys.argv[1:]
+        report = known_item.evaluate(file, folder, ["bm25"], quiet=True)
+        mode = report["modes"]["bm25"]
+        print(json.dumps({"collection": name, **mode["overall"], "by_kind": mode["by_kind"]}), flush=True)
+        return
     for name, file, folder in KNOWN_ITEM:
         report = known_item.evaluate(file, folder, ["bm25"], quiet=True)
         print(json.dumps({"collection": name, **report["modes"]["bm25"]["overall"]}), flush=True)
