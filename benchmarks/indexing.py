@@ -261,14 +261,14 @@ def w_ui(home: str, window: float, notes: int = 0) -> dict:
                 # messages during a sync rarely allows
                 bar.value = ""
                 await asyncio.sleep(0.3)
-                count = len(screen.search_latencies_ms)
+                count = screen.searches_shown
                 bar.value = qs[typed % len(qs)]
                 typed += 1
                 t = time.monotonic()
-                while (len(screen.search_latencies_ms) == count or screen.search_pending or searching()) \
+                while (screen.searches_shown == count or screen.search_pending or searching()) \
                         and time.monotonic() - t < 30:
                     await asyncio.sleep(0.01)
-                if len(screen.search_latencies_ms) == count:
+                if screen.searches_shown == count:
                     stuck += 1
                 else:
                     lat.append(screen.search_latencies_ms[-1])

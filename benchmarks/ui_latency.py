@@ -59,10 +59,10 @@ async def _run(home: Path, queries: list[str]) -> dict:
             await pilot.pause(0.2)
             await app.workers.wait_for_complete()
             await pilot.pause()
-            count = len(screen.search_latencies_ms)
+            count = screen.searches_shown
             for char in query:
                 await pilot.press("space" if char == " " else char)
-            while len(screen.search_latencies_ms) == count or screen.search_pending:
+            while screen.searches_shown == count or screen.search_pending:
                 await pilot.pause(0.01)
             await app.workers.wait_for_complete()
             await pilot.pause()

@@ -49,6 +49,7 @@ EMBED_TOKEN_BUDGET = 1024
 CHARS_PER_TOKEN = 16
 # ONNX runs at once when embedding documents (each on one thread).
 EMBED_WORKERS = 2
+QUERY_CACHE_SIZE = 512  # query vectors kept (search-as-you-type asks for the same text again)
 _register_lock = threading.Lock()
 _registered = False
 # Loaded models, shared by every Embedder of the process (a test suite or an evaluation opens
@@ -195,7 +196,8 @@ class Embedder:
         if model_name == MULTILINGUAL_MODEL:  # its engine spreads one run over every core
             self.workers = 1
         self._run_slots = threading.BoundedSemaphore(self.workers)
-        self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()  # LRU, QUERY_CACHE_SIZE
+        self._query_cache_lock = threading.Lock()  # searches run on several threads at once
 
     @property
     def ready(self) -> bool:
@@ -353,16 +355,20 @@ class Embedder:
 
     def clear_query_cache(self) -> None:
         """Forget cached query vectors (evaluations time cold queries)."""
-        self._query_cache.clear()
+        with self._query_cache_lock:
+            self._query_cache.clear()
 
     def embed_query(self, text: str) -> np.ndarray:
-        """One query vector; cached, since search-as-you-type repeats queries."""
-        cached = self._query_cache.get(text)
-        if cached is not None:
-            self._query_cache.move_to_end(text)
-            return cached
+        """One query vector; cached (least recently used out), since search-as-you-type
+        repeats queries. The lock spans each look-up and each insertion, never the model run."""
+        with self._query_cache_lock:
+            cached = self._query_cache.get(text)
+            if cached is not None:
+                self._query_cache.move_to_end(text)
+                return cached
         vector = self._run_query(text)[0]
-        self._query_cache[text] = vector
-        if len(self._query_cache) > 512:
-            self._query_cache.popitem(last=False)
+        with self._query_cache_lock:
+            self._query_cache[text] = vector
+            while len(self._query_cache) > QUERY_CACHE_SIZE:
+                self._query_cache.popitem(last=False)
         return vector

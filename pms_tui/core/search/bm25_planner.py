@@ -9,7 +9,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..store import fts
 
@@ -26,6 +26,10 @@ PLAN_APPROX_POSTINGS = 40_000
 # A pasted paragraph (this many distinct phrases or more) ranks the rows holding its rare
 # phrases, by their full score, without the extra round that would prove it exact.
 LONG_QUERY_GROUPS = 8
+# Caches (each bounded; a request never reads back what its own insertions may evict)
+STEM_CACHE_SIZE = 4096  # words -> FTS5 tokens, per connection, least recently used first out
+DF_CACHE_SIZE = 50_000  # document frequencies, per connection, dropped whole when full
+MAX_CONNECTION_STATES = 32  # connections whose state is kept (the store pools a few)
 _PHRASE = re.compile(r'"((?:[^"]|"")+)"(\*?)')
 
 
@@ -40,6 +44,19 @@ class _Group:
     df: int = 0  # rows holding it (a lower bound for prefixes and multi-token phrases)
     cost: int = 0  # postings it brings (an upper bound)
     bound: float = 0.0  # the most all its occurrences can add to one row's score
+
+
+@dataclass
+class _ConnState:
+    """One connection's planning state: its temp tables exist, and its caches."""
+
+    conn: object
+    ready: bool = False  # temp tables made
+    tokens: OrderedDict = field(default_factory=OrderedDict)  # word -> FTS5 tokens (LRU)
+    df: dict = field(default_factory=dict)  # term -> df, ('*', prefix) -> (max, sum)
+    key: tuple | None = None  # the index's state the frequencies belong to
+    rows: int = 0
+    own: int = 0  # changes this connection made to its temp tables
 
 
 @dataclass
@@ -85,63 +102,89 @@ class Bm25Planner:
     """
 
     def __init__(self) -> None:
-        self._local = threading.local()
+        self._states: dict[int, _ConnState] = {}
+        self._states_lock = threading.Lock()
         self.last = PlanInfo("plain", True)
 
     # -- per-connection state: temp tables, caches --------------------------------------------
-    def _state(self, conn):
-        state = getattr(self._local, "state", None)
-        if state is None or state["conn"] is not conn:
+    def _state(self, conn) -> _ConnState:
+        """This connection's temp tables and caches. Keyed by the connection, not the thread:
+        the store hands a finished thread's connection to the next one, temp tables included."""
+        with self._states_lock:
+            state = self._states.get(id(conn))
+            if state is None or state.conn is not conn:
+                state = _ConnState(conn)
+                self._states[id(conn)] = state
+                while len(self._states) > MAX_CONNECTION_STATES:
+                    self._states.pop(next(iter(self._states)))
+        if not state.ready:
             fts.create_temp_tables(conn)
-            state = {"conn": conn, "tokens": OrderedDict(), "df": {}, "key": None, "rows": 0, "own": 0}
-            self._local.state = state
+            state.ready = True
         return state
 
     def clear_caches(self) -> None:
-        """Forget this thread's cached stems and frequencies (benchmarks measure cold queries)."""
-        state = getattr(self._local, "state", None)
-        if state is not None:
-            state["tokens"].clear()
-            state["df"].clear()
-            state["key"] = None
+        """Forget every cached stem and frequency (benchmarks measure cold queries)."""
+        with self._states_lock:
+            for state in self._states.values():
+                state.tokens.clear()
+                state.df.clear()
+                state.key = None
 
     def own_changes(self, conn, n: int) -> None:
         """Count writes to temp tables, which must not look like changes of the index."""
-        self._state(conn)["own"] += n
+        self._state(conn).own += n
 
-    def _tokens(self, conn, state, words: list[str]) -> dict[str, list[str]]:
-        """FTS5's own tokens (porter stems) of each word, cached."""
-        cache: OrderedDict = state["tokens"]
-        todo = [w for w in dict.fromkeys(words) if w not in cache]
+    def _tokens(self, conn, state: _ConnState, words: list[str]) -> dict[str, list[str]]:
+        """FTS5's own tokens (porter stems) of each word, from a bounded LRU cache.
+
+        The answer is built from what was found, never read back from the cache after new
+        entries went in: a long query can evict its own words (a pasted paragraph brings
+        hundreds), and reading them back raised KeyError once the cache had filled."""
+        cache = state.tokens
+        found: dict[str, list[str]] = {}
+        todo = []
+        for w in dict.fromkeys(words):
+            tokens = cache.get(w)
+            if tokens is None:
+                todo.append(w)
+            else:
+                cache.move_to_end(w)
+                found[w] = tokens
         if todo:
-            found, changes = fts.stem(conn, todo)
-            state["own"] += changes
+            stems, changes = fts.stem(conn, todo)
+            state.own += changes
             for i, w in enumerate(todo):
-                cache[w] = found.get(i, [])
-            while len(cache) > 4096:
+                found[w] = cache[w] = stems.get(i, [])
+            while len(cache) > STEM_CACHE_SIZE:
                 cache.popitem(last=False)
-        return {w: cache[w] for w in words}
+        return found
 
     def stems(self, conn, words: list[str]) -> dict[str, list[str]]:
         """FTS5's own tokens (porter stems) of each word, cached."""
         return self._tokens(conn, self._state(conn), words)
 
-    def _frequencies(self, conn, state, terms: set[str], prefixes: set[str]) -> tuple[int, dict]:
-        """(rows in the index, {term: df, ('*', prefix): (max df, sum df)}), cached until the
-        index changes."""
+    def _frequencies(self, conn, state: _ConnState, terms: set[str], prefixes: set[str]) -> tuple[int, dict]:
+        """(rows in the index, {term: df, ('*', prefix): (max df, sum df)}) for these terms and
+        prefixes; cached until the index changes, the cache bounded like the stems'."""
         version, changes = fts.change_key(conn)
-        key = (version, changes - state["own"])
-        if key != state["key"]:
-            state["key"], state["df"] = key, {}
-            state["rows"] = fts.row_count(conn)
-        df = state["df"]
-        todo = [t for t in terms if t not in df]
+        key = (version, changes - state.own)
+        if key != state.key:
+            state.key = key
+            state.df.clear()
+            state.rows = fts.row_count(conn)
+        cache = state.df
+        wanted = list(terms) + [("*", p) for p in prefixes]
+        found = {t: cache[t] for t in wanted if t in cache}
+        todo = [t for t in terms if t not in found]
         if todo:
-            df.update(fts.document_frequencies(conn, todo))
+            found.update(fts.document_frequencies(conn, todo))
         for p in prefixes:
-            if ("*", p) not in df:
-                df[("*", p)] = fts.prefix_frequency(conn, p)
-        return state["rows"], df
+            if ("*", p) not in found:
+                found[("*", p)] = fts.prefix_frequency(conn, p)
+        cache.update(found)
+        if len(cache) > DF_CACHE_SIZE:  # a cache, not a copy of the vocabulary: start again
+            cache.clear()
+        return state.rows, found
 
     # -- planning --------------------------------------------------------------------------
     def groups(self, conn, match: str) -> tuple[int, list[_Group]] | None:

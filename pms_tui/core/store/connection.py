@@ -26,6 +26,8 @@ DatabaseError = sqlite3.DatabaseError
 def connect(path: Path | str, read_only: bool = False) -> sqlite3.Connection:
     """Open a connection with sqlite-vec loaded, WAL, a busy timeout and foreign keys on.
 
+    ``check_same_thread`` is off because the store hands the connection of a thread that has
+    ended to the next thread (one thread uses a connection at a time, never two).
     ``read_only`` opens the file with ``mode=ro``, and where even that cannot work (a WAL
     file on read-only media, whose shared-memory file cannot be made) as ``immutable``.
     """
@@ -33,7 +35,9 @@ def connect(path: Path | str, read_only: bool = False) -> sqlite3.Connection:
         if read_only:
             conn = _connect_read_only(Path(path))
         else:
-            conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            conn = sqlite3.connect(
+                str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            )
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
         conn.enable_load_extension(False)
@@ -42,6 +46,9 @@ def connect(path: Path | str, read_only: bool = False) -> sqlite3.Connection:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
+        # The temp schema (each connection's small query tables) lives in memory: on disk it
+        # was a deleted file in /var/tmp held open by every pooled connection that ever spilled.
+        conn.execute("PRAGMA temp_store = MEMORY")
     except sqlite3.DatabaseError as exc:
         raise StoreError(describe_database_error(exc, path)) from None
     return conn
@@ -52,7 +59,7 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     last: Exception | None = None
     for query in ("mode=ro", "mode=ro&immutable=1"):
         conn = sqlite3.connect(f"{base}?{query}", uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
-                               isolation_level=None)
+                               isolation_level=None, check_same_thread=False)
         try:
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             return conn

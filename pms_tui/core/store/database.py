@@ -12,6 +12,8 @@ from ..errors import StoreError, describe_database_error
 from .connection import Connection, DatabaseError, connect, is_read_only_error, transaction
 from .schema import FTS_TOKENIZE, SCHEMA_VERSION, ensure_schema, schema_version
 
+IDLE_CONNECTIONS = 4  # connections of ended threads kept open for the next threads
+
 
 class Store:
     """One database file, one connection per thread.
@@ -26,6 +28,7 @@ class Store:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[tuple[threading.Thread, Connection]] = []
+        self._idle: list[Connection] = []  # connections of ended threads, for the next ones
         # A home (or medium) that cannot be written is opened read-only: search, show,
         # status and collections work, and anything that writes says why it cannot.
         self.read_only = path.exists() and not _writable(path)
@@ -53,13 +56,39 @@ class Store:
 
     @property
     def conn(self) -> Connection:
-        """This thread's connection, opened on first use."""
+        """This thread's connection: on first use, a finished thread's (see ``_reuse``) or a new one."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = connect(self.path, read_only=getattr(self, "read_only", False))
+            conn = self._reuse() or connect(self.path, read_only=getattr(self, "read_only", False))
             self._local.conn = conn
             with self._lock:
                 self._all.append((threading.current_thread(), conn))
+        return conn
+
+    def connection_count(self) -> int:
+        """Connections open now: the live threads' and the idle ones kept for reuse."""
+        with self._lock:
+            return len(self._all) + len(self._idle)
+
+    def _reuse(self) -> Connection | None:
+        """A connection whose thread has ended, for the thread asking now.
+
+        The app searches from a new worker thread per keystroke: keeping every thread's
+        connection open leaked two file descriptors a search (a day of typing ran out of them),
+        and a new connection per thread starts with cold caches and no temp tables. A thread
+        that has ended is inside no query, so its connection can be closed or handed on; up to
+        ``IDLE_CONNECTIONS`` are kept for the next threads."""
+        with self._lock:
+            ended = [conn for thread, conn in self._all if not thread.is_alive()]
+            if ended:
+                self._all = [(t, c) for t, c in self._all if t.is_alive()]
+            self._idle.extend(ended)
+            surplus, self._idle = self._idle[:-IDLE_CONNECTIONS], self._idle[-IDLE_CONNECTIONS:]
+            conn = self._idle.pop() if self._idle else None
+        for extra in surplus:
+            extra.close()
+        if conn is not None and conn.in_transaction:  # never expected: a transaction always ends
+            conn.execute("ROLLBACK")
         return conn
 
     @contextmanager
@@ -86,9 +115,12 @@ class Store:
         me = threading.current_thread()
         with self._lock:
             pairs, self._all = self._all, []
+            idle, self._idle = self._idle, []
         for thread, conn in pairs:
-            if thread is me:
+            if thread is me or not thread.is_alive():
                 conn.close()
+        for conn in idle:
+            conn.close()
         self._local = threading.local()
 
 

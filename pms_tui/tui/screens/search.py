@@ -9,6 +9,7 @@ in the mixins of :mod:`pms_tui.tui.controllers` (notes, sync, clip).
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Mapping
 
 from textual import on, work
@@ -65,7 +66,9 @@ class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[N
         self.collection_names: list[str] = []
         self.has_sample_collection = False
         self.search_generation = 0
-        self.search_latencies_ms: list[float] = []  # debounce fired -> results rendered
+        # debounce fired -> results rendered, the last 1,000 (a day of typing must not grow it)
+        self.search_latencies_ms: deque[float] = deque(maxlen=1000)
+        self.searches_shown = 0  # results rendered since start (benchmarks wait on it)
         self.model_state = "loading"
         self._debounce = None
         self._search_started = 0.0
@@ -280,6 +283,7 @@ class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[N
     def _search_rendered(self, started: float) -> None:
         if started:
             self.search_latencies_ms.append((time.perf_counter() - started) * 1000)
+            self.searches_shown += 1
 
     def _empty_message(self, message: SearchCompleted) -> str:
         if message.error:
