@@ -389,9 +389,14 @@ def cmd_tui(args) -> int:
     return run_app(home=args.home) or 0
 
 
+_upgrade_said = [0.0]  # when the last progress line of an index upgrade was printed
+
+
 def _tell_upgrade(done: int, total: int, phase: str) -> None:
-    """An older index being upgraded when opened: a line on stderr now and then."""
-    if done == 0 or done == total or done % 20_000 < 2_000:
+    """An older index being upgraded when opened: a line on stderr every two seconds."""
+    now = time.monotonic()
+    if done == 0 or done == total or now - _upgrade_said[0] >= 2.0:
+        _upgrade_said[0] = now
         say(f"pms-tui: {phase}: {done:,}/{total:,} passages", file=sys.stderr)
 
 
