@@ -65,7 +65,7 @@ async def _soak(home: Path, minutes: float, seed: int) -> dict:
             screen = app.search_screen
             while screen.model_state == "loading" or app.first_screen_ms is None:
                 await pilot.pause(0.05)
-            await app.workers.wait_for_complete()
+            await app.wait_for_work()
             begun = time.monotonic()
             stop, warm_until = begun + minutes * 60, begun + minutes * 12
             queries = typed_queries(seed)
@@ -78,7 +78,7 @@ async def _soak(home: Path, minutes: float, seed: int) -> dict:
                     await pilot.press("space" if char == " " else char)
                 while screen.searches_shown == count or screen.search_pending:
                     await pilot.pause(0.01)
-                await app.workers.wait_for_complete()
+                await app.wait_for_work()
                 latencies.append(screen.search_latencies_ms[-1])
                 n += 1
                 roll = rng.random()
@@ -87,7 +87,7 @@ async def _soak(home: Path, minutes: float, seed: int) -> dict:
                         await pilot.press(key)
                 elif roll < 0.4:
                     await pilot.press("f4")
-                    await app.workers.wait_for_complete()
+                    await app.wait_for_work()
                     await pilot.press("f4")
                 elif roll < 0.45:
                     await pilot.press("ctrl+t")  # mode: hybrid -> bm25 -> vector -> hybrid
@@ -103,7 +103,7 @@ async def _soak(home: Path, minutes: float, seed: int) -> dict:
                     result["after_warm_up"] = {"rss_mb": round(rss_mb(), 1), "fds": open_fds()}
                 if n % SAMPLE_EVERY == 0:
                     samples.append({"queries": n, "rss_mb": round(rss_mb(), 1), "fds": open_fds()})
-            await app.workers.wait_for_complete()
+            await app.wait_for_work()
             result["end"] = {"rss_mb": round(rss_mb(), 1), "fds": open_fds()}
     except Exception:  # noqa: BLE001 - the figure this run exists for
         crash = traceback.format_exc(limit=6)

@@ -49,14 +49,14 @@ def one_percent_prefix(conn) -> tuple[str, int, int]:
 
 def w_filtered(home: str, reps: int) -> dict:
     from fake_embed import RandomUnitEmbedder
+    from pms_tui.core.config import load_settings
     from pms_tui.core.indexing.embed import Embedder
     from pms_tui.core.kb import KnowledgeBase
 
-    kb = KnowledgeBase(home)
-    real = Embedder(kb.settings.model, kb.settings.embed_batch_size, kb.settings.max_tokens)
+    settings = load_settings(Path(home))
+    real = Embedder(settings.model, settings.embed_batch_size, settings.max_tokens)
     real.load()
-    kb.embedder = RandomUnitEmbedder.posing_as_default(query_model=real)
-    kb.retrieval.embedder = kb.embedder
+    kb = KnowledgeBase(home, settings, embedder=RandomUnitEmbedder.posing_as_default(query_model=real))
     kb.vectors.refresh()
     conn = kb.store.conn
     prefix, notes, total = one_percent_prefix(conn)

@@ -101,7 +101,7 @@ def queries() -> list[str]:
 def copy_notes(dest: Path, limit: int | None = None, tokens: bool = False) -> list[str]:
     """Copy the TIL notes (the first ``limit`` in path order) to ``dest``; with ``tokens``
     each note gets its unique word as a last line. Returns the relative paths."""
-    from pms_tui.core.kb import walk_notes
+    from pms_tui.core.indexing.notes import walk_notes
 
     shutil.rmtree(dest, ignore_errors=True)
     rels = sorted(rel for rel, _ in walk_notes(CORPUS))[:limit]
@@ -206,8 +206,7 @@ def w_build_random(home: str, folders: list) -> dict:
     from fake_embed import RandomUnitEmbedder
     from pms_tui.core.kb import KnowledgeBase
 
-    kb = KnowledgeBase(home)
-    kb.embedder = RandomUnitEmbedder.posing_as_default()
+    kb = KnowledgeBase(home, embedder=RandomUnitEmbedder.posing_as_default())
     for name, path in folders:
         kb.collections.create(path, name=name)
     report = kb.sync()
@@ -275,7 +274,7 @@ def w_ui(home: str, window: float, notes: int = 0) -> dict:
                 await asyncio.sleep(0.1)
             left = pending()
             screen.stop_sync()
-            await app.workers.wait_for_complete()
+            await app.wait_for_work()
             return {"queries_typed": typed, "searches": len(lat), "p50_ms": round(pct(lat, 0.5), 1),
                     "p95_ms": round(pct(lat, 0.95), 1), "max_ms": round(max(lat, default=float("nan")), 1),
                     "no_result_within_30s": stuck, "text_phase_s": round(text_s, 1), "pending_left": left,

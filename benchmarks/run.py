@@ -159,8 +159,7 @@ def w_build(home: str, collections: list, fake: str = "default") -> dict:
     from pms_tui.core.kb import KnowledgeBase
 
     shutil.rmtree(home, ignore_errors=True)
-    kb = KnowledgeBase(home)
-    kb.embedder = RandomUnitEmbedder.posing_as_default()
+    kb = KnowledgeBase(home, embedder=RandomUnitEmbedder.posing_as_default())
     for name, path in collections:
         kb.collections.create(path, name=name)
     report = kb.sync()
@@ -222,19 +221,20 @@ def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: 
     import numpy as np
 
     from fake_embed import RandomUnitEmbedder
+    from pms_tui.core.config import load_settings
     from pms_tui.core.indexing.embed import Embedder
     from pms_tui.core.kb import KnowledgeBase
 
     queries = load_queries()
+    settings = load_settings(Path(home))
+    real = Embedder(settings.model, settings.embed_batch_size, settings.max_tokens)
     t0 = time.perf_counter()
-    kb = KnowledgeBase(home)
+    # stored vectors are random; every query is embedded by the real model
+    kb = KnowledgeBase(home, settings, embedder=RandomUnitEmbedder.posing_as_default(query_model=real))
     open_ms = (time.perf_counter() - t0) * 1000
-    real = Embedder(kb.settings.model, kb.settings.embed_batch_size, kb.settings.max_tokens)
     t0 = time.perf_counter()
     real.load()
     model_load_ms = (time.perf_counter() - t0) * 1000
-    # stored vectors are random; every query is embedded by the real model
-    kb.embedder = RandomUnitEmbedder.posing_as_default(query_model=real)
     t0 = time.perf_counter()
     kb.vectors.refresh()
     mirror_ms = (time.perf_counter() - t0) * 1000
@@ -389,10 +389,9 @@ def w_sync(collections: list, edits: list) -> dict:
 
     with tempfile.TemporaryDirectory(prefix="pms-bench-sync-") as tmp:
         home = Path(tmp) / "home"
-        kb = KnowledgeBase(home)
         # built with random vectors, under the real model's name and size so that the real
         # model can take over for the edit below
-        kb.embedder = RandomUnitEmbedder.posing_as_default()
+        kb = KnowledgeBase(home, embedder=RandomUnitEmbedder.posing_as_default())
         for name, path in collections:
             kb.collections.create(path, name=name)
         first = kb.sync()
@@ -407,8 +406,7 @@ def w_sync(collections: list, edits: list) -> dict:
         reopened = []
         for _ in range(3):
             t = time.perf_counter()
-            kb = KnowledgeBase(home)
-            kb.embedder = RandomUnitEmbedder.posing_as_default()
+            kb = KnowledgeBase(home, embedder=RandomUnitEmbedder.posing_as_default())
             kb.sync()
             kb.close()
             reopened.append(time.perf_counter() - t)

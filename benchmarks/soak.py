@@ -262,13 +262,18 @@ def open_fds() -> int:
 
 
 def native_threads() -> int:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Threads:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return threading.active_count()
+    """The process's threads, the least of a few reads: a thread that has just been joined
+    can still be ending in the kernel for a moment."""
+    counts = []
+    for _ in range(5):
+        try:
+            for line in Path("/proc/self/status").read_text().splitlines():
+                if line.startswith("Threads:"):
+                    counts.append(int(line.split()[1]))
+        except OSError:
+            return threading.active_count()
+        time.sleep(0.02)
+    return min(counts)
 
 
 FDS_PER_CONNECTION = 2  # the database file and its WAL (the -shm file is shared per process)

@@ -51,20 +51,20 @@ async def _run(home: Path, queries: list[str]) -> dict:
         # wait for the model, as a person would after the first second
         while screen.model_state == "loading":
             await pilot.pause(0.05)
-        await app.workers.wait_for_complete()
+        await app.wait_for_work()
         await pilot.pause()
         per_query: list[float] = []
         for query in queries:
             await pilot.press("ctrl+u")  # clear the search bar
             await pilot.pause(0.2)
-            await app.workers.wait_for_complete()
+            await app.wait_for_work()
             await pilot.pause()
             count = screen.searches_shown
             for char in query:
                 await pilot.press("space" if char == " " else char)
             while screen.searches_shown == count or screen.search_pending:
                 await pilot.pause(0.01)
-            await app.workers.wait_for_complete()
+            await app.wait_for_work()
             await pilot.pause()
             per_query.append(screen.search_latencies_ms[-1])
         return {

@@ -12,6 +12,8 @@ import re
 import sys
 import time
 
+from . import __version__
+from .cli_progress import tell_upgrade, tell_waiting, upgrade_index
 from .core.errors import UsageError, describe
 from .core.results import MODES
 from .core.safe_text import UNSAFE, safe_text
@@ -28,10 +30,10 @@ def say(*parts: object, file=None) -> None:
 def _kb(args):
     from .core.kb import KnowledgeBase
 
-    kb = KnowledgeBase(home=args.home, upgrade_progress=_tell_upgrade)
+    kb = KnowledgeBase(home=args.home, upgrade_progress=tell_upgrade)
     for warning in kb.settings.warnings:
         say(f"pms-tui: {warning}", file=sys.stderr)
-    kb.on_writer_wait = _tell_waiting  # a second writer waits its turn, and says for whom
+    kb.on_writer_wait = tell_waiting  # a second writer waits its turn, and says for whom
     return kb
 
 
@@ -71,12 +73,6 @@ def _cancel_on_ctrl_c(work):
         return work(cancel)
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def _tell_waiting(pid) -> None:
-    who = f"pid {pid}" if pid else "another pms-tui process"
-    print(f"Another pms-tui ({who}) is writing to this index; waiting for it to finish (ctrl+c stops).",
-          file=sys.stderr, flush=True)
 
 
 def _sync_with_bar(args, run) -> int:
@@ -148,8 +144,7 @@ def cmd_status(args) -> int:
             total.skipped.extend(part.skipped)
         if args.json:
             _print_json({
-                "to_add": [str(p) for p in total.to_add],
-                "to_update": [str(p) for p in total.to_update],
+                "to_add": [str(p) for p in total.to_add], "to_update": [str(p) for p in total.to_update],
                 "to_delete": [str(p) for p in total.to_delete],
                 "skipped": [{"path": str(p), "reason": why} for p, why in total.skipped],
             })
@@ -194,7 +189,7 @@ def cmd_sync(args) -> int:
             say(NO_COLLECTIONS)
             return 0
         return _sync_with_bar(args, lambda bar, cancel: kb.sync(progress=bar, collections=args.collection,
-                              cancel=cancel, on_wait=_tell_waiting, embed=not args.no_embed))
+                              cancel=cancel, on_wait=tell_waiting, embed=not args.no_embed))
 
 
 def cmd_watch(args) -> int:
@@ -205,13 +200,14 @@ def cmd_watch(args) -> int:
         if not kb.collections.list():
             say(NO_COLLECTIONS)
             return 0
-        code = _sync_with_bar(args, lambda bar, cancel: kb.sync(progress=bar, cancel=cancel, on_wait=_tell_waiting))
+        code = _sync_with_bar(args, lambda bar, cancel: kb.sync(progress=bar, cancel=cancel, on_wait=tell_waiting))
         if code:
             return code
         stop = threading.Event()
 
         def on_mode(text: str) -> None:
-            say(f"{text[0].upper()}{text[1:]}: {len(kb.collections.list())} collection(s); ctrl+c stops.", file=sys.stderr)
+            say(f"{text[0].upper()}{text[1:]}: {len(kb.collections.list())} collection(s); ctrl+c stops.",
+                file=sys.stderr)
 
         def on_sync(report) -> None:
             if report.changed or report.skipped:
@@ -254,14 +250,10 @@ def cmd_search(args) -> int:
         started = time.perf_counter()
         result = kb.search(args.query, k=args.k, mode=args.mode, collections=args.collection)
         elapsed = (time.perf_counter() - started) * 1000
-        if args.min_score is not None:  # for scripts: only hits at or above this fused score
-            result[:] = [h for h in result if h.score >= args.min_score]
+        result[:] = [h for h in result if args.min_score is None or h.score >= args.min_score]  # for scripts
         if args.json:
-            hits = []
-            for h in result:
-                row = {key: getattr(h, key) for key in _HIT_KEYS}
-                row["evidence"] = kb.evidence(result, h).to_json()
-                hits.append(row)
+            hits = [{**{key: getattr(h, key) for key in _HIT_KEYS}, "evidence": kb.evidence(result, h).to_json()}
+                    for h in result]
             _print_json({"query": result.query.to_json(), "lanes": result.lanes, "notes": result.notes,
                          "fusion": result.fusion and result.fusion.to_json(), "weak": result.weak,
                          "match": result.match and result.match.to_json(), "hits": hits})
@@ -274,7 +266,7 @@ def cmd_search(args) -> int:
         if result.weak:
             say("No note matches well; the nearest:")
         for i, h in enumerate(result, 1):
-            ranks = f"bm25 {'#' + str(h.bm25_rank) if h.bm25_rank else '-'}  vec {'#' + str(h.vector_rank) if h.vector_rank else '-'}"
+            ranks = "bm25 {}  vec {}".format(*(f"#{r}" if r else "-" for r in (h.bm25_rank, h.vector_rank)))
             say(f"{i:>2}. {h.score:.2f}  {ranks}  {h.collection}/{h.relpath}:{h.start_line}")
             crumb = " › ".join(h.heading_path)
             say(f"    {h.title}" + (f"  ({crumb})" if crumb and crumb != h.title else ""))
@@ -367,7 +359,7 @@ def cmd_repair(args) -> int:
     from .cli_progress import SyncProgressBar
 
     with SyncProgressBar(quiet=False) as bar:
-        steps, report = repair_home(args.home, progress=bar, wait=True, on_wait=_tell_waiting)
+        steps, report = repair_home(args.home, progress=bar, wait=True, on_wait=tell_waiting)
     for step in steps:
         say(f"  {step}")
     _print_report(report, False)
@@ -385,39 +377,16 @@ def cmd_tui(args) -> int:
         from .tui.app import run_app
     except ImportError as exc:
         raise UsageError(f"The terminal UI cannot start: {exc}.") from None
-    _upgrade_index(args.home)
+    upgrade_index(args.home)
     return run_app(home=args.home) or 0
-
-
-_upgrade_said = [0.0]  # when the last progress line of an index upgrade was printed
-
-
-def _tell_upgrade(done: int, total: int, phase: str) -> None:
-    """An older index being upgraded when opened: a line on stderr every two seconds."""
-    now = time.monotonic()
-    if done == 0 or done == total or now - _upgrade_said[0] >= 2.0:
-        _upgrade_said[0] = now
-        say(f"pms-tui: {phase}: {done:,}/{total:,} passages", file=sys.stderr)
-
-
-def _upgrade_index(home) -> None:
-    """Upgrade an older index before the app takes the screen, so its progress is seen;
-    whatever fails here the app reports itself."""
-    from .core.kb import KnowledgeBase
-
-    try:
-        KnowledgeBase(home=home, upgrade_progress=_tell_upgrade).close()
-    except Exception:  # noqa: BLE001 - the app opens the index again and says what is wrong
-        pass
 
 
 # -- parser ---------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="pms-tui",
-        description="Private, local search for your Markdown notes. With no command, opens the terminal UI.",
-    )
-    parser.add_argument("--home", help="folder of the index and config.toml (default: PMS_TUI_HOME or the user data dir)")
+    parser = argparse.ArgumentParser(prog="pms-tui", description="Private, local search for your Markdown notes. "
+                                     "With no command, opens the terminal UI.")
+    parser.add_argument("--home", help="folder of the index and config.toml (default: PMS_TUI_HOME or user data dir)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("add", help="add a folder of notes as a collection")
@@ -466,9 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=MODES, default="hybrid")
     p.add_argument("--json", action="store_true", help="hits with their evidence, and the parsed query")
     p.add_argument("--explain", action="store_true", help="print why each hit ranks where it does")
-    p.add_argument("--min-score", type=float, default=None, metavar="X",
-                   help="drop hits whose fused score (0..1) is below X (whether any note matches well "
-                        "is the JSON's 'weak')")
+    p.add_argument("--min-score", type=float, metavar="X", help="drop hits whose fused score (0..1) is below X")
     p.set_defaults(func=cmd_search)
     p = sub.add_parser("explain", help="where a note ranks for a query, lane by lane, and why")
     p.add_argument("query")

@@ -46,7 +46,7 @@ async def settle(app, pilot) -> None:
     for _ in range(3):
         while app.search_screen.search_pending:
             await pilot.pause(0.02)
-        await app.workers.wait_for_complete()
+        await app.wait_for_work()
         await pilot.pause()
 
 

@@ -22,7 +22,11 @@ def pilot_idle_checks_every_5_ms():
     the process's CPU time in 20 ms steps (``textual._wait``): typing a 30-letter query sleeps
     over a second. Checking every 5 ms, with the same idle ratio (CPU under 1/20 of the wall
     time), types it in a third of that. The tests still wait for what they check (``settle``,
-    ``wait_for_model`` and Pilot's own wait for every pending message)."""
+    ``wait_for_model`` and Pilot's own wait for every pending message).
+
+    Why a private module is patched: Pilot offers no setting for it, and the whole TUI suite
+    would take three times as long. ``tests/tui/test_textual_seam.py`` notices when it stops
+    being needed (Textual's own step at 5 ms or less) or stops working (the names gone)."""
     from textual import _wait
 
     saved = _wait.SLEEP_GRANULARITY, _wait.SLEEP_IDLE

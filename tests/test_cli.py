@@ -10,7 +10,6 @@ import pytest
 
 from kb_helpers import CORPORA, NOTES, write
 from pms_tui.core.config import Settings
-from pms_tui.core.search import lane_trust
 
 
 def run(home, *args, check=True):
@@ -22,6 +21,12 @@ def run(home, *args, check=True):
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
+
+
+def test_version(tmp_path):
+    from importlib.metadata import version
+
+    assert run(tmp_path / "home", "--version").stdout.strip() == f"pms-tui {version('pms-tui')}"
 
 
 def test_add_sync_search_status_show(tmp_path, notes_dir):
@@ -116,7 +121,7 @@ def test_search_language_json_carries_query_and_evidence(notes_synced_by_cli):
     assert set(evidence["filters"]) == {"tag:git", '-"dutch oven"'}
     assert "reset" in evidence["matched"]["body"] and evidence["rrf"] == out["hits"][0]["rrf"]
     # the one query word is in BM25's first passage: BM25's ranks count with the confident k
-    confident, base = lane_trust.CONFIDENT_K, Settings.rrf_k
+    confident, base = Settings.confident_k, Settings.rrf_k
     assert out["fusion"]["coverage"] == 1.0 and out["fusion"]["k"] == {"bm25": confident, "vector": base}
     text = run(home, "search", "reset tag:git after:someday", "--explain")
     assert f"RRF (k: bm25 {confident}, vector {base})" in text.stdout

@@ -75,6 +75,32 @@ def test_readme_python_api(synced_kb, notes_dir):
     assert kb.collections.list() == [] and kb.stats()["chunks"] == 0
 
 
+def test_the_contract_exports_the_contract():
+    """kb's __all__ names what a front end may use, each name defined; the engine's rooms
+    (fusion, the query-aware rule, the chunker's parser, the folder walk) are not re-exported,
+    and what only an evaluation needs is kb_measure's, not the KnowledgeBase's."""
+    from pms_tui.core import kb_measure
+
+    assert all(hasattr(kb_module, name) for name in kb_module.__all__)
+    assert not {"fuse", "lane_trust", "parse_note", "walk_notes"} & set(kb_module.__all__)
+    for method in ("clear_query_cache", "lane_signals", "indexed_paths", "chunk_notes"):
+        assert not hasattr(kb_module.KnowledgeBase, method)
+    assert {"lanes", "signals", "chunk_notes", "indexed_paths", "clear_query_cache"} <= set(vars(kb_measure.Measure))
+
+
+def test_measure_reads_the_lanes_search_fuses(synced_kb):
+    from pms_tui.core.kb_measure import Measure
+
+    measure = Measure(synced_kb)
+    parsed, lanes = measure.lanes("soft reset keeps work staged", 10)
+    assert set(lanes) == {"bm25", "vector"} and parsed.text == "soft reset keeps work staged"
+    notes = measure.chunk_notes()
+    top = synced_kb.search("soft reset keeps work staged", k=1)[0]
+    assert notes[lanes["bm25"][0][0]] == top.relpath == "git/undo-commit.md"
+    assert top.relpath in measure.indexed_paths()
+    assert measure.signals(parsed, lanes).coverage == 1.0
+
+
 def test_recent_find_note_and_chunks_of(synced_kb, notes_dir):
     recent = synced_kb.recent(limit=2)
     assert len(recent) == 2 and all(hit.snippet for hit in recent)
@@ -118,7 +144,7 @@ def test_model_state_and_loading(synced_kb):
     kb = synced_kb
     kb.load_model()
     assert kb.model_state == "ready" and kb.model_ready and kb.model_mismatch is None
-    kb.clear_query_cache()
+    kb.embedder.clear_query_cache()
     assert kb.search("sourdough", k=1)
 
 

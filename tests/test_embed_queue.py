@@ -195,7 +195,7 @@ print("finished", flush=True)
 
 
 def _copy_notes(src: Path, dest: Path, count: int) -> None:
-    from pms_tui.core.kb import walk_notes
+    from pms_tui.core.indexing.notes import walk_notes
 
     notes = sorted(rel for rel, _ in walk_notes(src) if "/" in rel)  # not the huge README
     for rel in notes[:count]:

@@ -7,24 +7,31 @@ import numpy as np
 import pytest
 
 from kb_helpers import write
-from pms_tui.core.kb import KnowledgeBase, fuse, lane_trust
+from pms_tui.core.config import Settings
+from pms_tui.core.kb import KnowledgeBase
+from pms_tui.core.kb_measure import Measure
+from pms_tui.core.search import lane_trust
+from pms_tui.core.search.fusion import fuse
 
 LANES = ("bm25", "vector")
 WEIGHTS = {"bm25": 1.0, "vector": 1.0}
+DEFAULTS = Settings()  # the rule's four numbers are settings (core/config.py)
+RULE = lane_trust.Thresholds.of(DEFAULTS)
 
 
 # -- the rule (pure logic) -------------------------------------------------------------------
 def test_bm25_holding_the_query_counts_its_ranks_with_a_smaller_k():
-    fusion = lane_trust.decide(lane_trust.Signals(coverage=1.0, gap=0.5), LANES, 60, WEIGHTS)
-    assert fusion.k == {"bm25": lane_trust.CONFIDENT_K, "vector": 60}
+    fusion = lane_trust.decide(lane_trust.Signals(coverage=1.0, gap=0.5), LANES, 60, WEIGHTS, RULE)
+    assert fusion.k == {"bm25": DEFAULTS.confident_k, "vector": 60}
     assert fusion.weights == WEIGHTS  # holding the query wins over a large gap
     assert "holds 100%" in fusion.reasons[0]
 
 
 def test_a_contradicted_bm25_lane_loses_its_weight():
-    fusion = lane_trust.decide(lane_trust.Signals(coverage=0.3, gap=0.25), LANES, 60, {"bm25": 1.5, "vector": 1.0})
+    signals = lane_trust.Signals(coverage=0.3, gap=0.25)
+    fusion = lane_trust.decide(signals, LANES, 60, {"bm25": 1.5, "vector": 1.0}, RULE)
     assert fusion.k == {"bm25": 60, "vector": 60}
-    assert fusion.weights == {"bm25": 1.5 * lane_trust.CONTRADICTED_WEIGHT, "vector": 1.0}
+    assert fusion.weights == {"bm25": 1.5 * DEFAULTS.contradicted_weight, "vector": 1.0}
     assert "far from the query's meaning" in fusion.reasons[0]
 
 
@@ -34,18 +41,18 @@ def test_a_contradicted_bm25_lane_loses_its_weight():
     lane_trust.Signals(coverage=None, gap=None),  # BM25 found nothing
 ])
 def test_otherwise_plain_rrf(signals):
-    fusion = lane_trust.decide(signals, LANES, 60, WEIGHTS)
+    fusion = lane_trust.decide(signals, LANES, 60, WEIGHTS, RULE)
     assert fusion.k == {"bm25": 60, "vector": 60} and fusion.weights == WEIGHTS and not fusion.reasons
 
 
 def test_one_lane_alone_is_never_adjusted():
-    fusion = lane_trust.decide(lane_trust.Signals(1.0, 0.0), ("bm25",), 60, WEIGHTS)
+    fusion = lane_trust.decide(lane_trust.Signals(1.0, 0.0), ("bm25",), 60, WEIGHTS, RULE)
     assert fusion.k == {"bm25": 60} and not fusion.reasons
 
 
 def test_a_user_k_below_the_confident_k_is_kept():
-    user_k = lane_trust.CONFIDENT_K - 1
-    fusion = lane_trust.decide(lane_trust.Signals(1.0, 0.0), LANES, user_k, WEIGHTS)
+    user_k = DEFAULTS.confident_k - 1
+    fusion = lane_trust.decide(lane_trust.Signals(1.0, 0.0), LANES, user_k, WEIGHTS, RULE)
     assert fusion.k["bm25"] == user_k
 
 
@@ -90,7 +97,7 @@ def small_kb(tmp_path_factory):
 def _signals(kb, query):
     bm25 = kb.retrieval.bm25_ranked(query, 50)
     vector = kb.retrieval.vector_ranked(query, 50)
-    return bm25, vector, kb.lane_signals(query, bm25, vector)
+    return bm25, vector, Measure(kb).signals(query, {"bm25": bm25, "vector": vector})
 
 
 def test_coverage_is_the_share_of_query_words_the_first_passage_holds(small_kb):
@@ -117,13 +124,13 @@ def test_gap_is_measured_against_the_note_at_its_most_similar_passage(small_kb):
     qvec = small_kb.retrieval.embedder.embed_query(PARAPHRASE)
     _, similarity, _ = small_kb.retrieval.vectors.rank_of(qvec, vids)  # an independent path
     assert signals.gap == pytest.approx((1 - vector[0][1]) - similarity, abs=1e-5)
-    assert signals.gap > lane_trust.CONTRADICTION_GAP
+    assert signals.gap > DEFAULTS.contradiction_gap
 
 
 def test_a_paraphrase_follows_the_meaning_lane(small_kb):
     aware = small_kb.search(PARAPHRASE, k=4)
     assert aware[0].relpath == "insomnia.md" and aware[0].vector_rank == 1
-    assert aware.fusion.weights["bm25"] == lane_trust.CONTRADICTED_WEIGHT
+    assert aware.fusion.weights["bm25"] == DEFAULTS.contradicted_weight
     garden = next(h for h in aware if h.relpath == "garden.md")
     # still shown with its BM25 rank (the evidence is kept); the meaning lane ranks it below
     # the two sleep notes, so BM25's first place at a quarter of its weight no longer leads
@@ -140,10 +147,20 @@ def test_a_paraphrase_follows_the_meaning_lane(small_kb):
 def test_the_evidence_shows_the_query_s_own_k(small_kb):
     result = small_kb.search("espresso shot", k=4)
     hit = result[0]
-    k, base = lane_trust.CONFIDENT_K, small_kb.settings.rrf_k
+    k, base = DEFAULTS.confident_k, small_kb.settings.rrf_k
     assert k < base  # else the rule would leave BM25's k as it is
     assert hit.relpath == "espresso.md" and result.fusion.k == {"bm25": k, "vector": base}
     assert hit.vector_rank == 1 and hit.rrf == pytest.approx(1 / (k + 1) + 1 / (base + 1), abs=1e-7)
     lines = small_kb.evidence(result, hit).lines()
     assert any(line.startswith(f"RRF (k: bm25 {k}, vector {base})") for line in lines)
     assert any("holds 100% of the query's words" in line for line in lines)
+
+
+def test_the_rule_reads_its_numbers_from_the_settings(small_kb):
+    """One home: changing a setting changes the fusion; no second default stands in for it."""
+    before = small_kb.search("espresso shot", k=4).fusion.k["bm25"]
+    small_kb.settings.confident_k = 1
+    try:
+        assert small_kb.search("espresso shot", k=4).fusion.k["bm25"] == 1 != before
+    finally:
+        small_kb.settings.confident_k = DEFAULTS.confident_k

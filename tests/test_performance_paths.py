@@ -61,8 +61,7 @@ def big_kb(tmp_path_factory):
             words += [rng.choice(RARE) for _ in range(rng.randint(1, 4))]
         rng.shuffle(words)
         write(folder, f"n{i:03}.md", f"# Note {i} {rng.choice(COMMON)}\n\n" + " ".join(words) + "\n")
-    kb = KnowledgeBase(root / "home")
-    kb.embedder = HashEmbedder()
+    kb = KnowledgeBase(root / "home", embedder=HashEmbedder())
     kb.collections.create(folder, name="notes")
     kb.sync()
     yield kb
@@ -159,8 +158,7 @@ def test_vector_mirror_follows_deletes_and_adds(tmp_path):
     folder = tmp_path / "notes"
     for i in range(30):
         write(folder, f"n{i}.md", f"# Note {i}\n\nText number {i} about things.\n")
-    kb = KnowledgeBase(tmp_path / "home")
-    kb.embedder = HashEmbedder()
+    kb = KnowledgeBase(tmp_path / "home", embedder=HashEmbedder())
     kb.collections.create(folder, name="notes")
     kb.sync()
     kb.vectors.refresh()

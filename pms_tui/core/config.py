@@ -42,23 +42,26 @@ class Settings:
     with a ``PMS_TUI_`` prefix, of the environment (``PMS_TUI_RRF_K=30``)."""
 
     model: str = DEFAULT_MODEL
-    # RRF's k, chosen with the query-aware rule by leave-one-collection-out cross-validation
-    # over six collections (eval/fusion_cv.py; docs/evaluation.md, sixth round). A small k lets
-    # each lane's first places lead: a note one lane ranks first is outranked only by notes both
-    # lanes rank near the top, where the customary 60 let notes both lanes rank lower bury it.
+    # -- Ranking. Every number that orders results lives here, once; each range is in RULES.
+    # How they were chosen (leave-one-collection-out cross-validation over six collections) is
+    # in research/LOG.md; docs/evaluation.md lists them with the figures they give.
+    # RRF's k: a lane's rank r counts w / (k + r). A small k lets each lane's first places lead
+    # (the customary 60 let notes both lanes rank lower bury a note one lane ranks first).
     rrf_k: int = 3
-    # RRF lane weights: equal. With one-line paragraphs cut at sentence ends, 1.0 beat 1.5 on
-    # SciFact and Cranfield, and on the til known-item set (each choice held out of the set it
-    # is reported on, docs/evaluation.md).
-    bm25_weight: float = 1.0
-    vector_weight: float = 1.0
-    lane_depth: int = 50
-    # Per query, RRF's k and BM25's weight follow what the lanes found (search/lane_trust.py);
-    # false: plain RRF with the numbers above.
+    bm25_weight: float = 1.0  # the BM25 lane's RRF weight
+    vector_weight: float = 1.0  # the vector lane's RRF weight
+    lane_depth: int = 50  # passages each lane hands to the fusion (at least the k asked for)
+    # Per query, RRF's k and BM25's weight follow what the lanes found (search/lane_trust.py,
+    # the four settings below); false: plain RRF with the numbers above.
     query_aware_fusion: bool = True
-    title_weight: float = 2.0
-    heading_weight: float = 1.5
-    body_weight: float = 1.0
+    confident_coverage: float = 0.7  # BM25 holds the query: its first passage holds this share of the query's idf
+    confident_k: int = 2  # ... and then BM25's ranks count with this k (never above rrf_k)
+    contradiction_gap: float = 0.1  # the vector lane contradicts BM25: BM25's first note this much less similar
+    contradicted_weight: float = 0.25  # ... and then BM25's weight is multiplied by this
+    title_weight: float = 2.0  # BM25's weight of a match in the note's title (FTS5 column weight)
+    heading_weight: float = 1.5  # ... in the passage's headings
+    body_weight: float = 1.0  # ... in the passage's text
+    # -- Indexing.
     chunk_target: int = 1000
     chunk_overlap: int = 2
     embed_batch_size: int = 32
@@ -144,6 +147,10 @@ RULES: dict[str, Rule] = {
     "vector_weight": _weight(),
     "lane_depth": _whole(1, 10_000),
     "query_aware_fusion": Rule(bool, "true or false"),
+    "confident_coverage": Rule(float, "a share from 0 to 1.01 (1.01: never)", lambda v: 0.0 <= v <= 1.01),
+    "confident_k": _whole(1, 100_000),
+    "contradiction_gap": Rule(float, "a cosine difference from 0 to 2 (2: never)", lambda v: 0.0 <= v <= 2.0),
+    "contradicted_weight": _weight(1.0),
     "title_weight": _weight(),
     "heading_weight": _weight(),
     "body_weight": _weight(),

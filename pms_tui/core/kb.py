@@ -14,6 +14,14 @@ files -> chunks -> store -> retrieval -> UI.
 
 The indexing half of the contract (sync, the embedding queue, watch, reindex, repair) is in
 ``kb_indexing``, doctor's checks in ``kb_doctor``: mixins, so a script still calls one object.
+What an evaluation reads beyond search (the lanes before fusion, chunk -> note) is
+``kb_measure.Measure(kb)``, apart from what a front end uses.
+
+The documented API, kept by name since the first version: ``kb.search``; ``kb.retrieval.rrf``,
+``.candidates``, ``.bm25_search``, ``.vector_search`` (the lanes and their fusion as hits);
+``chunk_markdown`` (a note's text as passages) and ``extract_from_url`` (a page as Markdown).
+``__all__`` lists what may be imported from here: the front door, its data types and errors,
+those two functions, and what the reader needs to read a note as the index does.
 """
 
 from __future__ import annotations
@@ -39,12 +47,12 @@ from .errors import (
     UsageError,
     describe,
 )
-from .indexing.chunk import Chunk, chunk_markdown, parse_note
+from .indexing.chunk import Chunk, chunk_markdown
 from .indexing import facets as facet_rules
 from .indexing.collections import Collection, Collections
 from .indexing.embed import Embedder
 from .indexing.frontmatter import split_frontmatter
-from .indexing.notes import MAX_NOTE_BYTES, read_note, sha256_file, walk_notes
+from .indexing.notes import MAX_NOTE_BYTES, read_note, sha256_file
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
 from .kb_indexing import IndexingMixin
 from .results import (
@@ -60,8 +68,6 @@ from .results import (
     SyncReport,
     SyncStatus,
 )
-from .search import lane_trust
-from .search.fusion import fuse
 from .search.hits import hit_from_row, preview
 from .search.query_syntax import Ignored, ParsedQuery, parse as parse_query
 from .search.retrieval import Retrieval
@@ -78,21 +84,30 @@ from .store.schema import ensure_vector_table
 from .store.writer_lock import WriterBusy, WriterLock
 
 __all__ = [
-    "MAX_NOTE_BYTES", "MODES", "SNIPPET_CLOSE", "SNIPPET_OPEN", "Check", "Chunk", "ClipError",
-    "ClipResult", "Collection", "CollectionError", "ConfigError", "EmbeddingModelError", "Evidence",
-    "ExtractedPage", "Hit", "Ignored", "NoteExplanation", "ParsedQuery", "parse_query", "KnowledgeBase", "ModelMismatchError", "PendingFile", "PmsError",
-    "SearchResult", "Settings", "SkipFile", "StoreError", "SyncBusyError", "SyncProgress",
-    "SyncReport", "SyncStatus", "UsageError", "WriterBusy", "repair_home", "chunk_markdown", "describe", "environment_checks",
-    "extract_from_html", "extract_from_url", "fuse", "indexing_fingerprint", "lane_trust", "parse_note",
-    "read_note", "sha256_file", "split_frontmatter", "walk_notes",
+    # the front door and its functions
+    "KnowledgeBase", "repair_home", "environment_checks", "indexing_fingerprint", "describe",
+    # the documented functions of the first version
+    "chunk_markdown", "extract_from_url", "extract_from_html",
+    # data types
+    "Check", "Chunk", "ClipResult", "Collection", "Evidence", "ExtractedPage", "Hit", "Ignored",
+    "NoteExplanation", "ParsedQuery", "parse_query", "PendingFile", "SearchResult", "Settings",
+    "SyncProgress", "SyncReport", "SyncStatus", "MODES", "SNIPPET_CLOSE", "SNIPPET_OPEN",
+    # errors
+    "ClipError", "CollectionError", "ConfigError", "EmbeddingModelError", "ModelMismatchError",
+    "PmsError", "SkipFile", "StoreError", "SyncBusyError", "UsageError", "WriterBusy",
+    # a note read as the index reads it (the reader shows the same text), its file's hash
+    "MAX_NOTE_BYTES", "read_note", "split_frontmatter", "sha256_file",
 ]
 
 
 class KnowledgeBase(IndexingMixin, DoctorMixin):
+    """``home``: the folder of the index and config; ``settings``: instead of its config.toml;
+    ``embedder``: instead of the settings' model (a fake posing as it, in tests and benchmarks);
+    ``upgrade_progress(done, total, phase)``: how the upgrade of an index written by an older
+    pms-tui goes (done once, when it is opened)."""
+
     def __init__(self, home: str | os.PathLike | None = None, settings: Settings | None = None, *,
-                 upgrade_progress: SyncProgress | None = None):
-        """``upgrade_progress(done, total, phase)`` hears how the upgrade of an index written by
-        an older pms-tui goes (done once, when it is opened)."""
+                 embedder: Embedder | None = None, upgrade_progress: SyncProgress | None = None):
         self.home = Path(home).expanduser() if home else default_home()
         self.home.mkdir(parents=True, exist_ok=True)
         self.settings = settings or load_settings(self.home)
@@ -101,7 +116,8 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
         # One writer per home across processes (sync, reindex, remove, repair): a second one
         # waits its turn; ``on_writer_wait(pid)`` (the CLI says so) is told once.
         self.on_writer_wait = None
-        self.embedder = Embedder(self.settings.model, self.settings.embed_batch_size, self.settings.max_tokens)
+        self.embedder: Embedder = embedder or Embedder(
+            self.settings.model, self.settings.embed_batch_size, self.settings.max_tokens)
         self._model_state = "not loaded"
         self.model_error: str | None = None
         self.model_mismatch: str | None = self._check_model()
@@ -120,17 +136,6 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
         self._wanted_guard = threading.Lock()
 
     # -- the embedding model -------------------------------------------------------------------
-    @property
-    def embedder(self) -> Embedder:
-        return self._embedder
-
-    @embedder.setter
-    def embedder(self, embedder: Embedder) -> None:
-        """Swap the embedder (benchmarks index with a fake one); search and sync follow."""
-        self._embedder = embedder
-        if "retrieval" in self.__dict__:
-            self.retrieval.embedder = embedder
-
     def _check_model(self) -> str | None:
         """Record the model on a new index; on an old one, say if it was built with another."""
         conn = self.store.conn
@@ -190,10 +195,6 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
             raise
         self._model_state, self.model_error = "ready", None
 
-    def clear_query_cache(self) -> None:
-        """Forget cached query vectors (evaluations time queries with a cold embedding)."""
-        self.embedder.clear_query_cache()
-
     # -- clip --------------------------------------------------------------------------------
     def clip(self, url: str, collection: str | Collection, *, update: bool = False, **fetch_options) -> ClipResult:
         """Save a web page as a note in a collection's folder and index it at once.
@@ -220,12 +221,6 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
         """Hits (best first) with the lanes that answered; iterate it for the hits.
         ``vector=False`` answers from BM25 alone (while the model is loading)."""
         return self.retrieval.search(query, k, mode, collections, vector=vector)
-
-    def lane_signals(self, query, bm25: list[tuple[int, float]], vector: list[tuple[int, float]]):
-        """What query-aware fusion reads off one query's lanes (``lane_trust.Signals``): the
-        evaluations measure it once per query and re-fuse offline. ``query``: the parsed query
-        (``Retrieval.lanes`` gives it) or its text."""
-        return self.retrieval.lane_signals(query, bm25, vector)
 
     def recent(self, limit: int = 30, collections: Sequence[str] | None = None) -> list[Hit]:
         """The first chunk of the most recently changed notes: what an empty query shows."""
@@ -285,17 +280,9 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
         col = self.collections.get(collection) if isinstance(collection, str) else collection
         return [hit_from_row(row) for row in chunk_rows.of_document(self.store.conn, col.id, rel)]
 
-    def indexed_paths(self) -> set[str]:
-        """Relative paths of every indexed note, all collections together."""
-        return document_rows.all_paths(self.store.conn)
-
     def note_names(self) -> list[str]:
         """``collection/relpath`` of every indexed note, sorted (what :meth:`explain` takes)."""
         return document_rows.note_names(self.store.conn)
-
-    def chunk_notes(self) -> dict[int, str]:
-        """Chunk id -> relative path of its note (evaluations map ranked chunks to notes)."""
-        return chunk_rows.note_paths(self.store.conn)
 
     # -- facts -------------------------------------------------------------------------------
     def stats(self) -> dict:

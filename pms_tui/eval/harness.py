@@ -24,6 +24,7 @@ import platformdirs
 
 from ..core.config import APP_NAME, Settings, load_settings
 from ..core.kb import KnowledgeBase, indexing_fingerprint
+from ..core.kb_measure import Measure
 from ..core.results import MODES, Hit
 from . import metrics
 
@@ -31,6 +32,7 @@ from . import metrics
 EVAL_MODES = tuple(sorted(MODES, key=lambda mode: mode == "hybrid"))
 RETRIEVAL_KEYS = (
     "rrf_k", "bm25_weight", "vector_weight", "lane_depth", "query_aware_fusion",
+    "confident_coverage", "confident_k", "contradiction_gap", "contradicted_weight",
     "title_weight", "heading_weight", "body_weight",
 )
 INDEX_KEYS = ("model", "chunk_target", "chunk_overlap", "max_tokens")
@@ -110,7 +112,8 @@ class StderrProgress:
         print(f"[{self.label}] {phase} {done}/{total}", file=sys.stderr, flush=True)
 
 
-def open_index(key_dir: Path, folder: Path, settings: Settings, *, quiet: bool = False) -> tuple[KnowledgeBase, BuildInfo]:
+def open_index(key_dir: Path, folder: Path, settings: Settings, *,
+               quiet: bool = False) -> tuple[KnowledgeBase, BuildInfo]:
     """The KnowledgeBase of ``key_dir/home`` with ``folder`` as its one collection, synced.
 
     A finished index only re-checks file stats; an interrupted build resumes where it stopped
@@ -184,12 +187,13 @@ def run_mode(
     ``k=depth`` chunks for the ranking, collapsed to documents at their best chunk. With
     ``exclude_self`` a document whose id equals the query id is dropped (BEIR's rule).
     """
+    measure = Measure(kb)
     if queries:  # warm up: model load, vector mirror, SQLite pages
         kb.search(queries[0][1], k=timed_k, mode=mode)
     run: dict[str, list[str]] = {}
     latencies: list[float] = []
     for qid, text in queries:
-        kb.clear_query_cache()
+        measure.clear_query_cache()
         started = time.perf_counter()
         kb.search(text, k=timed_k, mode=mode)
         latencies.append((time.perf_counter() - started) * 1000)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.config import Settings
+from ..core.kb_measure import Measure
 from . import harness, metrics
 
 
@@ -102,7 +103,7 @@ def evaluate(
     items = read_queries(file)
     kb, build = open_collection(folder, settings, quiet=quiet)
     try:
-        indexed = kb.indexed_paths()
+        indexed = Measure(kb).indexed_paths()
         missing = sorted({i.target for i in items if i.target not in indexed})
         queries = [(i.qid, i.query) for i in items]
         results: dict[str, dict] = {}

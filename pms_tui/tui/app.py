@@ -7,18 +7,21 @@ that was chosen), the keymap, and the global keys (help, quit, the command palet
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 
 from textual.app import App
 from textual.binding import Binding
 from textual.theme import BUILTIN_THEMES, Theme
+from textual.worker import WorkerCancelled
 
 from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import describe
 from pms_tui.core.safe_text import one_line, safe_text
 
 from .commands import AppCommands, Command
+from .controllers.sync import WATCH_GROUP
 from .dialogs.help import HelpScreen, KeyRow, help_intro
 from .keys import ALL_BINDINGS, APP_BINDINGS, bound_key, keymap_from_settings
 from .screens.search import SearchScreen
@@ -137,6 +140,19 @@ class PmsApp(App[int]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.key_rows(), help_intro(self.key_name)))
+
+    async def wait_for_work(self) -> None:
+        """Wait until the work that ends by itself has ended: every worker but watch mode's
+        (it runs until the app closes), and a stopped sync's thread (its worker is cancelled
+        at once; the thread finishes the note it is on). For headless drivers: the tests,
+        the screenshot script, the benchmarks."""
+        for worker in [w for w in self.workers if w.group != WATCH_GROUP]:
+            try:
+                await worker.wait()
+            except WorkerCancelled:
+                pass
+        while self.search_screen.sync_running:
+            await asyncio.sleep(0.02)
 
     def on_unmount(self) -> None:
         self.search_screen.stop_sync()

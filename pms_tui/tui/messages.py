@@ -65,6 +65,14 @@ class SyncFinished(Message):
         self.quiet = quiet
 
 
+class WatchModeChanged(Message):
+    """Watch mode says how it watches ("watching", "polling every N s")."""
+
+    def __init__(self, mode: str) -> None:
+        super().__init__()
+        self.mode = mode
+
+
 class SyncFailed(Message):
     def __init__(self, reason: str) -> None:
         super().__init__()

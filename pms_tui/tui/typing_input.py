@@ -21,6 +21,14 @@ the app: typing a folder, tab and a name put the name at the end of the folder, 
 then a URL typed the URL into the search bar behind the dialog. Such a key, reaching an input
 that no longer has the focus, is handed on to the widget that has it now, as the app would
 have done; when a new screen has not focused its widget yet, it waits for that (briefly).
+
+This module is the one place the app leans on Textual's internals: ``Input._on_key`` (the
+hook overridden) and ``Screen._modal_binding_chain`` (the chain the app checks). Their names
+are in ``PRIVATE_NAMES``, which ``tests/tui/test_textual_seam.py`` checks against the
+installed Textual, so an upgrade that renames them fails there, loudly, rather than as keys
+quietly typed out of order. It can go, with the ``textual==8.2.8`` pin in pyproject.toml,
+when a Textual release fixes Textualize/textual#6605 (watch #6631): then ``TypingInput``
+becomes a plain ``Input`` and tests/tui/test_typing_order.py must still pass.
 """
 
 from __future__ import annotations
@@ -32,6 +40,11 @@ from textual.dom import NoScreen
 from textual.widgets import Input
 
 SCREEN_FOCUS_WAIT = 0.5  # seconds a key waits for a screen just opened (or resumed) to focus a widget
+# Textual's private names this module uses: (class, attribute, what it must be).
+PRIVATE_NAMES = (
+    ("textual.widgets.Input", "_on_key", "an async method taking the Key event"),
+    ("textual.screen.Screen", "_modal_binding_chain", "a property: [(namespace, BindingsMap)] from focus up"),
+)
 
 
 class TypingInput(Input):

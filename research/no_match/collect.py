@@ -32,8 +32,7 @@ def main(name: str, known_file: str, negative_file: str, folder: str) -> None:
     rows = [(q, False) for q in read(known_file)] + [(q, True) for q in read(negative_file)]
     for item, negative in rows:
         parsed, ranked_by = retrieval.lanes(item["query"], kb.settings.lane_depth, "hybrid")
-        fusion = retrieval.fusion_for(parsed, ranked_by)
-        similarity, coverage = match_quality.signals(retrieval, parsed.match_text, ranked_by, fusion)
+        similarity, coverage = match_quality.signals(retrieval.signal_sources(), parsed.match_text, ranked_by, None)
         notes = []
         for hit in kb.search(item["query"], k=30):
             if hit.relpath not in notes:
@@ -43,7 +42,7 @@ def main(name: str, known_file: str, negative_file: str, folder: str) -> None:
         print(json.dumps({
             "collection": name, "model": model, "qid": item["qid"], "kind": item.get("kind"),
             "negative": negative, "similarity": similarity, "coverage": coverage,
-            "gap": fusion.signals.gap, "target_rank": rank, "chunks": build.chunks,
+            "target_rank": rank, "chunks": build.chunks,
         }, ensure_ascii=False), flush=True)
     kb.close()
 

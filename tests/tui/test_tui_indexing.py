@@ -50,7 +50,7 @@ def test_search_while_a_sync_embeds_shows_results_of_the_current_query(tmp_path)
             await wait_for_model(app, pilot)
             screen = app.search_screen
             await pilot.press("ctrl+s")
-            assert await _until(pilot, lambda: screen._text_done)  # text in, vectors embedding
+            assert await _until(pilot, lambda: screen.syncing._text_done)  # text in, vectors embedding
             for query in ("lantern", "saffron"):
                 for char in query:
                     await pilot.press(char)
@@ -66,7 +66,7 @@ def test_search_while_a_sync_embeds_shows_results_of_the_current_query(tmp_path)
 
                 assert "vec …" in evidence(pending[0])
             screen.action_stop_sync()
-            await app.workers.wait_for_complete()
+            await app.wait_for_work()
 
     run(scenario())
 
@@ -80,9 +80,12 @@ def test_the_stop_key_stops_a_sync_and_the_next_start_carries_on(tmp_path):
             await wait_for_model(app, pilot)
             screen = app.search_screen
             await pilot.press("ctrl+s")
-            assert await _until(pilot, lambda: screen._text_done)
+            assert await _until(pilot, lambda: screen.syncing._text_done)
             await pilot.press("ctrl+z")
-            await app.workers.wait_for_complete()
+            # stopping cancels the sync's worker at once; its thread finishes the note it is on,
+            # then reports: wait for that report, not for the (already cancelled) worker
+            assert await _until(pilot, lambda: not screen.sync_running)
+            await app.wait_for_work()
             await pilot.pause()
             assert any(n.title == "Sync stopped" for n in app.notified)
             assert screen.kb.stats()["documents"] == 40 and screen.kb.vectors_pending > 0
@@ -91,7 +94,7 @@ def test_the_stop_key_stops_a_sync_and_the_next_start_carries_on(tmp_path):
         app = make_app(home)  # started again: the queue drains by itself
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_for_model(app, pilot)
-            await app.workers.wait_for_complete()
+            await app.wait_for_work()
             assert app.search_screen.kb.vectors_pending == 0
 
     run(scenario())
@@ -118,6 +121,8 @@ def test_a_watched_edit_is_found_with_no_key_pressed(tmp_path, tui_notes, monkey
             assert not any(h.relpath == "cooking/pikelets.md" for h in screen.results.hits)
             write_note(tui_notes, "cooking/pikelets.md", "# Pikelets\n\nA pikelet is a small thick pancake.\n")
             assert await _until(pilot, lambda: any(h.relpath == "cooking/pikelets.md" for h in screen.results.hits))
-            screen.stop_sync()
+            watcher = next(w for w in app.workers if w.group == "watch")
+            screen.stop_sync()  # as on quit: one way to stop it, its worker cancelled
+            assert watcher.is_cancelled and watcher.cancelled_event.is_set()
 
     run(scenario())

@@ -8,7 +8,6 @@ import pytest
 from tui_helpers import make_app, run, settle, type_query, wait_for_model, write_note
 
 from pms_tui.core.config import Settings
-from pms_tui.core.search import lane_trust
 
 
 @pytest.fixture
@@ -106,7 +105,7 @@ def test_notes_view_expands_and_toggles_and_is_remembered(query_home):
             await wait_for_model(app, pilot)
             await type_query(app, pilot, "commit rebase abort squash")
             rows = screen.results.rows
-            assert screen.view == "notes"
+            assert screen.queries.view == "notes"
             keys = [r.note for r in rows]
             assert len(keys) == len(set(keys)), "one row per note"
             first = rows[0]
@@ -120,12 +119,12 @@ def test_notes_view_expands_and_toggles_and_is_remembered(query_home):
             assert not any(r.extra for r in screen.results.rows)
             await pilot.press("f3")  # every passage
             await settle(app, pilot)
-            assert screen.view == "passages"
+            assert screen.queries.view == "passages"
             assert len(screen.results.rows) == len(screen.results.hits)
         app2 = make_app(query_home, load_model=False)
         async with app2.run_test(size=(120, 36)) as pilot:
             await settle(app2, pilot)
-            assert app2.search_screen.view == "passages"
+            assert app2.search_screen.queries.view == "passages"
 
     run(scenario())
 
@@ -140,7 +139,7 @@ def test_sort_by_modified(query_home):
             await pilot.press("f12")
             await settle(app, pilot)
             times = [r.hit.modified for r in screen.results.rows]
-            assert times == sorted(times, reverse=True) and screen.sort == "modified"
+            assert times == sorted(times, reverse=True) and screen.queries.sort == "modified"
             assert notes_listed(screen)[0] == "work/plans.md"
 
     run(scenario())
@@ -186,19 +185,19 @@ def test_saved_search_reruns_and_reports_changes_after_sync(query_home, tui_note
             app.screen.query_one("#name-input").value = "git notes"
             await pilot.press("enter")
             await settle(app, pilot)
-            assert "git notes" in screen.history.saved
+            assert "git notes" in screen.queries.history.saved
             write_note(tui_notes, "git/stash.md", "---\ntags: [git]\n---\n# Stash\n\nStash work.\n", 1_800_000_000)
             screen.action_sync()
             await settle(app, pilot, rounds=6)
-            assert screen.history.saved["git notes"].changed
+            assert screen.queries.history.saved["git notes"].changed
             labels = [c[0] for c in screen.palette_commands()]
             assert "Saved: git notes (changed)" in labels
             screen.search_bar.value = ""
-            screen.run_saved("git notes")
+            screen.queries.run_saved("git notes")
             await settle(app, pilot)
             assert screen.search_bar.value == "tag:git"
             assert "notes/git/stash.md" in notes_listed(screen)
-            assert not screen.history.saved["git notes"].changed
+            assert not screen.queries.history.saved["git notes"].changed
 
     run(scenario())
 
@@ -213,14 +212,14 @@ def test_evidence_panel_and_explain(query_home):
             await pilot.press("f4")
             await settle(app, pilot)
             text = str(screen.evidence.render())
-            k = f"RRF (k: bm25 {lane_trust.CONFIDENT_K}, vector {Settings.rrf_k})"
+            k = f"RRF (k: bm25 {Settings.confident_k}, vector {Settings.rrf_k})"
             assert "BM25 #" in text and k in text and "Filters: tag:git" in text
             assert "holds 100% of the query's words" in text  # why this query's k differs
             assert "title:" in text or "body:" in text
             await pilot.press("down")
             await settle(app, pilot)
             second = screen.results.current
-            assert f"Why passage #{screen.last_result.index(second) + 1}: notes/{second.relpath}" in str(
+            assert f"Why passage #{screen.queries.last_result.index(second) + 1}: notes/{second.relpath}" in str(
                 screen.evidence.render())
             screen.results.focus()
             await pilot.press("e")  # explain the highlighted note

@@ -117,7 +117,7 @@ async def settle(app, pilot, rounds: int = 3) -> None:
     for _ in range(rounds):
         while app.search_screen.search_pending:
             await pilot.pause(0.02)
-        await app.workers.wait_for_complete()
+        await app.wait_for_work()
         await pilot.pause()
 
 

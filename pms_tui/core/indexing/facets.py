@@ -21,8 +21,8 @@ MAX_TAGS = 200
 MAX_TAG_CHARS = 100
 DATE_KEYS = ("updated", "modified", "lastmod", "date", "created")
 _TAG_KEYS = ("tags", "tag", "keywords")
-# a tag: after start, whitespace or [ , ; (not "(", a link target "](#part)") then '#', a letter/digit/_ run with / - allowed
-# inside, holding at least one non-digit (so '#123' is an issue number, not a tag)
+# a tag: after start, whitespace or [ , ; (not "(", a link target "](#part)") then '#', a letter/digit/_
+# run with / - allowed inside, holding at least one non-digit (so '#123' is an issue number, not a tag)
 _INLINE = re.compile(r"(?:(?<=^)|(?<=[\s\[,;]))#([\w][\w/-]*)", re.UNICODE)
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")

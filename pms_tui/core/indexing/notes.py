@@ -180,8 +180,8 @@ def read_note(path: Path) -> NoteData:
             if not stat.S_ISREG(before.st_mode):
                 raise SkipFile("not a regular file")
             if before.st_size > MAX_NOTE_BYTES:
-                raise SkipFile(f"too large ({before.st_size / 1e6:.1f} MB; notes up to {MAX_NOTE_BYTES // 1_000_000} MB "
-                               f"are indexed, {_LIMIT_REASON})")
+                raise SkipFile(f"too large ({before.st_size / 1e6:.1f} MB; notes up to "
+                               f"{MAX_NOTE_BYTES // 1_000_000} MB are indexed, {_LIMIT_REASON})")
             data = handle.read(MAX_NOTE_BYTES + 1)
             after = os.fstat(handle.fileno())
     except FileNotFoundError:

@@ -168,7 +168,8 @@ class Indexer:
         if not plan.touched:
             return
         with self.store.transaction() as conn:
-            document_rows.update_stats(conn, [(s.size, trusted_mtime(s.mtime_ns), doc_id) for s, doc_id in plan.touched])
+            stats = [(s.size, trusted_mtime(s.mtime_ns), doc_id) for s, doc_id in plan.touched]
+            document_rows.update_stats(conn, stats)
         self.report.unchanged += len(plan.touched)
 
     def _delete(self, plan: CollectionPlan) -> None:

@@ -19,18 +19,19 @@ class Fused:
     ranks: dict[str, int]
 
 
-def fuse(lanes: dict[str, Sequence[int]], k: int | dict[str, int] = 60,
+def fuse(lanes: dict[str, Sequence[int]], k: int | dict[str, int],
          weights: dict[str, float] | None = None) -> list[Fused]:
     """Reciprocal rank fusion of ranked id lists.
 
-    ``rrf`` is the sum over lanes of w/(k+rank), ``k`` one number or one per lane. ``score``
+    ``rrf`` is the sum over lanes of w/(k+rank), ``k`` one number or one per lane (the
+    product's come from ``Settings.rrf_k`` through ``lane_trust``; there is no default here). ``score``
     normalises it to 0..1: ``rrf`` over the most it can be, the sum of w/(k+1), so a chunk
     ranked first by every lane scores 1 (with two equal lanes and one k, 0.5*(k+1)/(k+rank)
     each). One divisor for every chunk keeps the score in the ranking's order when the lanes
     count with different k (the query-aware rule's confident BM25).
     """
     weights = weights or {}
-    ks = {name: (k.get(name, 60) if isinstance(k, dict) else k) for name in lanes}
+    ks = {name: (k[name] if isinstance(k, dict) else k) for name in lanes}
     most = sum(weights.get(name, 1.0) / (ks[name] + 1) for name in lanes) or 1.0
     fused: dict[int, Fused] = {}
     for name, ids in lanes.items():

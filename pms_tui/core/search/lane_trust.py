@@ -10,36 +10,29 @@ tell these apart:
   lane's first passage, the note taken at its most similar passage. 0 means the meaning lane
   ranks BM25's first note as high as anything.
 
-Two rules follow from them (``decide``), both kept within rank fusion:
+Two rules follow from them (``decide``), both kept within rank fusion; their four numbers are
+settings (``Settings.confident_coverage`` and the three after it, ``core/config.py``):
 
-* BM25 *holds the query* (coverage >= ``CONFIDENT_COVERAGE``): its ranks count with
-  ``CONFIDENT_K`` instead of ``rrf_k``, so its first places weigh more (names, identifiers,
+* BM25 *holds the query* (coverage >= ``confident_coverage``): its ranks count with
+  ``confident_k`` instead of ``rrf_k``, so its first places weigh more (names, identifiers,
   commands, distinctive words).
-* the meaning lane *contradicts* BM25 (gap > ``CONTRADICTION_GAP``, and BM25 does not hold
-  the query): BM25's weight becomes ``CONTRADICTED_WEIGHT`` of itself. BM25 found some of
+* the meaning lane *contradicts* BM25 (gap > ``contradiction_gap``, and BM25 does not hold
+  the query): BM25's weight becomes ``contradicted_weight`` of itself. BM25 found some of
   the query's words, but in a note far from what the query means (a paraphrase).
 
-The thresholds were chosen, together with RRF's own k (``rrf_k``, 3), by
-leave-one-collection-out cross-validation over six collections (SciFact, Cranfield, NFCorpus
-as released, and known-item sets over three note collections): ``python -m
-pms_tui.eval.fusion_cv``, and ``docs/evaluation.md`` reports each collection with the setting
-chosen on the other five. (Earlier choices at k 60: coverage 0.8, confident k 10, gap 0.2 on
-four collections, which the two added later did not confirm; then coverage 0.7, confident k
-20, gap 0.1, weight 0 on six, which left tldr paraphrases 0.06 below the vector lane.)
+How they were chosen is in ``research/LOG.md``; ``docs/evaluation.md`` gives their figures.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field
 
+from ..config import Settings
 from ..store import facets
 from . import query as fts_query
-from .bm25_planner import idf
-
-CONFIDENT_COVERAGE = 0.7
-CONFIDENT_K = 2
-CONTRADICTION_GAP = 0.1
-CONTRADICTED_WEIGHT = 0.25
+from .bm25_planner import Bm25Planner, idf
+from .vector_index import VectorIndex
 
 
 @dataclass(frozen=True)
@@ -49,13 +42,29 @@ class Signals:
 
 
 @dataclass(frozen=True)
-class Thresholds:
-    """The rule's four numbers (the defaults above; the cross-validation tries others)."""
+class Sources:
+    """What the two signals are read from: the index (which passages hold a phrase; a note's
+    vectors), BM25's planner (the phrases BM25 ran and their document frequencies) and the
+    vector mirror (a note's best similarity to the query)."""
 
-    coverage: float = CONFIDENT_COVERAGE
-    confident_k: int = CONFIDENT_K
-    gap: float = CONTRADICTION_GAP
-    contradicted_weight: float = CONTRADICTED_WEIGHT
+    conn: sqlite3.Connection
+    planner: Bm25Planner
+    vectors: VectorIndex
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The rule's four numbers; the product's come from its settings (``of``)."""
+
+    coverage: float
+    confident_k: int
+    gap: float
+    contradicted_weight: float
+
+    @classmethod
+    def of(cls, settings: Settings) -> "Thresholds":
+        return cls(settings.confident_coverage, settings.confident_k, settings.contradiction_gap,
+                   settings.contradicted_weight)
 
 
 @dataclass(frozen=True)
@@ -76,8 +85,7 @@ def plain(lanes, rrf_k: int, weights: dict[str, float]) -> Fusion:
     return Fusion({lane: rrf_k for lane in lanes}, {lane: weights.get(lane, 1.0) for lane in lanes})
 
 
-def decide(signals: Signals, lanes, rrf_k: int, weights: dict[str, float],
-           thresholds: Thresholds = Thresholds()) -> Fusion:
+def decide(signals: Signals, lanes, rrf_k: int, weights: dict[str, float], thresholds: Thresholds) -> Fusion:
     """The per-lane k and weights for one query (see the module's rules)."""
     base = plain(lanes, rrf_k, weights)
     if "bm25" not in lanes or "vector" not in lanes or signals.coverage is None:
@@ -94,27 +102,28 @@ def decide(signals: Signals, lanes, rrf_k: int, weights: dict[str, float],
     return Fusion(k, w, signals, tuple(reasons))
 
 
-def measure(retrieval, text: str, bm25: list[tuple[int, float]], vector: list[tuple[int, float]], qvec) -> Signals:
+def measure(sources: Sources, text: str, bm25: list[tuple[int, float]], vector: list[tuple[int, float]],
+            qvec) -> Signals:
     """The two signals for one query, from its lanes (a few FTS5 lookups and a small dot product)."""
     if not bm25:
         return Signals(None, None)
-    return Signals(coverage(retrieval, text, bm25[0][0]), gap(retrieval, bm25[0][0], vector, qvec))
+    return Signals(coverage(sources, text, bm25[0][0]), gap(sources, bm25[0][0], vector, qvec))
 
 
-def coverage(retrieval, text: str, chunk_id: int) -> float | None:
+def coverage(sources: Sources, text: str, chunk_id: int) -> float | None:
     """The idf-weighted share of the query's phrases (as BM25 ran them) that the chunk holds."""
-    shares = coverages(retrieval, text, [chunk_id])
+    shares = coverages(sources, text, [chunk_id])
     return None if shares is None else shares[chunk_id]
 
 
-def coverages(retrieval, text: str, chunk_ids: list[int]) -> dict[int, float] | None:
+def coverages(sources: Sources, text: str, chunk_ids: list[int]) -> dict[int, float] | None:
     """:func:`coverage` of each of ``chunk_ids`` (one FTS5 lookup per phrase for them all);
     None when the query has no phrase BM25 can run."""
     match = fts_query.build_match(text)
     if match is None:
         return None
-    conn = retrieval.store.conn
-    planned = retrieval.planner.groups(conn, match)
+    conn = sources.conn
+    planned = sources.planner.groups(conn, match)
     if planned is None:
         return None
     rows, groups = planned
@@ -133,13 +142,13 @@ def coverages(retrieval, text: str, chunk_ids: list[int]) -> dict[int, float] | 
     return {chunk: round(share / total, 6) for chunk, share in held.items()}
 
 
-def gap(retrieval, chunk_id: int, vector: list[tuple[int, float]], qvec) -> float | None:
+def gap(sources: Sources, chunk_id: int, vector: list[tuple[int, float]], qvec) -> float | None:
     """Cosine of the vector lane's first passage minus that of the most similar passage of the
     note holding ``chunk_id``; None when either is unknown."""
     if not vector or qvec is None:
         return None
-    vector_ids = facets.note_vector_ids(retrieval.store.conn, chunk_id)
-    best = retrieval.vectors.best_similarity(qvec, vector_ids)
+    vector_ids = facets.note_vector_ids(sources.conn, chunk_id)
+    best = sources.vectors.best_similarity(qvec, vector_ids)
     if best is None:
         return None
     return round(max(0.0, (1.0 - vector[0][1]) - best), 6)

@@ -47,7 +47,7 @@ class MatchQuality:
         return {"weak": self.weak, "similarity": self.similarity, "coverage": self.coverage}
 
 
-def signals(retrieval, match_text: str, ranked_by: dict[str, list[tuple[int, float]]],
+def signals(sources: lane_trust.Sources, match_text: str, ranked_by: dict[str, list[tuple[int, float]]],
             fusion: lane_trust.Fusion | None) -> tuple[float | None, float | None]:
     """(similarity, coverage) of one query's lanes; coverage is reused from the fusion when the
     query-aware rule measured it."""
@@ -61,7 +61,7 @@ def signals(retrieval, match_text: str, ranked_by: dict[str, list[tuple[int, flo
         elif fusion is not None and fusion.signals.coverage is not None:
             coverage = fusion.signals.coverage
         else:
-            coverage = lane_trust.coverage(retrieval, match_text, bm25[0][0]) or 0.0
+            coverage = lane_trust.coverage(sources, match_text, bm25[0][0]) or 0.0
     return similarity, coverage
 
 
@@ -74,6 +74,6 @@ def judge(similarity: float | None, coverage: float | None, model: str,
     return similarity < rule.similarity and coverage < rule.coverage
 
 
-def assess(retrieval, match_text: str, ranked_by, fusion, model: str) -> MatchQuality:
-    similarity, coverage = signals(retrieval, match_text, ranked_by, fusion)
+def assess(sources: lane_trust.Sources, match_text: str, ranked_by, fusion, model: str) -> MatchQuality:
+    similarity, coverage = signals(sources, match_text, ranked_by, fusion)
     return MatchQuality(similarity, coverage, judge(similarity, coverage, model))

@@ -147,8 +147,9 @@ def parse(query: str, today: _dt.date | None = None) -> ParsedQuery:
 
 
 def _tokens(query: str):
-    """(negated, quoted, text) for each token (quoted None: text that is never a filter): words split on whitespace, "..." kept whole,
-    ``name:"a value"`` kept whole (its quotes removed). After an unclosed quote, all is text."""
+    """(negated, quoted, text) for each token (quoted None: text that is never a filter): words
+    split on whitespace, "..." kept whole, ``name:"a value"`` kept whole (its quotes removed).
+    After an unclosed quote, all is text."""
     i, n = 0, len(query)
     while i < n:
         if query[i].isspace():

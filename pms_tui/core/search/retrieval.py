@@ -1,7 +1,13 @@
 """Hybrid retrieval: an FTS5 BM25 lane and a vector lane, fused by reciprocal rank fusion.
 
-Rank first, fetch last: each lane returns only chunk ids (and its score) in rank order, the
-lanes are fused, and text and metadata are read for the final top k alone.
+One search, one way through (``search``):
+
+1. ``_prepare``: the query parsed (the search language) and its filters resolved to notes;
+2. ``_gather``: each lane's ranking, ids and scores only (the vector lane on another core
+   while BM25 ranks), then, for query-aware fusion, the two signals read off those rankings
+   (BM25's coverage of the query, the similarity gap; ``lane_trust.measure``);
+3. ``fusion_for`` + ``fuse``: the per-query k and weights, then reciprocal rank fusion;
+4. ``_hits``: text, snippets and metadata read for the final top k alone.
 
 Retrieval receives what it needs (the store, the settings, the embedder, the vector mirror,
 and two small callables of the KnowledgeBase: collection names to ids, and the model check),
@@ -11,8 +17,9 @@ never the KnowledgeBase itself.
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
+from functools import partial
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 
 from ..config import Settings
 from ..errors import UsageError
@@ -30,10 +37,32 @@ from .hits import hit_from_row, preview
 from .query_syntax import Ignored, ParsedQuery, parse
 from .vector_index import VectorIndex
 
-# A filter allowing fewer passages than this share of the index is answered by scanning its
-# passages' vectors alone (exact); a broader one by the whole scan, widened until enough pass.
+# A filter allowing fewer passages than this share of the index (and at least NARROW_MIN) is
+# answered by scanning its passages' vectors alone (exact); a broader one by the whole scan,
+# checked against the filter and widened until enough pass.
 NARROW_SHARE = 0.125
 NARROW_MIN = 2_000
+# A scan whose nearest passages are then checked (a filter, a collection choice) fetches this
+# many times the depth at first, and this many times more each round until enough pass.
+WIDEN = 4
+
+Ranked = list[tuple[int, float]]  # (chunk id, the lane's score) best first
+
+
+@dataclass
+class LaneEvidence:
+    """One query's evidence, gathered in one pass before fusion: each lane's ranking, the
+    notes for the user (a lane skipped, and why) and, for query-aware fusion, the signals."""
+
+    ranked: dict[str, Ranked] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    signals: lane_trust.Signals | None = None
+
+    def ids(self) -> dict[str, list[int]]:
+        return {name: [c for c, _ in ranked] for name, ranked in self.ranked.items()}
+
+    def scores(self, lane: str) -> dict[int, float]:
+        return dict(self.ranked.get(lane, ()))
 
 CollectionIds = Callable[[Sequence[str] | None], "list[int] | None"]
 
@@ -95,7 +124,7 @@ class Retrieval:
     def vector_ranked(
         self, query: str, depth: int, collection_ids: list[int] | None = None, qvec=None,
         filters: Plan | None = None,
-    ) -> list[tuple[int, float]]:
+    ) -> Ranked:
         """(chunk id, cosine distance) nearest first, within ``filters`` when given.
 
         A narrow filter (few passages) scans just its passages' vectors; a broad one scans
@@ -106,39 +135,53 @@ class Retrieval:
         self._require_vectors()
         if qvec is None:
             qvec = self.embedder.embed_query(query)
-        index = self.vectors
-        conn = self.store.conn
         if filters is not None and filters.restricts:
-            filters.resolve(conn)
-            if filters.nothing:
-                return []
-            words, exclude, docs = filters.words(), filters.excluded(), filters.doc_ids
-            if collection_ids:  # the old API's collection choice: as notes
-                docs = facets.document_ids(conn, facets.NoteFilter(collection_ids=tuple(collection_ids)))
-                if filters.doc_ids is not None:
-                    docs = sorted(set(docs) & set(filters.doc_ids))
-            cap = max(NARROW_MIN, int(len(index) * NARROW_SHARE))
-            if words or docs is not None:
-                allowed = facets.chunks_of_documents(conn, docs, words, exclude, limit=cap)
-                if len(allowed) < cap:
-                    return self._ranked_among(qvec, allowed, depth)
+            return self._vector_filtered(qvec, depth, filters, collection_ids)
+        return self._vector_scan(qvec, depth, collection_ids)
 
-            def check(found: list[tuple[int, float]]) -> list[tuple[int, float]]:
-                ok = {c for c, _ in facets.chunks_of_documents(conn, docs, words, exclude, among=[c for c, _ in found])}
-                return [(c, d) for c, d in found if c in ok]
+    def _vector_filtered(self, qvec, depth: int, filters: Plan, collection_ids: list[int] | None) -> Ranked:
+        """The vector lane within the filters: the narrow scan, or the whole one checked."""
+        conn = self.store.conn
+        filters.resolve(conn)
+        if filters.nothing:
+            return []
+        words, exclude = filters.words(), filters.excluded()
+        docs = self._filter_documents(filters, collection_ids)
+        if words or docs is not None:
+            cap = max(NARROW_MIN, int(len(self.vectors) * NARROW_SHARE))
+            allowed = facets.chunks_of_documents(conn, docs, words, exclude, limit=cap)
+            if len(allowed) < cap:
+                return self._ranked_among(qvec, allowed, depth)
+        return self._vector_scan(qvec, depth, None, partial(self._within, docs, words, exclude))
 
-            collection_ids = None
-        else:
-            check = None
-        fetch = depth * (4 if collection_ids or check else 1)
+    def _within(self, docs: list[int] | None, words: str | None, exclude: str | None, found: Ranked) -> Ranked:
+        """The passages of ``found`` that the filters allow, in their order."""
+        among = [c for c, _ in found]
+        ok = {c for c, _ in facets.chunks_of_documents(self.store.conn, docs, words, exclude, among=among)}
+        return [(c, d) for c, d in found if c in ok]
+
+    def _filter_documents(self, filters: Plan, collection_ids: list[int] | None) -> list[int] | None:
+        """The notes the filters allow (None: any), narrowed to ``collection_ids`` when a
+        caller gives both (``vector_ranked``'s collection argument, from before filters)."""
+        if not collection_ids:
+            return filters.doc_ids
+        docs = facets.document_ids(self.store.conn, facets.NoteFilter(collection_ids=tuple(collection_ids)))
+        return docs if filters.doc_ids is None else sorted(set(docs) & set(filters.doc_ids))
+
+    def _vector_scan(self, qvec, depth: int, collection_ids: list[int] | None,
+                     passing: Callable[[Ranked], Ranked] | None = None) -> Ranked:
+        """The nearest ``depth`` passages of the whole mirror, within ``collection_ids`` and
+        ``passing``; checked scans fetch WIDEN times deeper each round until enough pass."""
+        checked = bool(collection_ids) or passing is not None
+        fetch = depth * WIDEN if checked else depth
         while True:
-            vec_ids, distances = index.search(qvec, fetch)
+            vec_ids, distances = self.vectors.search(qvec, fetch)
             ranked = self._chunks_for_vectors(vec_ids, distances, collection_ids)
-            if check is not None:
-                ranked = check(ranked)
-            if len(ranked) >= depth or fetch >= len(index):
+            if passing is not None:
+                ranked = passing(ranked)
+            if len(ranked) >= depth or fetch >= len(self.vectors):
                 return ranked[:depth]
-            fetch *= 4
+            fetch *= WIDEN
 
     def _chunks_for_vectors(self, vec_ids, distances, collection_ids) -> list[tuple[int, float]]:
         if not len(vec_ids):
@@ -194,23 +237,22 @@ class Retrieval:
             rows = facets.browse(self.store.conn, filters.note, k, filters.excluded())
             hits = [hit_from_row(r, preview(r.body)) for r in rows]
             return SearchResult(hits, [], ["no words to rank by: the newest notes the filters allow"], query=parsed)
-        ranked_by, notes = self._ranked(parsed, filters, mode, max(k, self.settings.lane_depth), vector)
-        lanes = {name: [c for c, _ in ranked] for name, ranked in ranked_by.items()}
-        fusion = self.fusion_for(parsed, ranked_by)
-        fused = fuse(lanes, fusion.k, fusion.weights)[:k]
-        hits = self._hits(fused, parsed.match_text, dict(ranked_by.get("bm25", ())),
-                          dict(ranked_by.get("vector", ())))
-        match = match_quality.assess(self, parsed.match_text, ranked_by, fusion, self.settings.model)
-        return SearchResult(hits, list(lanes), notes, query=parsed, fusion=fusion, match=match)
+        lanes = self._gather(parsed, filters, mode, max(k, self.settings.lane_depth), vector)
+        fusion = self.fusion_for(lanes)
+        fused = fuse(lanes.ids(), fusion.k, fusion.weights)[:k]
+        hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"))
+        match = match_quality.assess(self.signal_sources(), parsed.match_text, lanes.ranked, fusion,
+                                     self.settings.model)
+        return SearchResult(hits, list(lanes.ranked), lanes.notes, query=parsed, fusion=fusion, match=match)
 
     def lanes(self, query: str | ParsedQuery, depth: int, mode: str = "hybrid",
-              collections: Sequence[str] | None = None) -> tuple[ParsedQuery, dict[str, list[tuple[int, float]]]]:
+              collections: Sequence[str] | None = None) -> tuple[ParsedQuery, dict[str, Ranked]]:
         """(the parsed query, {lane: [(chunk id, score)] best first}): what ``search`` fuses
         for a lane depth of ``depth``, before fusing (evaluations re-fuse them offline)."""
         parsed, filters = self._prepare(query, collections)
         if not parsed.has_text and not filters.positive:
             return parsed, {}
-        return parsed, self._ranked(parsed, filters, mode, depth, True)[0]
+        return parsed, self._gather(parsed, filters, mode, depth, True, signals=False).ranked
 
     def _prepare(self, query: str | ParsedQuery, collections: Sequence[str] | None) -> tuple[ParsedQuery, Plan]:
         parsed = query if isinstance(query, ParsedQuery) else parse(as_text(query))
@@ -218,58 +260,61 @@ class Retrieval:
         parsed = self._check_collections(parsed)
         return parsed, plan(parsed, cids, self.collection_map()).resolve(self.store.conn)
 
-    def _ranked(self, parsed: ParsedQuery, filters: Plan, mode: str, depth: int,
-                vector: bool) -> tuple[dict[str, list[tuple[int, float]]], list[str]]:
-        """Each lane's ranking ({lane: [(chunk id, score)]}) and notes for the user."""
-        text = parsed.text
-        ranked_by: dict[str, list[tuple[int, float]]] = {}
-        notes: list[str] = []
-        pending = None
+    def _gather(self, parsed: ParsedQuery, filters: Plan, mode: str, depth: int, vector: bool, *,
+                signals: bool = True) -> LaneEvidence:
+        """Each lane's ranking at ``depth``, and (``signals``, both lanes, query-aware
+        fusion on) what query-aware fusion reads off them."""
+        lanes = LaneEvidence()
         use_vector = vector and parsed.has_text
+        pending = None
         if mode == "hybrid" and use_vector and self.vectors_mismatch():
             # another model's vectors (a model switch before or during `reindex`): BM25 answers
             use_vector = vector = False
-            notes.append("vector lane off until `pms-tui reindex` re-embeds with the configured model")
+            lanes.notes.append("vector lane off until `pms-tui reindex` re-embeds with the configured model")
         if mode == "hybrid" and use_vector:
             # the vector lane (embedding the query, then the scan) runs on another core while
             # this one ranks BM25; ONNX Runtime, NumPy and SQLite all release the GIL
             self._require_vectors()
-            pending = self._embedding_pool().submit(self.vector_ranked, text, depth, None, None, filters)
+            pending = self._embedding_pool().submit(self.vector_ranked, parsed.text, depth, None, None, filters)
         if mode in ("hybrid", "bm25"):
             try:
-                ranked_by["bm25"] = self.bm25.ranked(parsed.match_text, depth, None, filters)
+                lanes.ranked["bm25"] = self.bm25.ranked(parsed.match_text, depth, None, filters)
             except BaseException:
                 if pending is not None:
                     pending.cancel()
                 raise
         if mode in ("hybrid", "vector"):
             if use_vector:
-                ranked_by["vector"] = (pending.result() if pending is not None
-                                       else self.vector_ranked(text, depth, None, None, filters))
-            elif not vector and not notes:
-                notes.append("vector lane waiting for the model")
+                lanes.ranked["vector"] = (pending.result() if pending is not None
+                                          else self.vector_ranked(parsed.text, depth, None, None, filters))
+            elif not vector and not lanes.notes:
+                lanes.notes.append("vector lane waiting for the model")
             else:
-                notes.append("vector lane skipped: the query has no words, only filters")
-        return ranked_by, notes
+                lanes.notes.append("vector lane skipped: the query has no words, only filters")
+        if signals and self.settings.query_aware_fusion and len(lanes.ranked) >= 2:
+            lanes.signals = self.lane_signals(parsed, lanes.ranked["bm25"], lanes.ranked["vector"])
+        return lanes
 
-    def fusion_for(self, parsed: ParsedQuery, ranked_by: dict[str, list[tuple[int, float]]]) -> lane_trust.Fusion:
+    def fusion_for(self, lanes: LaneEvidence) -> lane_trust.Fusion:
         """The RRF parameters for this query: the settings', adjusted per query by
-        :mod:`.lane_trust` when both lanes answered (``query_aware_fusion``)."""
+        :mod:`.lane_trust` when its signals were gathered (``query_aware_fusion``)."""
         s = self.settings
         weights = {"bm25": s.bm25_weight, "vector": s.vector_weight}
-        if not s.query_aware_fusion or len(ranked_by) < 2:
-            return lane_trust.plain(ranked_by, s.rrf_k, weights)
-        signals = self.lane_signals(parsed, ranked_by["bm25"], ranked_by["vector"])
-        return lane_trust.decide(signals, ranked_by, s.rrf_k, weights)
+        if lanes.signals is None:
+            return lane_trust.plain(lanes.ranked, s.rrf_k, weights)
+        return lane_trust.decide(lanes.signals, lanes.ranked, s.rrf_k, weights, lane_trust.Thresholds.of(s))
 
-    def lane_signals(self, query: str | ParsedQuery, bm25: list[tuple[int, float]],
-                     vector: list[tuple[int, float]]) -> lane_trust.Signals:
+    def signal_sources(self) -> lane_trust.Sources:
+        """What query-aware fusion's signals are read from (this thread's connection)."""
+        return lane_trust.Sources(self.store.conn, self.planner, self.vectors)
+
+    def lane_signals(self, query: str | ParsedQuery, bm25: Ranked, vector: Ranked) -> lane_trust.Signals:
         """What query-aware fusion reads off one query's lanes: the vector lane's text embedded
         (cached: the lane just embedded it), coverage measured on the text as BM25 ran it
         (``ParsedQuery.match_text``; a plain string is both)."""
         text, match_text = (query.text, query.match_text) if isinstance(query, ParsedQuery) else (query, query)
         qvec = self.embedder.embed_query(text) if vector else None
-        return lane_trust.measure(self, match_text, bm25, vector, qvec)
+        return lane_trust.measure(self.signal_sources(), match_text, bm25, vector, qvec)
 
     def collection_map(self) -> dict[str, int]:
         """Collection name -> id."""

@@ -119,4 +119,5 @@ def for_vectors(conn, vector_ids: Sequence[int], collection_ids: Sequence[int] |
 
 def note_paths(conn) -> dict[int, str]:
     """Chunk id -> relative path of its note, for every chunk (evaluation maps hits to notes)."""
-    return {r[0]: r[1] for r in conn.execute("SELECT c.id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")}
+    rows = conn.execute("SELECT c.id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")
+    return {r[0]: r[1] for r in rows}

@@ -78,7 +78,8 @@ class Bm25Query:
                 where += " AND (rowid + 0) IN (SELECT value FROM json_each(?))"
                 self.params.append(json.dumps(ids))
         self.where = where
-        self._ranked = f"SELECT rowid, {self.score} AS s FROM chunks_fts WHERE chunks_fts MATCH ?{where} ORDER BY s LIMIT ?"
+        self._ranked = (f"SELECT rowid, {self.score} AS s FROM chunks_fts WHERE chunks_fts MATCH ?{where} "
+                        "ORDER BY s LIMIT ?")
         self._count = f"SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{where} LIMIT ?)"
         self._ranked_in = (f"SELECT rowid, {self.score} AS s FROM chunks_fts WHERE chunks_fts MATCH ?{where} "
                            "AND rowid BETWEEN ? AND ? ORDER BY s LIMIT ?")

@@ -1,24 +1,90 @@
-"""What the search screen does besides searching, one concern per module, mixed into
-:class:`pms_tui.tui.screens.search.SearchScreen`: ``notes`` (reader, editor, clipboard),
-``sync`` (sync, the bundled guide, adding a folder) and ``clip`` (clipping a web page).
+"""What the search screen does besides searching, one controller object per concern, each
+owned by :class:`pms_tui.tui.screens.search.SearchScreen`: ``query`` (the search language's
+views, history, saved searches, evidence), ``notes`` (reader, editor, clipboard), ``sync``
+(sync, watch, the bundled guide, adding a folder) and ``clip`` (clipping a web page).
 
-Each mixin holds the actions, the thread workers and the message handlers of its concern;
-the screen supplies ``kb``, the panes and ``request_search``.
+A controller declares its own state in ``__init__`` and reaches the screen only through
+:class:`Host`, the narrow interface below. The screen keeps the key actions and message
+handlers (Textual finds them there) and hands each to the controller that owns it.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.message import Message
+    from textual.worker import Worker
+
+    from pms_tui.core.kb import KnowledgeBase
+
+    from ..widgets.evidence import EvidencePanel
+    from ..widgets.reader import Reader
+    from ..widgets.results import ResultsList
+    from ..widgets.search_bar import SearchBar
+    from ..widgets.status import StatusLine
+
+
+class Host(Protocol):
+    """What a controller may use of the screen that owns it."""
+
+    kb: KnowledgeBase | None
+    read_clipboard: bool
+    collection_filter: str | None
+    collection_names: list[str]
+
+    @property
+    def app(self) -> App: ...
+    @property
+    def is_attached(self) -> bool: ...
+    @property
+    def search_bar(self) -> SearchBar: ...
+    @property
+    def results(self) -> ResultsList: ...
+    @property
+    def reader(self) -> Reader: ...
+    @property
+    def status(self) -> StatusLine: ...
+    @property
+    def evidence(self) -> EvidencePanel: ...
+    @property
+    def vector_ready(self) -> bool: ...
+
+    def key(self, binding_id: str) -> str: ...
+    def notify(self, message: str, **options: Any) -> None: ...
+    def post_message(self, message: Message) -> bool: ...
+    def run_worker(self, work: Callable, *, name: str = "", group: str = "default", exclusive: bool = False,
+                   exit_on_error: bool = True, thread: bool = False) -> Worker: ...
+    def set_timer(self, delay: float, callback: Callable, *, name: str | None = None) -> Any: ...
+    def request_search(self, immediate: bool = False) -> None: ...
+    def refresh_collections(self) -> None: ...
+    def refresh_stats(self) -> None: ...
+    # what one controller asks of another, through the screen
+    def remember_query(self) -> None: ...
+    def start_sync(self, collections: Sequence[str] | None = None, quiet: bool = False,
+                   embed_only: bool = False) -> None: ...
+    def index_changed(self) -> None: ...
 
 
 def while_running(handler):
     """Drop messages and callbacks that arrive while the app is shutting down (no screen to
-    update)."""
+    update). On a controller, the screen that owns it (``host``) is asked."""
 
     @functools.wraps(handler)
     def guarded(self, *args, **kwargs):
-        if not self.is_attached or not self.app.is_running:
+        node = getattr(self, "host", self)
+        if not node.is_attached or not node.app.is_running:
             return None
         return handler(self, *args, **kwargs)
 
     return guarded
+
+
+def thread_worker(host: Host, name: str, group: str, work: Callable, *args, exclusive: bool = False):
+    """Run ``work(*args)`` in a thread worker of the screen (as ``@work(thread=True,
+    exit_on_error=False)`` would on a screen method), named for the error message."""
+    return host.run_worker(functools.partial(work, *args), name=name, group=group, exclusive=exclusive,
+                           exit_on_error=False, thread=True)

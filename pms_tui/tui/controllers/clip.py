@@ -4,76 +4,76 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from textual import work
-
 from pms_tui.core.errors import describe
 
 from ..dialogs.clip import ClipDialog, ClipRequest
 from ..messages import ClipFailed, ClipFinished
 from ..sample import is_sample_path
-from . import while_running
+from . import Host, thread_worker, while_running
 
 
-class ClipActions:
-    """Mixed into the search screen (which supplies ``kb``, the panes and ``request_search``)."""
+class ClipController:
+    """Owned by the search screen as ``screen.clips``; the screen hands it ``ClipFinished``
+    and ``ClipFailed``."""
 
-    def init_clip(self) -> None:
+    def __init__(self, host: Host) -> None:
+        self.host = host
         self._clip_retry: ClipRequest | None = None  # prefills the next dialog
 
     def clip_targets(self) -> list[str]:
         """Collections a clip may be written into: existing folders, never the bundled guide."""
-        if self.kb is None:
+        kb = self.host.kb
+        if kb is None:
             return []
         try:
-            return [c.name for c in self.kb.collections.list() if c.exists and not is_sample_path(c.path)]
+            return [c.name for c in kb.collections.list() if c.exists and not is_sample_path(c.path)]
         except Exception:  # noqa: BLE001
             return []
 
-    def action_clip(self) -> None:
+    def open_dialog(self) -> None:
         targets = self.clip_targets()
         if not targets:
-            self.notify(f"Clips are saved into a folder of your own: add one first with "
-                        f"{self.key('app.add_collection')}.", severity="warning", timeout=8)
+            self.host.notify(f"Clips are saved into a folder of your own: add one first with "
+                             f"{self.host.key('app.add_collection')}.", severity="warning", timeout=8)
             return
         retry = self._clip_retry
         self._clip_retry = None
-        default = retry.collection if retry else (self.collection_filter or targets[0])
+        default = retry.collection if retry else (self.host.collection_filter or targets[0])
         dialog = ClipDialog(targets, collection=default, url=retry.url if retry else "",
-                            update=bool(retry), read_clipboard=self.read_clipboard)
-        self.app.push_screen(dialog, self._clip_requested)
+                            update=bool(retry), read_clipboard=self.host.read_clipboard)
+        self.host.app.push_screen(dialog, self._clip_requested)
 
     @while_running
     def _clip_requested(self, request: ClipRequest | None) -> None:
         if request is None:
             return
-        self.status.update_status(clip="clipping…")
-        self.clip(request)
+        self.host.status.update_status(clip="clipping…")
+        thread_worker(self.host, "clip", "clip", self._clip, request)
 
-    @work(thread=True, group="clip", exit_on_error=False)
-    def clip(self, request: ClipRequest) -> None:
+    def _clip(self, request: ClipRequest) -> None:
         try:
-            result = self.kb.clip(request.url, request.collection, update=request.update)
+            result = self.host.kb.clip(request.url, request.collection, update=request.update)
         except Exception as exc:  # noqa: BLE001 - ClipError, CollectionError, database errors
-            self.post_message(ClipFailed(request, describe(exc)))
+            self.host.post_message(ClipFailed(request, describe(exc)))
             return
-        self.post_message(ClipFinished(request, result))
+        self.host.post_message(ClipFinished(request, result))
 
     @while_running
-    def on_clip_finished(self, message: ClipFinished) -> None:
+    def finished(self, message: ClipFinished) -> None:
         result = message.result
-        self.status.update_status(clip="")
+        self.host.status.update_status(clip="")
         if result.status == "duplicate":
             self._clip_retry = replace(message.request, update=True)
-            self.notify(f"{result.message} Press {self.key('app.clip')} then enter to update it.",
-                        title="Already clipped", severity="warning", timeout=10)
+            self.host.notify(f"{result.message} Press {self.host.key('app.clip')} then enter to update it.",
+                             title="Already clipped", severity="warning", timeout=10)
             return
-        self.notify(result.message, title="Clipped", timeout=6)
-        self.refresh_collections()
-        self.refresh_stats()
-        self.request_search(immediate=True)
+        self.host.notify(result.message, title="Clipped", timeout=6)
+        self.host.refresh_collections()
+        self.host.refresh_stats()
+        self.host.request_search(immediate=True)
 
     @while_running
-    def on_clip_failed(self, message: ClipFailed) -> None:
-        self.status.update_status(clip="")
+    def failed(self, message: ClipFailed) -> None:
+        self.host.status.update_status(clip="")
         self._clip_retry = replace(message.request, update=False)
-        self.notify(message.reason, title="Clip failed", severity="error", timeout=10)
+        self.host.notify(message.reason, title="Clip failed", severity="error", timeout=10)

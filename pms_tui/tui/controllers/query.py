@@ -1,21 +1,28 @@
 """The search language in the app: filter chips and completion, notes or passages, sort,
 history, saved searches and the evidence panel.
 
-Mixed into :class:`pms_tui.tui.screens.search.SearchScreen`, which supplies ``kb``,
-``search_bar``, ``results``, ``status``, ``request_search`` and the last search's result.
+Owned by :class:`pms_tui.tui.screens.search.SearchScreen` as ``screen.queries``; it reaches
+the screen through :class:`~pms_tui.tui.controllers.Host`.
 """
 
 from __future__ import annotations
 
-from textual import work
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import describe as sentence
 from pms_tui.core.safe_text import one_line
 
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from pms_tui.core.kb import KnowledgeBase
+    from pms_tui.core.results import SearchResult
+
 from ..history import History, fingerprint
 from ..result_rows import SORTS, VIEWS, group
-from . import while_running
+from . import Host, thread_worker, while_running
 
 VIEW_STATE = "results_view"  # remembered in the app state (state.json), like the theme
 READ_SECONDS = 4.0  # a hit highlighted this long counts as read: its query enters the history
@@ -23,20 +30,34 @@ HISTORY_PALETTE = 15  # recent queries the command palette lists
 SAVED_CHECK_K = 10  # how many hits a saved search's fingerprint covers
 
 
-class QueryActions:
-    def init_query(self) -> None:
-        self.view = "notes"
+@dataclass(frozen=True)
+class Explained:
+    """A note explained in the evidence panel: for which query, and which hit was highlighted."""
+
+    query: str
+    note: str  # "collection/relpath"
+    chunk_id: int | None
+
+
+class QueryController:
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.view = "notes"  # one row per note, or every passage (remembered in state.json)
         self.sort = "relevance"
         self.evidence_shown = False
-        self.last_result = None  # the last SearchResult shown (None for recent notes)
+        self.last_result: SearchResult | None = None  # the last SearchResult shown (None: recent notes)
         self.history: History | None = None
         self._history_pos: int | None = None  # index into history.recent() while recalling
         self._facets: dict[str, list[str]] = {}
-        self._read_timer = None
-        # (query, "collection/relpath", chunk id highlighted then) explained in the panel
-        self._explained: tuple | None = None
+        self._read_timer: Timer | None = None
+        self._explained: Explained | None = None
+        self._pending_saved: str | None = None  # a saved search run, until its results are shown
 
-    def mount_query(self) -> None:
+    @property
+    def kb(self) -> KnowledgeBase | None:
+        return self.host.kb
+
+    def mount(self) -> None:
         """After the screen mounts: the remembered view, the history, completion values."""
         if self.kb is None:
             return
@@ -49,7 +70,7 @@ class QueryActions:
         self.history = History(self.kb.home)
         self.refresh_facets()
 
-    def after_index_changed(self) -> None:
+    def index_changed(self) -> None:
         """After a sync that changed the index."""
         self.refresh_facets()
         self.recheck_saved()
@@ -58,8 +79,10 @@ class QueryActions:
     def facet_choices(self, kind: str) -> list[str]:
         return self._facets.get(kind, [])
 
-    @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
     def refresh_facets(self) -> None:
+        thread_worker(self.host, "refresh_facets", "facets", self._read_facets, exclusive=True)
+
+    def _read_facets(self) -> None:
         try:
             values = self.kb.facet_values()
         except Exception:  # noqa: BLE001 - completion is a convenience
@@ -71,7 +94,7 @@ class QueryActions:
         """Passages to ask for: more in notes view, so that ``base`` notes can fill."""
         return base * 3 if self.view == "notes" else base
 
-    def action_toggle_view(self) -> None:
+    def toggle_view(self) -> None:
         self.set_view("passages" if self.view == "notes" else "notes")
 
     def set_view(self, view: str) -> None:
@@ -82,26 +105,26 @@ class QueryActions:
             save_state(self.kb.home, **{VIEW_STATE: view})
         except Exception:  # noqa: BLE001 - it would only be forgotten next time
             pass
-        self.status.update_status(view=view)
-        self.notify(f"Showing {'one row per note' if view == 'notes' else 'every passage'}.", timeout=2)
-        self.request_search(immediate=True)
+        self.host.status.update_status(view=view)
+        self.host.notify(f"Showing {'one row per note' if view == 'notes' else 'every passage'}.", timeout=2)
+        self.host.request_search(immediate=True)
 
-    def action_toggle_sort(self) -> None:
+    def toggle_sort(self) -> None:
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
-        self.status.update_status(sort=self.sort)
-        self.results.set_layout(self.view, self.sort)
+        self.host.status.update_status(sort=self.sort)
+        self.host.results.set_layout(self.view, self.sort)
 
     # -- the evidence panel -----------------------------------------------------------------
-    def action_toggle_evidence(self) -> None:
+    def toggle_evidence(self) -> None:
         self.evidence_shown = not self.evidence_shown
-        self.evidence.set_class(self.evidence_shown, "-shown")
+        self.host.evidence.set_class(self.evidence_shown, "-shown")
         if self.evidence_shown:
-            self.show_evidence(self.results.current)
+            self.show_evidence(self.host.results.current)
 
     def show_evidence(self, hit) -> None:
-        if self._explained and self._explained[0] != self.search_bar.value:
+        if self._explained and self._explained.query != self.host.search_bar.value:
             self._explained = None  # a new query: the explanation was of the old one
-        if self._explained and self._explained[2] != (hit.chunk_id if hit is not None else None):
+        if self._explained and self._explained.chunk_id != (hit.chunk_id if hit is not None else None):
             self._explained = None  # another hit highlighted
         if not self.evidence_shown:
             return
@@ -109,81 +132,79 @@ class QueryActions:
             return  # the explanation stays until another hit or query
         result = self.last_result
         if hit is None or result is None:
-            self.evidence.show_lines("Evidence", ["Select a search result to see why it ranks where it does."])
+            self.host.evidence.show_lines("Evidence", ["Select a search result to see why it ranks where it does."])
             return
-        self.compute_evidence(result, hit)
+        thread_worker(self.host, "compute_evidence", "evidence", self._compute_evidence, result, hit, exclusive=True)
 
-    @work(thread=True, exclusive=True, group="evidence", exit_on_error=False)
-    def compute_evidence(self, result, hit) -> None:
+    def _compute_evidence(self, result, hit) -> None:
         try:
             lines = self.kb.evidence(result, hit).lines()
         except Exception as exc:  # noqa: BLE001
             lines = [sentence(exc)]
-        self.app.call_from_thread(self._show_evidence_lines, hit, lines)
+        self.host.app.call_from_thread(self._show_evidence_lines, hit, lines)
 
     @while_running
     def _show_evidence_lines(self, hit, lines) -> None:
-        current = self.results.current
+        current = self.host.results.current
         if current is not None and current.chunk_id == hit.chunk_id and self._explained is None:
-            self.evidence.show_lines(f"Why passage #{self._rank_of(hit)}: {hit.collection}/{hit.relpath}:{hit.start_line}",
-                                     lines)
+            where = f"{hit.collection}/{hit.relpath}:{hit.start_line}"
+            self.host.evidence.show_lines(f"Why passage #{self._rank_of(hit)}: {where}", lines)
 
     def _rank_of(self, hit) -> int:
         hits = self.last_result or []
         return next((i for i, h in enumerate(hits, 1) if h.chunk_id == hit.chunk_id), 0)
 
-    def action_explain_note(self) -> None:
+    def explain_note(self) -> None:
         """Where the highlighted note ranks for the query, lane by lane (in the evidence panel)."""
-        hit = self.results.current
-        query = self.search_bar.value
+        hit = self.host.results.current
+        query = self.host.search_bar.value
         if hit is None or not query.strip():
-            self.notify("Type a query and highlight a note to explain its rank.", severity="warning")
+            self.host.notify("Type a query and highlight a note to explain its rank.", severity="warning")
             return
         self.explain(query, _note_of(hit))
 
-    def action_explain_any_note(self) -> None:
+    def explain_any_note(self) -> None:
         """Ask for any indexed note (completed as typed) and explain its rank for the query:
         the question "why is the note I expected missing?"."""
-        query = self.search_bar.value
+        query = self.host.search_bar.value
         if not query.strip():
-            self.notify("Type a query first, then ask where a note ranks for it.", severity="warning")
+            self.host.notify("Type a query first, then ask where a note ranks for it.", severity="warning")
             return
         from textual.suggester import SuggestFromList
 
         from ..dialogs.name import NameDialog
 
-        hit = self.results.current
+        hit = self.host.results.current
         paths = [one_line(p) for p in self.kb.note_names()]  # a file name is shown: never raw escapes
         dialog = NameDialog(f"Where does a note rank for {one_line(query)[:60]!r}? Its path:",
                             _note_of(hit) if hit is not None else "", title="Explain a note",
                             placeholder="folder/note.md", ok="Explain",
                             suggester=SuggestFromList(paths, case_sensitive=False))
-        self.app.push_screen(dialog, lambda note: note and self.explain(query, note))
+        self.host.app.push_screen(dialog, lambda note: note and self.explain(query, note))
 
     def explain(self, query: str, note: str) -> None:
-        hit = self.results.current
-        self._explained = (query, note, hit.chunk_id if hit is not None else None)
+        hit = self.host.results.current
+        self._explained = Explained(query, note, hit.chunk_id if hit is not None else None)
         if not self.evidence_shown:
-            self.action_toggle_evidence()
-        self.explain_worker(query, note)
+            self.toggle_evidence()
+        thread_worker(self.host, "explain_worker", "explain", self._explain, query, note, exclusive=True)
 
-    @work(thread=True, exclusive=True, group="explain", exit_on_error=False)
-    def explain_worker(self, query: str, note: str) -> None:
+    def _explain(self, query: str, note: str) -> None:
         try:
-            lines = self.kb.explain(query, note, vector=self.vector_ready).lines()
+            lines = self.kb.explain(query, note, vector=self.host.vector_ready).lines()
         except Exception as exc:  # noqa: BLE001
             lines = [sentence(exc)]
-        self.app.call_from_thread(self._show_explanation, query, note, lines)
+        self.host.app.call_from_thread(self._show_explanation, query, note, lines)
 
     @while_running
     def _show_explanation(self, query: str, note: str, lines) -> None:
-        if self._explained and self._explained[:2] == (query, note):
-            self.evidence.show_lines(f"Explain: {note}", lines)
+        if self._explained and (self._explained.query, self._explained.note) == (query, note):
+            self.host.evidence.show_lines(f"Explain: {note}", lines)
 
     # -- history ----------------------------------------------------------------------------
-    def remember_query(self) -> None:
+    def remember(self) -> None:
         """The current query was acted on (a hit opened, copied or read): keep it."""
-        query = self.search_bar.value
+        query = self.host.search_bar.value
         if self.history is not None and query.strip() and self.last_result is not None:
             self.history.add(query)
 
@@ -193,21 +214,16 @@ class QueryActions:
             self._read_timer.stop()
             self._read_timer = None
         if hit is not None and self.last_result is not None:
-            self._read_timer = self.set_timer(READ_SECONDS, self.remember_query, name="read-timer")
+            self._read_timer = self.host.set_timer(READ_SECONDS, self.remember, name="read-timer")
 
-    def action_history_back(self) -> None:
-        self._recall(+1)
-
-    def action_history_forward(self) -> None:
-        self._recall(-1)
-
-    def _recall(self, step: int) -> None:
+    def recall(self, step: int) -> None:
+        """An older (+1) or newer (-1) query from the history into the search bar."""
         if self.history is None:
             return
         entries = self.history.recent()
         if not entries:
-            self.notify("No search history yet: queries enter it when a result is opened, copied or read.",
-                        timeout=4)
+            self.host.notify("No search history yet: queries enter it when a result is opened, copied or read.",
+                             timeout=4)
             return
         pos = (-1 if self._history_pos is None else self._history_pos) + step
         if pos < 0:
@@ -218,7 +234,7 @@ class QueryActions:
         self.set_query(entries[self._history_pos], keep_position=True)
 
     def set_query(self, query: str, *, keep_position: bool = False) -> None:
-        bar = self.search_bar
+        bar = self.host.search_bar
         bar.value = query
         bar.cursor_position = len(query)
         bar.focus()
@@ -226,10 +242,10 @@ class QueryActions:
             self._history_pos = None
 
     # -- saved searches ---------------------------------------------------------------------
-    def action_save_search(self) -> None:
-        query = self.search_bar.value.strip()
+    def save_search(self) -> None:
+        query = self.host.search_bar.value.strip()
         if not query or self.history is None:
-            self.notify("Type a query to save first.", severity="warning")
+            self.host.notify("Type a query to save first.", severity="warning")
             return
         from ..dialogs.name import NameDialog
 
@@ -238,9 +254,9 @@ class QueryActions:
                 return
             hits = self.last_result or []
             self.history.save(name, query, fingerprint(self._notes_of(hits)))
-            self.notify(f"Saved the search {name!r}; run it from the command palette.", timeout=4)
+            self.host.notify(f"Saved the search {name!r}; run it from the command palette.", timeout=4)
 
-        self.app.push_screen(NameDialog("Save this search as", query[:40]), saved)
+        self.host.app.push_screen(NameDialog("Save this search as", query[:40]), saved)
 
     @staticmethod
     def _notes_of(hits) -> list[str]:
@@ -252,44 +268,45 @@ class QueryActions:
             return
         self._pending_saved = name
         self.set_query(item.query)
-        self.request_search(immediate=True)
+        self.host.request_search(immediate=True)
 
     def saved_seen(self, result) -> None:
         """A saved search's results were shown: they are its new baseline."""
-        name = getattr(self, "_pending_saved", None)
-        self._pending_saved = None
+        name, self._pending_saved = self._pending_saved, None
         if name and self.history is not None:
             self.history.seen(name, fingerprint(self._notes_of(result)))
 
-    @work(thread=True, exclusive=True, group="saved-check", exit_on_error=False)
     def recheck_saved(self) -> None:
         """After a sync: say which saved searches now find other notes."""
+        thread_worker(self.host, "recheck_saved", "saved-check", self._recheck_saved, exclusive=True)
+
+    def _recheck_saved(self) -> None:
         if self.history is None or not self.history.saved:
             return
 
         def run(query: str) -> str:
-            result = self.kb.search(query, k=SAVED_CHECK_K * 3, vector=self.vector_ready)
+            result = self.kb.search(query, k=SAVED_CHECK_K * 3, vector=self.host.vector_ready)
             return fingerprint(self._notes_of(result))
 
         changed = self.history.recheck(run)
         if changed:
             names = ", ".join(repr(n) for n in changed)
-            self.app.call_from_thread(
-                self.notify, f"Saved search {names} has changed results since you last ran it.", timeout=8
+            self.host.app.call_from_thread(
+                self.host.notify, f"Saved search {names} has changed results since you last ran it.", timeout=8
             )
 
-    def query_palette_commands(self) -> list:
+    def palette_commands(self) -> list:
         commands = [
             ("View: one row per note" if self.view == "passages" else "View: every passage",
-             self.action_toggle_view, "Toggle notes / passages (remembered)"),
+             self.toggle_view, "Toggle notes / passages (remembered)"),
             (f"Sort: {'by date modified' if self.sort == 'relevance' else 'by relevance'}",
-             self.action_toggle_sort, "Relevance or most recently modified first"),
-            ("Evidence panel: show / hide", self.action_toggle_evidence, "Why the highlighted hit ranks there"),
-            ("Explain the highlighted note's rank", self.action_explain_note,
+             self.toggle_sort, "Relevance or most recently modified first"),
+            ("Evidence panel: show / hide", self.toggle_evidence, "Why the highlighted hit ranks there"),
+            ("Explain the highlighted note's rank", self.explain_note,
              "Its rank in each lane and the words it lacks"),
-            ("Explain any note's rank…", self.action_explain_any_note,
+            ("Explain any note's rank…", self.explain_any_note,
              "Where a note you expected ranks for this query, and why"),
-            ("Save this search…", self.action_save_search, "Run it again later from the palette"),
+            ("Save this search…", self.save_search, "Run it again later from the palette"),
         ]
         if self.history is not None:
             for name, item in self.history.saved.items():

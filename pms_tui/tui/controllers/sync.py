@@ -4,21 +4,36 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from textual import work
+from textual.worker import get_current_worker
 
 from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import describe
 from pms_tui.core.results import ProgressMeter, SyncReport
 
 from ..dialogs.add_collection import AddCollectionDialog, AddCollectionRequest
-from ..messages import CollectionAdded, CollectionRefused, SyncFailed, SyncFinished, SyncProgressed
+from ..messages import (
+    CollectionAdded,
+    CollectionRefused,
+    SyncFailed,
+    SyncFinished,
+    SyncProgressed,
+    WatchModeChanged,
+)
 from ..sample import OFFERED_STATE, SAMPLE_DESCRIPTION, SAMPLE_NAME, sample_dir
-from . import while_running
+from . import Host, thread_worker, while_running
+
+if TYPE_CHECKING:
+    from textual.worker import Worker
+
+    from pms_tui.core.kb import KnowledgeBase
+
+WATCH_GROUP = "watch"  # the watch worker's group: it never completes by itself
 
 
-class SyncActions:
-    """Mixed into the search screen (which supplies ``kb``, the panes and ``request_search``).
+class SyncController:
+    """Owned by the search screen as ``screen.syncing``; the screen hands it the sync messages.
 
     A sync writes text first, so new notes are searchable while their vectors are embedded
     behind (the status line says which phase, how far, the rate and the time left). ctrl+z
@@ -26,68 +41,88 @@ class SyncActions:
     does the same, and the next sync or start carries on from the queue in the database.
     Watch mode (``watch = true``, the default) syncs notes as they are saved. A folder added
     while a sync runs is indexed by a sync of its own as soon as that one ends.
+
+    Both run in Textual thread workers, and stopping one is cancelling its worker: the
+    worker's own ``cancelled_event`` is what the engine's loop checks (``kb.sync(cancel=...)``,
+    ``kb.watch(stop)``), as toolong hands it to the loop that scans.
     """
 
-    def init_sync(self) -> None:
-        self._cancel_sync = threading.Event()  # this run's; set by the stop key or on quit
-        self._quitting = threading.Event()  # set on quit: stops the watcher too
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self._sync_worker: Worker | None = None  # the last sync started; cancelled to stop it
+        self._sync_busy = False  # its thread is still at work (a stopped one finishes its note)
+        self._watch_worker: Worker | None = None  # watch mode, cancelled on quit
+        # not a stop: tells the watcher its folders changed (a collection added or removed)
         self._watch_restart = threading.Event()
+        self._quitting = False  # the app is closing: nothing more is started or reported
         self._meter = ProgressMeter()
         self._text_done = False
         self._sync_after: list[str] = []  # collections added while a sync ran: synced when it ends
 
-    def stop_sync(self) -> None:
-        self._quitting.set()
-        self._cancel_sync.set()
+    @property
+    def kb(self) -> KnowledgeBase | None:
+        return self.host.kb
 
-    def action_sync(self) -> None:
-        self.start_sync()
+    def stop_sync(self) -> None:
+        """On quit: the running sync and watching are cancelled, and nothing more starts."""
+        self._quitting = True
+        for worker in (self._sync_worker, self._watch_worker):
+            if worker is not None:
+                worker.cancel()
 
     @property
     def sync_running(self) -> bool:
-        return any(w.group == "sync" and w.is_running for w in self.app.workers)
+        """A sync is at work (one being stopped too, until it has written its last note)."""
+        return self._sync_busy
 
-    def action_stop_sync(self) -> None:
+    def stop_running_sync(self) -> None:
+        """The stop key: this run stops between notes or embedding runs."""
         if not self.sync_running:
-            self.notify("No sync is running.", timeout=3)
+            self.host.notify("No sync is running.", timeout=3)
             return
-        self._cancel_sync.set()
-        self.status.update_status(sync="stopping…")
+        self._sync_worker.cancel()
+        self.host.status.update_status(sync="stopping…")
 
     def start_sync(self, collections: Sequence[str] | None = None, quiet: bool = False,
                    embed_only: bool = False) -> None:
         if self.kb is None:
-            self.notify("The index is not open; see the earlier error.", severity="error")
+            self.host.notify("The index is not open; see the earlier error.", severity="error")
             return
         if self.sync_running:
             if not quiet:
-                self.notify("A sync is already running.", severity="warning")
+                self.host.notify("A sync is already running.", severity="warning")
             return
-        self.refresh_collections()
-        if not self.collection_names and not embed_only:
+        self.host.refresh_collections()
+        if not self.host.collection_names and not embed_only:
             if not quiet:
-                self.notify(f"No collections yet: press {self.key('app.add_collection')} to add a folder "
+                self.host.notify(f"No collections yet: press {self.host.key('app.add_collection')} to add a folder "
                             "of notes.", severity="warning")
             return
-        self._cancel_sync = threading.Event()
-        if self._quitting.is_set():
+        if self._quitting:
             return
         self._meter = ProgressMeter()
         self._text_done = False
-        self.status.reset_progress()
-        self.status.update_status(sync="syncing")
-        self.sync(list(collections) if collections else None, quiet, embed_only)
+        self.host.status.reset_progress()
+        self.host.status.update_status(sync="syncing")
+        self._sync_busy = True
+        self._sync_worker = thread_worker(self.host, "sync", "sync", self._sync,
+                                          list(collections) if collections else None, quiet, embed_only)
 
-    @work(thread=True, group="sync", exit_on_error=False)
-    def sync(self, collections: list[str] | None, quiet: bool, embed_only: bool = False) -> None:
-        cancel = self._cancel_sync
+    def _sync(self, collections: list[str] | None, quiet: bool, embed_only: bool = False) -> None:
+        try:
+            self._sync_in_worker(get_current_worker().cancelled_event, collections, quiet, embed_only)
+        finally:
+            self._sync_busy = False
+
+    def _sync_in_worker(self, cancel: threading.Event, collections: list[str] | None, quiet: bool,
+                        embed_only: bool) -> None:
 
         def progress(done: int, total: int, phase: str) -> None:
-            self.post_message(SyncProgressed(done, total, phase))
+            self.host.post_message(SyncProgressed(done, total, phase))
 
         def waiting(pid) -> None:
             who = f"pid {pid}" if pid else "another pms-tui"
-            self.post_message(SyncProgressed(0, 0, f"waiting for {who}"))
+            self.host.post_message(SyncProgressed(0, 0, f"waiting for {who}"))
 
         try:
             if embed_only:
@@ -96,87 +131,89 @@ class SyncActions:
             else:
                 report = self.kb.sync(progress=progress, collections=collections, cancel=cancel, on_wait=waiting)
         except Exception as exc:  # noqa: BLE001 - busy, mismatch, locked, model: one sentence
-            self.post_message(SyncFailed(describe(exc)))
+            self.host.post_message(SyncFailed(describe(exc)))
             return
-        if not self._quitting.is_set():
-            self.post_message(SyncFinished(report, quiet or embed_only))
+        if not self._quitting:
+            self.host.post_message(SyncFinished(report, quiet or embed_only))
 
     @while_running
-    def on_sync_progressed(self, message: SyncProgressed) -> None:
+    def progressed(self, message: SyncProgressed) -> None:
         if message.phase == "done":
             return
         self._meter.update(message.done, message.total, message.phase)
         if message.total:
-            self.status.set_progress(message.done, message.total)
+            self.host.status.set_progress(message.done, message.total)
         if message.phase == "embedding" and not self._text_done:
             self._text_done = True  # every note's text is in: show the new notes now
-            self.refresh_stats()
-            self.request_search(immediate=True)
-        self.status.update_status(sync=f"syncing: {self._meter.describe()}")
-        self.status.set_class(True, "-syncing")
+            self.host.refresh_stats()
+            self.host.request_search(immediate=True)
+        self.host.status.update_status(sync=f"syncing: {self._meter.describe()}")
+        self.host.status.set_class(True, "-syncing")
 
     @while_running
-    def on_sync_finished(self, message: SyncFinished) -> None:
+    def finished(self, message: SyncFinished) -> None:
         report = message.report
-        self.status.update_status(sync="idle")
-        self.refresh_collections()
-        self.refresh_stats()
+        self.host.status.update_status(sync="idle")
+        self.host.refresh_collections()
+        self.host.refresh_stats()
         if report.cancelled:
-            self.notify("Sync stopped. What was written stays searchable; the next sync (or the next "
-                        "start) carries on.", title="Sync stopped", timeout=6)
+            self.host.notify("Sync stopped. What was written stays searchable; the next sync (or the next "
+                             "start) carries on.", title="Sync stopped", timeout=6)
         elif not message.quiet:  # a quiet sync (watch mode, after the editor) tells only problems
-            self.notify(
+            self.host.notify(
                 f"+{len(report.added)} new, ~{len(report.modified)} modified, -{len(report.deleted)} deleted, "
                 f"{len(report.skipped)} skipped ({report.unchanged} unchanged) in {report.seconds:.1f} s.",
                 title="Sync done", timeout=6,
             )
         for problem in report.problems:
-            self.notify(problem, severity="warning", timeout=10)
+            self.host.notify(problem, severity="warning", timeout=10)
         if report.skipped:
             shown = "; ".join(f"{path}: {reason}" for path, reason in report.skipped[:3])
             more = f" (and {len(report.skipped) - 3} more)" if len(report.skipped) > 3 else ""
-            self.notify(f"Skipped {shown}{more}.", severity="warning", timeout=10)
+            self.host.notify(f"Skipped {shown}{more}.", severity="warning", timeout=10)
         if report.changed or report.chunks_embedded:
-            self.reader.refresh_view()
-            self.request_search(immediate=True)
-            self.after_index_changed()  # saved searches, completion values (controllers.query)
+            self.host.reader.refresh_view()
+            self.host.request_search(immediate=True)
+            self.host.index_changed()  # saved searches, completion values (controllers.query)
 
     @while_running
-    def on_sync_failed(self, message: SyncFailed) -> None:
-        self.status.update_status(sync="idle")
-        self.notify(message.reason, title="Sync failed", severity="error", timeout=10)
+    def watch_mode_changed(self, message: WatchModeChanged) -> None:
+        self.host.status.update_status(watch=message.mode)
+
+    @while_running
+    def failed(self, message: SyncFailed) -> None:
+        self.host.status.update_status(sync="idle")
+        self.host.notify(message.reason, title="Sync failed", severity="error", timeout=10)
 
     def sync_ended(self) -> None:
         """The sync worker has finished (called by the screen when its state changes): start
         the sync of the folders added meanwhile, unless the user stopped syncing."""
         names, self._sync_after = self._sync_after, []
-        if names and not self._cancel_sync.is_set() and not self._quitting.is_set():
+        stopped = self._sync_worker is not None and self._sync_worker.is_cancelled
+        if names and not stopped and not self._quitting:
             self.start_sync(names)
 
     # -- watch mode -------------------------------------------------------------------------------
     def start_watch(self) -> None:
-        """Watch on a plain daemon thread, not a worker: it never completes, and workers are
-        what "wait until the app is idle" waits for."""
+        """Watch in a worker of its own group, ``watch``: it runs until cancelled (on quit), so
+        whoever waits for the app's work to finish leaves that group out."""
         if self.kb is None or self.kb.model_mismatch:
             return
-        self._watcher = threading.Thread(target=self.watch_folders, name="pms-watch", daemon=True)
-        self._watcher.start()
+        self._watch_worker = thread_worker(self.host, "watch_folders", WATCH_GROUP, self.watch_folders)
 
     def watch_folders(self) -> None:
         def synced(report: SyncReport) -> None:
-            self.post_message(SyncFinished(report, True))
+            self.host.post_message(SyncFinished(report, True))
 
         def mode(text: str) -> None:
-            if not self._quitting.is_set():
-                try:
-                    self.app.call_from_thread(self.status.update_status, watch=text)
-                except Exception:  # noqa: BLE001 - the app is closing
-                    pass
+            if not self._quitting:
+                self.host.post_message(WatchModeChanged(text))
 
         try:
-            self.kb.watch(self._quitting, on_sync=synced, on_mode=mode, restart=self._watch_restart)
+            self.kb.watch(get_current_worker().cancelled_event, on_sync=synced, on_mode=mode,
+                          restart=self._watch_restart)
         except Exception as exc:  # noqa: BLE001 - the app goes on without watching
-            self.post_message(SyncFailed(f"Watching the folders stopped: {describe(exc)}"))
+            self.host.post_message(SyncFailed(f"Watching the folders stopped: {describe(exc)}"))
 
     # -- first run: the bundled guide -------------------------------------------------------------
     def sample_offered(self) -> bool:
@@ -189,61 +226,61 @@ class SyncActions:
         except Exception:  # noqa: BLE001 - it would only be offered again next time
             pass
 
-    def action_add_sample(self, first_run: bool = False) -> None:
+    def add_sample(self, first_run: bool = False) -> None:
         folder = sample_dir()
         if self.kb is None or folder is None:
             if not first_run:
-                self.notify("The bundled guide is missing from this installation.", severity="warning")
+                self.host.notify("The bundled guide is missing from this installation.", severity="warning")
             return
         try:
             self.kb.collections.create(folder, name=SAMPLE_NAME, description=SAMPLE_DESCRIPTION)
         except Exception as exc:  # noqa: BLE001 - e.g. a collection already named "guide"
             if not first_run:
-                self.notify(describe(exc), severity="warning")
+                self.host.notify(describe(exc), severity="warning")
             return
         self._remember_sample_offered()
         self._watch_restart.set()
-        self.notify(
+        self.host.notify(
             f"Indexing the bundled user guide so you have something to search. Add your own notes "
-            f"with {self.key('app.add_collection')} (or `pms-tui add PATH` in a shell).",
+            f"with {self.host.key('app.add_collection')} (or `pms-tui add PATH` in a shell).",
             title="Welcome to pms-tui", timeout=15,
         )
-        self.refresh_collections()
+        self.host.refresh_collections()
         self.start_sync([SAMPLE_NAME])
 
     # -- add a folder of notes --------------------------------------------------------------------
-    def action_add_collection(self, request: AddCollectionRequest | None = None, error: str = "") -> None:
+    def ask_for_collection(self, request: AddCollectionRequest | None = None, error: str = "") -> None:
         if self.kb is None:
-            self.notify("The index is not open; see the earlier error.", severity="error")
+            self.host.notify("The index is not open; see the earlier error.", severity="error")
             return
-        self.app.push_screen(AddCollectionDialog(request, error), self._add_collection_requested)
+        self.host.app.push_screen(AddCollectionDialog(request, error), self._add_collection_requested)
 
     @while_running
     def _add_collection_requested(self, request: AddCollectionRequest | None) -> None:
         if request is not None:
-            self.add_collection(request)
+            thread_worker(self.host, "add_collection", "add-collection", self._add_collection, request,
+                          exclusive=True)
 
-    @work(thread=True, exclusive=True, group="add-collection", exit_on_error=False)
-    def add_collection(self, request: AddCollectionRequest) -> None:
+    def _add_collection(self, request: AddCollectionRequest) -> None:
         try:
             collection = self.kb.collections.create(request.path, name=request.name)
         except Exception as exc:  # noqa: BLE001 - CollectionError and database errors alike
-            self.post_message(CollectionRefused(request, describe(exc)))
+            self.host.post_message(CollectionRefused(request, describe(exc)))
             return
-        self.post_message(CollectionAdded(collection.name))
+        self.host.post_message(CollectionAdded(collection.name))
 
     @while_running
-    def on_collection_refused(self, message: CollectionRefused) -> None:
-        self.action_add_collection(message.request, message.reason)  # again, with the reason
+    def collection_refused(self, message: CollectionRefused) -> None:
+        self.ask_for_collection(message.request, message.reason)  # again, with the reason
 
     @while_running
-    def on_collection_added(self, message: CollectionAdded) -> None:
+    def collection_added(self, message: CollectionAdded) -> None:
         self._watch_restart.set()  # watch its folder too
-        self.refresh_collections()
+        self.host.refresh_collections()
         if self.sync_running:
             self._sync_after.append(message.name)
-            self.notify(f"Added the collection {message.name!r}; it is indexed when the running sync "
-                        "finishes.", timeout=6)
+            self.host.notify(f"Added the collection {message.name!r}; it is indexed when the running sync "
+                             "finishes.", timeout=6)
             return
-        self.notify(f"Added the collection {message.name!r}; indexing it now.", timeout=5)
+        self.host.notify(f"Added the collection {message.name!r}; indexing it now.", timeout=5)
         self.start_sync([message.name])

@@ -2,21 +2,25 @@
 
 It owns everything the person works with: search as you type (a debounce timer, then an
 exclusive ``search`` worker whose answer is shown only if it is still the newest), the
-embedding model, the mode and the collection filter. What it does besides searching lives
-in the mixins of :mod:`pms_tui.tui.controllers` (notes, sync, clip).
+embedding model, the mode and the collection filter. What it does besides searching belongs
+to the controller objects it owns (:mod:`pms_tui.tui.controllers`): ``queries``, ``notes``,
+``syncing`` and ``clips``, each with its own declared state. The screen keeps the key actions
+and message handlers, where Textual looks for them, and hands each to its controller.
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Input
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from pms_tui.core.errors import describe
@@ -24,12 +28,25 @@ from pms_tui.core.results import MODES
 
 from ..commands import Command, ScreenCommands
 from ..controllers import while_running
-from ..controllers.clip import ClipActions
-from ..controllers.notes import NoteActions
-from ..controllers.query import QueryActions
-from ..controllers.sync import SyncActions
+from ..controllers.clip import ClipController
+from ..controllers.notes import NoteController
+from ..controllers.query import QueryController
+from ..controllers.sync import SyncController
+from ..dialogs.add_collection import AddCollectionRequest
 from ..keys import SEARCH_BINDINGS, bound_key
-from ..messages import ModelFailed, ModelLoaded, SearchCompleted
+from ..messages import (
+    ClipFailed,
+    ClipFinished,
+    CollectionAdded,
+    CollectionRefused,
+    ModelFailed,
+    ModelLoaded,
+    SearchCompleted,
+    SyncFailed,
+    SyncFinished,
+    SyncProgressed,
+    WatchModeChanged,
+)
 from ..sample import is_sample_path
 from ..widgets.evidence import EvidencePanel
 from ..widgets.query_bits import FilterChips, QuerySuggester
@@ -37,25 +54,24 @@ from ..widgets.reader import Reader, welcome_text
 from ..widgets.results import ResultsList
 from ..widgets.search_bar import SearchBar, search_placeholder
 from ..widgets.status import StatusLine
+from .search_palette import palette_commands
+
+if TYPE_CHECKING:
+    from pms_tui.core.kb import KnowledgeBase
 
 RESULT_COUNT = 30
-MODE_HELP = {
-    "hybrid": "Keywords and meaning, fused by reciprocal rank fusion",
-    "bm25": "Keywords only (FTS5 BM25)",
-    "vector": "Meaning only (the embedding model)",
-}
 
 
-class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[None]):
+class SearchScreen(Screen[None]):
     """``SearchScreen(kb, keymap=...)``; ``kb`` is None when the index could not be opened."""
 
     BINDINGS = SEARCH_BINDINGS
     COMMANDS = {ScreenCommands}
 
-    def __init__(self, kb, *, keymap: Mapping[str, str] | None = None, show_timings: bool = True,
+    def __init__(self, kb: KnowledgeBase | None, *, keymap: Mapping[str, str] | None = None, show_timings: bool = True,
                  load_model: bool = True, first_run_sample: bool = True, read_clipboard: bool = True) -> None:
         super().__init__()
-        self.kb = kb
+        self.kb: KnowledgeBase | None = kb
         self.keymap = keymap if keymap is not None else {}
         self.show_timings = show_timings
         self.load_model_at_start = load_model
@@ -70,19 +86,21 @@ class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[N
         self.search_latencies_ms: deque[float] = deque(maxlen=1000)
         self.searches_shown = 0  # results rendered since start (benchmarks wait on it)
         self.model_state = "loading"
-        self._debounce = None
+        self._debounce: Timer | None = None
         self._search_started = 0.0
         self._shown_query: str | None = None
-        self.init_sync()
-        self.init_clip()
-        self.init_query()
+        # the controllers: each owns its state and reaches this screen through controllers.Host
+        self.queries = QueryController(self)
+        self.notes = NoteController(self)
+        self.syncing = SyncController(self)
+        self.clips = ClipController(self)
 
     def key(self, binding_id: str) -> str:
         """The key bound to ``binding_id`` now (remaps applied), for hints."""
         return bound_key(binding_id, self.keymap, self.app.COMMAND_PALETTE_BINDING)
 
     def compose(self) -> ComposeResult:
-        yield SearchBar(placeholder=search_placeholder(self.key), suggester=QuerySuggester(self.facet_choices),
+        yield SearchBar(placeholder=search_placeholder(self.key), suggester=QuerySuggester(self.queries.facet_choices),
                         id="search")
         yield FilterChips(id="chips")
         with Horizontal(id="panes"):
@@ -100,18 +118,18 @@ class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[N
             return
         self.refresh_collections()
         self.refresh_stats()
-        self.mount_query()
+        self.queries.mount()
         if self.kb.model_mismatch:
             self.model_state = "mismatch"
             self.status.update_status(model="mismatch: reindex")
             self.notify(self.kb.model_mismatch, severity="warning", timeout=15)
         self.request_search(immediate=True)
-        if self.first_run_sample and not self.collection_names and not self.sample_offered():
-            self.action_add_sample(first_run=True)
+        if self.first_run_sample and not self.collection_names and not self.syncing.sample_offered():
+            self.syncing.add_sample(first_run=True)
         elif not self.kb.model_mismatch and self.kb.vectors_pending:
             self.start_sync(embed_only=True, quiet=True)  # vectors left by a quit, crash or kill
         if self.kb.settings.watch:
-            self.start_watch()
+            self.syncing.start_watch()
 
     def _first_screen_shown(self) -> None:
         if self.kb is not None and self.load_model_at_start and not self.kb.model_mismatch:
@@ -241,7 +259,7 @@ class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[N
             if recent:
                 hits, lanes, notes = self.kb.recent(limit=RESULT_COUNT, collections=collections), [], []
             else:
-                result = self.kb.search(query, k=self.results_count(RESULT_COUNT), mode=mode,
+                result = self.kb.search(query, k=self.queries.results_count(RESULT_COUNT), mode=mode,
                                         collections=collections, vector=vector)
                 hits, lanes, notes = result.hits, result.lanes, result.notes
             error = None
@@ -258,11 +276,11 @@ class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[N
             return  # a newer query is on its way: never show stale results over fresh ones
         same_query = message.query.strip() == self._shown_query
         self._shown_query = message.query.strip()
-        self.last_result = message.result
+        self.queries.last_result = message.result
         weak = bool(message.result is not None and message.result.weak and message.hits)
         self.results.show_hits(message.hits, recent=message.recent, empty_message=self._empty_message(message),
-                               keep_selection=same_query, view=self.view, sort=self.sort, limit=RESULT_COUNT,
-                               weak=weak)
+                               keep_selection=same_query, view=self.queries.view, sort=self.queries.sort,
+                               limit=RESULT_COUNT, weak=weak)
         parsed = message.result.query if message.result is not None else None
         ignored = tuple(i.reason if i.text in i.reason else f"{i.text}: {i.reason}"
                         for i in parsed.ignored) if parsed else ()
@@ -273,7 +291,7 @@ class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[N
             weak=weak,
         )
         if message.result is not None:
-            self.saved_seen(message.result)
+            self.queries.saved_seen(message.result)
         if message.error:
             self.notify(message.error, severity="error")
         started = self._search_started
@@ -301,8 +319,8 @@ class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[N
     @while_running
     def on_results_list_hit_highlighted(self, message: ResultsList.HitHighlighted) -> None:
         self.reader.show(message.hit)
-        self.show_evidence(message.hit)
-        self.watch_reading(message.hit)
+        self.queries.show_evidence(message.hit)
+        self.queries.watch_reading(message.hit)
 
     @while_running
     def on_results_list_hit_chosen(self, message: ResultsList.HitChosen) -> None:
@@ -356,39 +374,110 @@ class SearchScreen(QueryActions, NoteActions, SyncActions, ClipActions, Screen[N
         current = choices.index(self.collection_filter) if self.collection_filter in choices else 0
         self.set_collection_filter(choices[(current + 1) % len(choices)])
 
+    # -- what the controllers ask of each other (controllers.Host) ------------------------------------
+    def remember_query(self) -> None:
+        self.queries.remember()
+
+    def start_sync(self, collections: Sequence[str] | None = None, quiet: bool = False,
+                   embed_only: bool = False) -> None:
+        self.syncing.start_sync(collections, quiet, embed_only)
+
+    def stop_sync(self) -> None:
+        """On quit: stop the running sync and watching."""
+        self.syncing.stop_sync()
+
+    @property
+    def sync_running(self) -> bool:
+        return self.syncing.sync_running
+
+    def index_changed(self) -> None:
+        self.queries.index_changed()
+
+    # -- keys and messages, handed to the controller that owns them ---------------------------------
+    def action_sync(self) -> None:
+        self.syncing.start_sync()
+
+    def action_stop_sync(self) -> None:
+        self.syncing.stop_running_sync()
+
+    def action_add_sample(self, first_run: bool = False) -> None:
+        self.syncing.add_sample(first_run)
+
+    def action_add_collection(self, request: AddCollectionRequest | None = None, error: str = "") -> None:
+        self.syncing.ask_for_collection(request, error)
+
+    def action_clip(self) -> None:
+        self.clips.open_dialog()
+
+    def action_toggle_document(self) -> None:
+        self.notes.toggle_document()
+
+    def action_open_editor(self) -> None:
+        self.notes.open_editor()
+
+    def action_copy_chunk(self) -> None:
+        self.notes.copy_chunk()
+
+    def action_copy_path(self) -> None:
+        self.notes.copy_path()
+
+    def action_toggle_view(self) -> None:
+        self.queries.toggle_view()
+
+    def action_toggle_sort(self) -> None:
+        self.queries.toggle_sort()
+
+    def action_toggle_evidence(self) -> None:
+        self.queries.toggle_evidence()
+
+    def action_explain_note(self) -> None:
+        self.queries.explain_note()
+
+    def action_explain_any_note(self) -> None:
+        self.queries.explain_any_note()
+
+    def action_history_back(self) -> None:
+        self.queries.recall(+1)
+
+    def action_history_forward(self) -> None:
+        self.queries.recall(-1)
+
+    def action_save_search(self) -> None:
+        self.queries.save_search()
+
+    def on_sync_progressed(self, message: SyncProgressed) -> None:
+        self.syncing.progressed(message)
+
+    def on_sync_finished(self, message: SyncFinished) -> None:
+        self.syncing.finished(message)
+
+    def on_watch_mode_changed(self, message: WatchModeChanged) -> None:
+        self.syncing.watch_mode_changed(message)
+
+    def on_sync_failed(self, message: SyncFailed) -> None:
+        self.syncing.failed(message)
+
+    def on_collection_added(self, message: CollectionAdded) -> None:
+        self.syncing.collection_added(message)
+
+    def on_collection_refused(self, message: CollectionRefused) -> None:
+        self.syncing.collection_refused(message)
+
+    def on_clip_finished(self, message: ClipFinished) -> None:
+        self.clips.finished(message)
+
+    def on_clip_failed(self, message: ClipFailed) -> None:
+        self.clips.failed(message)
+
     # -- the command palette ----------------------------------------------------------------------
     def palette_commands(self) -> list[Command]:
         """What ctrl+p offers on this screen (see :mod:`pms_tui.tui.commands`)."""
-        commands: list[Command] = [
-            ("Sync: index what changed", self.action_sync, "Read changed notes and update the index"),
-            ("Stop the running sync", self.action_stop_sync,
-             "Stop syncing or embedding; the next sync or start carries on"),
-            ("Clip a web page", self.action_clip, "Save a page as a Markdown note and index it"),
-            ("Add a folder of notes", self.action_add_collection, "Add a collection and sync it"),
-            ("Toggle chunk / whole note", self.action_toggle_document, "What the reader shows"),
-            ("Open the note in $EDITOR", self.action_open_editor, "At the chunk's first line"),
-            ("Copy the chunk", self.action_copy_chunk, "Its Markdown text"),
-            ("Copy the note's path", self.action_copy_path, "The absolute path"),
-            ("Help: keys", self.app.action_help, "List every key and its id"),
-        ]
-        commands += self.query_palette_commands()
-        for mode in MODES:
-            mark = " (current)" if self.mode == mode else ""
-            commands.append((f"Mode: {mode}{mark}", lambda mode=mode: self.set_mode(mode), MODE_HELP[mode]))
-        commands.append(("Filter: all collections", lambda: self.set_collection_filter(None),
-                         "Search every collection"))
-        for name in self.collection_names:
-            commands.append((f"Filter: {name}", lambda name=name: self.set_collection_filter(name),
-                             f"Search only the collection {name!r}"))
-        if not self.has_sample_collection:
-            commands.append(("Add the bundled user guide", self.action_add_sample,
-                             "Index the guide that ships with pms-tui"))
-        return commands
+        return palette_commands(self)
 
     # -- workers ending: the next queued sync, and the last line of defence -----------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "sync" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR,
                                                             WorkerState.CANCELLED):
-            self.sync_ended()  # controllers.sync: folders added while it ran
+            self.syncing.sync_ended()  # folders added while it ran
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             self.notify(f"{event.worker.name} failed: {describe(event.worker.error)}", severity="error")

@@ -1,6 +1,6 @@
 """Leave-one-collection-out cross-validation of query-aware fusion (``core/search/lane_trust.py``).
 
-    python -m pms_tui.eval.fusion_cv --beir DIR [--beir DIR ...] --known-item FILE DIR [...]
+    python research/fusion_cv.py --beir DIR [--beir DIR ...] --known-item FILE DIR [...]
 
 For every collection, each query's two lanes and its two signals (coverage, gap) are computed
 once with the product's own code (``Retrieval.lanes``: the query parsed and filtered as
@@ -34,9 +34,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.config import Settings
-from ..core.kb import fuse, lane_trust
-from . import beir, harness, known_item, metrics
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pms_tui.core.config import Settings  # noqa: E402
+from pms_tui.core.kb_measure import Measure  # noqa: E402
+from pms_tui.core.search import lane_trust  # noqa: E402
+from pms_tui.core.search.fusion import fuse  # noqa: E402
+from pms_tui.eval import beir, harness, known_item, metrics  # noqa: E402
 
 OBJECTIVE_SHORTFALL_WEIGHT = 3.0
 REFERENCE_K = 60  # plain RRF's customary k: the reference every gain is measured from
@@ -67,7 +71,7 @@ def settings_grid() -> list[Setting]:
     return grid
 
 
-DEFAULT = Setting(Settings.rrf_k, lane_trust.Thresholds())  # the product's setting
+DEFAULT = Setting(Settings.rrf_k, lane_trust.Thresholds.of(Settings()))  # the product's setting
 
 
 def collect(kb, queries: list[tuple[str, str]], depth: int, key_dir: Path) -> dict:
@@ -78,11 +82,12 @@ def collect(kb, queries: list[tuple[str, str]], depth: int, key_dir: Path) -> di
     if cache.is_file():
         return json.loads(cache.read_text())
     out = {}
+    measure = Measure(kb)
     for qid, text in queries:
-        parsed, lanes = kb.retrieval.lanes(text, depth)  # as search ranks them: parsed, filtered
-        bm25, vector = lanes.get("bm25", []), lanes.get("vector", [])
-        signals = kb.lane_signals(parsed, bm25, vector)
-        out[qid] = {"bm25": bm25, "vector": vector, "coverage": signals.coverage, "gap": signals.gap}
+        parsed, lanes = measure.lanes(text, depth)  # as search ranks them: parsed, filtered
+        signals = measure.signals(parsed, lanes)
+        out[qid] = {"bm25": lanes.get("bm25", []), "vector": lanes.get("vector", []),
+                    "coverage": signals.coverage, "gap": signals.gap}
     cache.write_text(json.dumps(out))
     return out
 
@@ -129,7 +134,7 @@ def load_beir(folder: str) -> Collection:
     judged = set(metrics.judged_queries(prep.qrels))
     queries = [(q, t) for q, t in prep.topics.items() if q in judged]
     lanes = collect(prep.kb, queries, 300, harness.cache_root() / prep.build.key)
-    docs = {cid: prep.mapping.get(path) for cid, path in prep.kb.chunk_notes().items()}
+    docs = {cid: prep.mapping.get(path) for cid, path in Measure(prep.kb).chunk_notes().items()}
     prep.kb.close()
     return Collection(Path(folder).name, "beir", lanes, prep.qrels, {}, docs)
 
@@ -138,7 +143,7 @@ def load_known_item(file: str, folder: str) -> Collection:
     items = known_item.read_queries(file)
     kb, build = known_item.open_collection(folder)
     lanes = collect(kb, [(i.qid, i.query) for i in items], 50, harness.cache_root() / build.key)
-    docs = kb.chunk_notes()
+    docs = Measure(kb).chunk_notes()
     kb.close()
     return Collection(Path(file).stem, "known-item", lanes, {i.qid: {i.target: 1} for i in items},
                       {i.qid: i.kind for i in items}, docs)
@@ -210,7 +215,7 @@ def _rounded(groups: dict[str, float]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pms_tui.eval.fusion_cv")
+    parser = argparse.ArgumentParser(prog="python research/fusion_cv.py")
     parser.add_argument("--beir", action="append", default=[], metavar="DIR")
     parser.add_argument("--known-item", action="append", nargs=2, default=[], metavar=("FILE", "DIR"))
     args = parser.parse_args(argv)

@@ -1,9 +1,11 @@
-"""The cross-validation of query-aware fusion (eval/fusion_cv.py) as pure logic: hand-made lanes
+"""The cross-validation of query-aware fusion (research/fusion_cv.py) as pure logic: hand-made lanes
 (fake collections, no index) where the right choice is known."""
 
 from __future__ import annotations
 
-from pms_tui.eval import fusion_cv
+import dataclasses
+
+import fusion_cv  # research/ is on sys.path: pytest puts a test's own folder there
 
 
 def fake_collection(name: str, n: int = 6) -> fusion_cv.Collection:
@@ -48,12 +50,12 @@ def test_the_grid_holds_rrf_k_with_and_without_the_rule():
 def test_fused_ids_follow_the_thresholds():
     lanes = fake_collection("a").lanes["q0"]
     assert fusion_cv.fused_ids(lanes, None)[0] == 200  # plain RRF
-    off = fusion_cv.lane_trust.Thresholds(gap=0.5)  # the gap of 0.4 is below it: no rule
+    off = dataclasses.replace(fusion_cv.DEFAULT.thresholds, gap=0.5)  # the gap of 0.4 is below it: no rule
     assert fusion_cv.fused_ids(lanes, off)[0] == 200
-    assert fusion_cv.fused_ids(lanes, fusion_cv.lane_trust.Thresholds())[0] == 100
+    assert fusion_cv.fused_ids(lanes, fusion_cv.DEFAULT.thresholds)[0] == 100
     product_k = fusion_cv.DEFAULT.rrf_k  # the same at the product's k, with and without the rule
     assert fusion_cv.fused_ids(lanes, None, product_k)[0] == 200
-    assert fusion_cv.fused_ids(lanes, fusion_cv.lane_trust.Thresholds(), product_k)[0] == 100
+    assert fusion_cv.fused_ids(lanes, fusion_cv.DEFAULT.thresholds, product_k)[0] == 100
 
 
 def test_the_ceiling_says_which_groups_no_setting_lifts():

@@ -1,6 +1,6 @@
-"""Issue 13's fifth to eighth rounds: levers on the lanes and on their fusion, measured offline.
+"""Levers on the lanes and on their fusion, measured offline (issue 13's fifth to eighth rounds).
 
-    python benchmarks/fusion_levers.py --beir DIR [--beir DIR ...] --known-item FILE DIR [...]
+    python research/fusion_levers.py --beir DIR [--beir DIR ...] --known-item FILE DIR [...]
 
 Each collection is indexed (or its cached index reused) by ``pms-tui eval``'s own code. Per
 query, its two lanes and the two query-aware signals are taken as ``search`` ranks them
@@ -47,7 +47,7 @@ Eighth round (what is left to choose inside RRF itself):
 
 Prints one line per collection and lever: the headline metric (nDCG@10 or MRR@10) of every
 group and, after ``below:``, each group where the fusion is below the better of its lanes.
-Takes a few minutes once the indexes exist (``docs/evaluation.md``, fifth round).
+Takes a few minutes once the indexes exist (``research/LOG.md``, fifth round).
 """
 
 from __future__ import annotations
@@ -60,15 +60,19 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pms_tui.core.config import Settings  # noqa: E402
-from pms_tui.core.kb import fuse, lane_trust  # noqa: E402
+from pms_tui.core.search import lane_trust  # noqa: E402
+from pms_tui.core.search.fusion import fuse  # noqa: E402
 from pms_tui.core.search.query_syntax import parse  # noqa: E402
 from pms_tui.core.search.retrieval import as_text  # noqa: E402
 from pms_tui.core.store import facets  # noqa: E402
-from pms_tui.eval import beir, fusion_cv, known_item, metrics  # noqa: E402
+from pms_tui.eval import beir, known_item, metrics  # noqa: E402
 
-DEFAULT = lane_trust.Thresholds()
+import fusion_cv  # noqa: E402  (research/fusion_cv.py)
+
+DEFAULT = lane_trust.Thresholds.of(Settings())
 RRF_K = Settings.rrf_k  # the fifth round's table was made with the k of then, 60 (``--rrf-k 60``)
 
 
@@ -89,7 +93,8 @@ class Lanes(fusion_cv.Collection):
             text = query_text(query)
             lanes["qvec"] = (np.asarray(kb.retrieval.embedder.embed_query(text), dtype=np.float32)
                              if text.strip() else None)
-            lanes["cov"] = lane_trust.coverages(kb.retrieval, text, [c for c, _ in lanes["bm25"]]) or {}
+            passages = [c for c, _ in lanes["bm25"]]
+            lanes["cov"] = lane_trust.coverages(kb.retrieval.signal_sources(), text, passages) or {}
         return self
 
     def scan(self, qvec, depth: int, scores=None) -> list[int]:
@@ -282,7 +287,7 @@ def load(kind: str, *paths: str) -> Lanes:
 
 def main(argv: list[str] | None = None) -> int:
     global RRF_K
-    parser = argparse.ArgumentParser(prog="python benchmarks/fusion_levers.py")
+    parser = argparse.ArgumentParser(prog="python research/fusion_levers.py")
     parser.add_argument("--beir", action="append", default=[], metavar="DIR")
     parser.add_argument("--known-item", action="append", nargs=2, default=[], metavar=("FILE", "DIR"))
     parser.add_argument("--rrf-k", type=int, default=RRF_K, help="RRF's k (default: the product's)")

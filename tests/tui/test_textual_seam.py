@@ -1,0 +1,69 @@
+"""Where the app and its tests lean on Textual's private names, a check that they are still
+there and still what they were (tui/typing_input.py; tests/conftest.py). A Textual upgrade
+that changes them fails here, naming what changed, instead of as keys quietly typed out of
+order or a suite three times slower."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import subprocess
+import sys
+
+import pytest
+from textual.app import App
+from textual.binding import BindingsMap
+
+from pms_tui.tui.typing_input import PRIVATE_NAMES, TypingInput
+
+
+def _resolve(dotted: str):
+    module, _, name = dotted.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+@pytest.mark.parametrize(("owner", "name", "what"), PRIVATE_NAMES)
+def test_the_private_names_typing_input_uses_are_still_there(owner, name, what):
+    cls = _resolve(owner)
+    found = inspect.getattr_static(cls, name, None)
+    assert found is not None, (
+        f"Textual no longer has {owner}.{name} ({what}): tui/typing_input.py must change; "
+        "see Textualize/textual#6605 (it may be fixed: then TypingInput can become a plain Input)")
+    if name == "_on_key":
+        assert inspect.iscoroutinefunction(found), f"{owner}._on_key is no longer async"
+        assert list(inspect.signature(found).parameters) == ["self", "event"], f"{owner}._on_key's signature changed"
+    else:
+        assert isinstance(found, property), f"{owner}.{name} is no longer a property"
+
+
+def test_the_binding_chain_still_holds_namespaces_and_binding_maps():
+    class One(App):
+        def compose(self):
+            yield TypingInput()
+
+    async def scenario():
+        app = One()
+        async with app.run_test() as pilot:
+            await pilot.pause()
+            chain = app.screen._modal_binding_chain
+            assert chain, "the screen's binding chain is empty"
+            for namespace, bindings in chain:
+                assert isinstance(bindings, BindingsMap) and hasattr(bindings, "key_to_bindings")
+            assert any(isinstance(ns, TypingInput) for ns, _ in chain)  # from the focused widget up
+
+    asyncio.run(scenario())
+
+
+def test_the_pilot_idle_patch_is_still_needed_and_still_applies():
+    """tests/conftest.py sets textual._wait's check step to 5 ms. Read Textual's own values in a
+    fresh interpreter (the patch is active in this one): when Textual's step is 5 ms or less,
+    the patch is no longer needed and should go; when the names are gone, it no longer works."""
+    code = "from textual import _wait; print(_wait.SLEEP_GRANULARITY, _wait.SLEEP_IDLE)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, f"textual._wait's SLEEP_* are gone: fix tests/conftest.py\n{out.stderr}"
+    granularity, idle = map(float, out.stdout.split())
+    assert granularity > 1 / 200, (
+        f"Textual now checks for idle every {granularity * 1000:g} ms by itself: "
+        "remove pilot_idle_checks_every_5_ms from tests/conftest.py")
+    assert idle == pytest.approx(granularity / 20), "Textual's idle ratio changed: re-check the conftest patch"
