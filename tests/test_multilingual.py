@@ -45,6 +45,9 @@ def test_switching_to_the_multilingual_model(tmp_path):
         assert kb.search("bread dough rise overnight", k=1)[0].relpath == "fr/pain.md"
         assert kb.search("how do I speed up database queries", k=2)[0].relpath in ("de/datenbank.md",
                                                                                      "zh/database.md")
+        # its own calibrated "no note matches well" rule
+        assert kb.search("symptoms of vitamin d deficiency in adults", k=3).weak
+        assert not kb.search("Datenbank Index", k=3).weak
         checks = {c.label: c for c in kb.diagnose()}
         assert checks["model"].ok and MULTILINGUAL in checks["model"].detail
         assert checks["vectors"].ok
