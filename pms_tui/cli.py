@@ -449,6 +449,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
 
+    from .mcp_server.command import add_mcp_parser  # argparse only: the MCP SDK loads when `mcp` runs
+    add_mcp_parser(sub)
     p = sub.add_parser("clip", help="save a web page as a note and index it")
     p.add_argument("url")
     p.add_argument("-c", "--collection")

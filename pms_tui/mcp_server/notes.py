@@ -1,0 +1,183 @@
+"""Notes read for an agent: only notes that are in the index, only from inside their
+collection's folder, text returned as data with control characters made inert.
+
+A note is named by its id (``collection/relpath``, what search hits carry), by a path
+inside a collection's folder (absolute, or relative without the collection when only one
+collection holds it), or by its resource URI (``pms://note/...``). ``../``, a symlink whose
+target left the folder, a note deleted since and a path the index never held all get one
+sentence, never text.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import fnmatch
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.errors import PmsError, UsageError
+from ..core.kb import read_note, split_frontmatter
+from ..core.safe_text import one_line, safe_text
+from .uris import id_from_uri, note_uri
+
+MAX_REF_CHARS = 4096
+MAX_TEXT_CHARS = 200_000  # one get; the rest by start_line
+MAX_MULTI_BYTES = 1_000_000
+DEFAULT_MULTI_BYTES = 60_000
+MAX_MULTI_NOTES = 100
+
+
+class NoteNotFound(UsageError):
+    """A name that is not a note of the index, or a note that cannot be read."""
+
+
+@dataclass(frozen=True)
+class IndexedNote:
+    collection: object  # core Collection
+    relpath: str
+    chunks: list  # its indexed chunks (Hit), in order
+
+    @property
+    def id(self) -> str:
+        return f"{self.collection.name}/{self.relpath}"
+
+    @property
+    def title(self) -> str:
+        return self.chunks[0].title if self.chunks else Path(self.relpath).stem
+
+
+def find(kb, ref: object) -> IndexedNote:
+    """The indexed note ``ref`` names, or NoteNotFound with the reason."""
+    if not isinstance(ref, str) or not ref.strip():
+        raise NoteNotFound("Name a note by its id (collection/path, as search hits give it) or its path.")
+    if len(ref) > MAX_REF_CHARS or "\x00" in ref:
+        raise NoteNotFound("That is not a note name: too long, or it holds a NUL character.")
+    ref = ref.strip()
+    if ref.startswith("pms://"):
+        ref = id_from_uri(ref)
+    shown = one_line(ref)[:200]
+    parts = ref.replace("\\", "/").split("/")
+    if ".." in parts:
+        raise NoteNotFound(f"{shown} leaves the indexed notes ('..' is not allowed); use a note id from search.")
+    collections = kb.collections.list()
+    if not collections:
+        raise NoteNotFound("The index has no collections yet.")
+    if ref.startswith("~"):
+        ref = os.path.expanduser(ref)
+    if os.path.isabs(ref):
+        found = kb.find_note(ref)  # resolved, so a symlink out of the folder matches no collection
+        candidates = [found] if found else []
+    else:
+        by_name = {c.name: c for c in collections}
+        head, _, rest = ref.partition("/")
+        candidates = [(by_name[head], rest)] if head in by_name and rest else []
+        candidates += [(c, ref) for c in collections]  # a path inside a collection's folder
+    for collection, rel in candidates:
+        chunks = kb.chunks_of(collection, rel) if rel else []
+        if chunks:
+            return IndexedNote(collection, rel, chunks)
+    raise NoteNotFound(f"{shown} is not a note in the index (deleted, never synced, or outside every collection).")
+
+
+def read_text(kb, note: IndexedNote) -> str:
+    """The note's text as on disk now, if its file is still inside its collection's folder."""
+    root = note.collection.path.resolve()
+    path = note.collection.path / note.relpath
+    real = Path(os.path.realpath(path))
+    if not (kb.settings.follow_external_links or root in real.parents):
+        raise NoteNotFound(f"{note.id} now leads outside its collection's folder; it is not read.")
+    try:
+        data = read_note(real)
+    except PmsError as exc:
+        if not path.exists():
+            raise NoteNotFound(f"{note.id} was deleted from disk; the next sync drops it from the index.") from None
+        raise NoteNotFound(f"{note.id} cannot be read: {exc}") from None
+    return data.text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def frontmatter_json(value):
+    """The frontmatter as JSON data: dates as ISO text, strings made inert."""
+    if isinstance(value, dict):
+        return {safe_text(str(k), keep=""): frontmatter_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [frontmatter_json(v) for v in value]
+    if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
+        return value.isoformat()
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return safe_text(value)
+
+
+def get_note(kb, ref: object, start_line: int | None = None, end_line: int | None = None,
+             max_chars: int = MAX_TEXT_CHARS) -> dict:
+    """One note, whole or lines ``start_line``..``end_line`` (1-based, inclusive, file lines as
+    search hits give them), cut at ``max_chars`` (then ``next_start_line`` says where to go on)."""
+    note = find(kb, ref)
+    text = read_text(kb, note)
+    meta, _, _ = split_frontmatter(text)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    total = len(lines)
+    first = max(1, start_line or 1)
+    last = min(total, end_line if end_line is not None else total)
+    if start_line is not None and end_line is not None and end_line < start_line:
+        raise UsageError(f"end_line ({end_line}) is before start_line ({start_line}).")
+    if first > max(total, 1):
+        raise UsageError(f"{note.id} has {total} lines; start_line {first} is past its end.")
+    out, size, line, cut = [], 0, first, False
+    while line <= last:
+        piece = lines[line - 1]
+        if out and size + len(piece) + 1 > max_chars:
+            break
+        if len(piece) > max_chars:  # one line longer than a whole answer: its start only
+            piece, cut = piece[:max_chars], True
+        out.append(piece)
+        size += len(piece) + 1
+        line += 1
+    shown_last = line - 1
+    result = {
+        "id": note.id, "uri": note_uri(note.collection.name, note.relpath),
+        "collection": note.collection.name, "path": one_line(note.relpath),
+        "file": one_line(str(note.collection.path / note.relpath)), "title": one_line(note.title),
+        "frontmatter": frontmatter_json(meta), "lines": [first, shown_last], "total_lines": total,
+        "text": safe_text("\n".join(out)),
+    }
+    if shown_last < last or cut:
+        result["truncated"] = True
+    if shown_last < last:
+        result["next_start_line"] = shown_last + 1
+    return result
+
+
+def multi_get(kb, refs: list | None, pattern: str | None, max_bytes: int) -> dict:
+    """Several whole notes, by list or by a glob over note ids, within ``max_bytes`` of text."""
+    notes_out, skipped, errors, used = [], [], [], 0
+    capped = ""
+    if pattern is not None:
+        names = [n for n in kb.note_names() if fnmatch.fnmatchcase(n, pattern)]
+        if not names:
+            raise UsageError(f"No indexed note id matches {one_line(pattern)[:200]!r} (ids look like collection/folder/note.md).")
+        refs = names
+    refs = list(refs or [])
+    if len(refs) > MAX_MULTI_NOTES:
+        capped = f"{len(refs)} notes match; the first {MAX_MULTI_NOTES} are taken."
+        refs = refs[:MAX_MULTI_NOTES]
+    for ref in refs:
+        try:
+            note = get_note(kb, ref, max_chars=MAX_TEXT_CHARS)
+        except UsageError as exc:
+            errors.append({"ref": one_line(ref)[:200] if isinstance(ref, str) else "", "error": str(exc)})
+            continue
+        size = len(note["text"].encode("utf-8"))
+        if used + size > max_bytes:
+            skipped.append({"id": note["id"], "bytes": size,
+                            "reason": "over the byte budget; get it alone or raise max_bytes"})
+            continue
+        used += size
+        notes_out.append(note)
+    result = {"notes": notes_out, "bytes": used, "max_bytes": max_bytes, "skipped": skipped, "errors": errors}
+    if capped:
+        result["capped"] = capped
+    return result

@@ -1,0 +1,27 @@
+"""Notes as MCP resources: listed a page at a time, read by URI through the same checks as
+the get tool (only indexed notes, only inside their collection's folder)."""
+
+from __future__ import annotations
+
+from . import notes
+from .uris import note_uri
+
+PAGE = 500
+READ_MAX_CHARS = 4_000_000  # a resource is the whole note (notes are indexed up to 2 MB)
+
+
+def page(kb, cursor: str | None) -> tuple[list[tuple[str, str]], str | None]:
+    """(uri, id) of one page of notes, and the next page's cursor (None at the end)."""
+    start = int(cursor) if cursor and cursor.isdigit() else 0
+    names = kb.note_names()
+    out = []
+    for name in names[start:start + PAGE]:
+        collection, _, rel = name.partition("/")
+        out.append((note_uri(collection, rel), name))
+    following = start + PAGE
+    return out, (str(following) if following < len(names) else None)
+
+
+def read(kb, uri: str) -> str:
+    """The note's text (as get returns it whole, in parts for a very long note)."""
+    return notes.get_note(kb, uri, max_chars=READ_MAX_CHARS)["text"]

@@ -1,0 +1,70 @@
+"""The writing tools, off unless the server was started with ``--allow-writes``: ``sync``
+indexes what changed in the collections' folders, ``clip`` saves a web page as a note.
+
+They run on the writer thread. A sync indexes the text (searchable at once) and leaves the
+vectors to a drain that runs behind it on the same thread, so the call returns in seconds;
+another process writing to the index makes it answer at once instead of waiting its turn.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..core.errors import SyncBusyError, UsageError
+from ..core.safe_text import one_line
+
+
+def sync(runner, args: dict) -> dict:
+    kb = runner.kb
+    names = args.get("collections") or None
+    if names:
+        known = {c.name for c in kb.collections.list()}
+        for name in names:
+            if name not in known:
+                raise UsageError(f"There is no collection named {one_line(name)[:80]!r}.")
+    holder: list = []
+    cancel = runner.cancel_event()
+
+    def other_writer(pid) -> None:
+        if pid == os.getpid():
+            return  # this server's own embedding run, which hands the lock over between runs
+        holder.append(pid)
+        cancel.set()  # do not wait for it: say so
+
+    report = kb.sync(collections=names, cancel=cancel, embed=False, on_wait=other_writer)
+    if holder:
+        who = f"pid {holder[0]}" if holder[0] else "another process"
+        raise SyncBusyError(f"Another pms-tui ({who}) is writing to this index; what it indexes is searchable "
+                            f"as it commits, and sync can run again when it is done.")
+    data = report.to_json()
+    data["summary"] = report.summary
+    data["added"] = [one_line(p) for p in report.added]
+    data["modified"] = [one_line(p) for p in report.modified]
+    data["deleted"] = [one_line(p) for p in report.deleted]
+    data["skipped"] = [{"path": one_line(s["path"]), "reason": one_line(s["reason"])} for s in data["skipped"]]
+    if report.vectors_pending and kb.model_ready:
+        runner.embed_behind()
+        data["vectors"] = (f"{report.vectors_pending} passages are being embedded in the background; "
+                           f"they are searchable by their words already.")
+    return data
+
+
+def clip(runner, args: dict) -> dict:
+    kb = runner.kb
+    cols = kb.collections.list()
+    name = args.get("collection")
+    if name is None:
+        if len(cols) != 1:
+            raise UsageError("Say which collection to clip into (collection)." if cols else
+                             "The index has no collections to clip into.")
+        col = cols[0]
+    else:
+        col = kb.collections.get(name)
+    result = kb.clip(args["url"], col, update=args["update"])
+    rel = None
+    try:
+        rel = result.path.resolve().relative_to(col.path.resolve()).as_posix()
+    except (ValueError, OSError):
+        pass
+    return {"status": result.status, "message": one_line(result.message), "title": one_line(result.title),
+            "url": one_line(result.url), "id": f"{col.name}/{rel}" if rel else None}
