@@ -340,12 +340,27 @@ def w_throughput(folder: str) -> dict:
         kb = KnowledgeBase(Path(tmp) / "home")
         kb.embedder.load()  # model load is not indexing throughput
         kb.collections.create(folder, name="sample")
-        report = kb.sync()
+        marks: dict[str, float] = {}  # when each phase was first told: the wall-clock split
+
+        def progress(done: int, total: int, phase: str) -> None:
+            marks.setdefault(phase, time.perf_counter())
+
+        started = time.perf_counter()
+        report = kb.sync(progress=progress)
+        ended = time.perf_counter()
         settings = kb.settings
         chunks_written = report.chunks_written
+        embedding_from = marks.get("embedding", ended)
         result = {
             "notes": len(report.added), "chunks": chunks_written, "embedded": report.chunks_embedded,
-            "reused": report.chunks_reused, "seconds": report.seconds, "embed_seconds": report.embed_seconds,
+            "reused": report.chunks_reused, "seconds": report.seconds,
+            # the sum of the ONNX runs' own times: two run at once, so it can exceed the wall time
+            "embed_seconds": report.embed_seconds,
+            # wall-clock phases, which add up to the sync's time
+            "text_seconds": embedding_from - started,
+            "embed_phase_seconds": marks.get("done", ended) - embedding_from,
+            "rest_seconds": ended - marks.get("done", ended),
+            "workers": kb.embedder.workers,
         }
         kb.close()
     texts = []
@@ -641,13 +656,21 @@ def render(r: dict) -> str:
     if tp:
         pipe = tp["chunks"] / tp["seconds"]
         naive = tp["naive_texts"] / tp["naive_seconds"]
-        overhead = 1 - tp["embed_seconds"] / tp["seconds"]
         row(f"indexing throughput, whole pipeline ({tp['notes']} real notes, {tp['chunks']} chunks)",
-            f"{pipe:.1f} chunks/s", f"≥ 1.3 × naive = {1.3 * naive:.1f}", _ok(pipe / naive, 1.3, lower_is_better=False))
+            f"{pipe:.1f} chunks/s", f"≥ 2 × naive = {2 * naive:.1f}", _ok(pipe / naive, 2.0, lower_is_better=False))
         row("raw model throughput, naive fastembed batching (batch 32, unsorted, same texts)",
             f"{naive:.1f} chunks/s", "", f"ratio {pipe / naive:.2f}×")
-        row("share of indexing time not embedding (chunking, hashing, DB writes)",
-            f"{100 * overhead:.1f} %", "< 10 %", _ok(overhead, 0.10))
+        if "text_seconds" in tp:  # wall-clock phases of the sync, which add up to its time
+            total = tp["text_seconds"] + tp["embed_phase_seconds"] + tp["rest_seconds"]
+            row("share of indexing time: text (reading, chunking, hashing, DB writes)",
+                f"{100 * tp['text_seconds'] / total:.1f} %", "< 10 %", _ok(tp["text_seconds"] / total, 0.10))
+            row("share of indexing time: embedding phase (model runs, storing vectors)",
+                f"{100 * tp['embed_phase_seconds'] / total:.1f} %", "", "")
+            row("share of indexing time: after the embedding (garbage collection, counts)",
+                f"{100 * tp['rest_seconds'] / total:.1f} %", "", "")
+            busy = tp["embed_seconds"] / (tp["workers"] * tp["embed_phase_seconds"]) if tp["embed_phase_seconds"] else 0
+            row(f"model runs in flight during the embedding phase (sum of run times / {tp['workers']} slots)",
+                f"{100 * busy:.1f} %", "", "")
     s = r.get("sync")
     if s:
         row(f"sync with nothing changed ({s['files']:,} files)", f"{1000 * statistics.median(s['unchanged']):.0f} ms",

@@ -28,9 +28,9 @@ def say(*parts: object, file=None) -> None:
 
 
 def _kb(args):
-    from .core.kb import KnowledgeBase
+    from .cli_query_vector import open_kb  # a search's query is embedded in a helper meanwhile
 
-    kb = KnowledgeBase(home=args.home, upgrade_progress=tell_upgrade)
+    kb = open_kb(args, upgrade_progress=tell_upgrade)
     for warning in kb.settings.warnings:
         say(f"pms-tui: {warning}", file=sys.stderr)
     kb.on_writer_wait = tell_waiting  # a second writer waits its turn, and says for whom

@@ -24,8 +24,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import platformdirs
-import tomlkit
-import tomlkit.exceptions
 
 from .errors import ConfigError
 
@@ -72,6 +70,8 @@ class Settings:
     # Symlinks are followed only inside a collection's folder unless this is on (for people
     # who link folders of notes in on purpose).
     follow_external_links: bool = False
+    # Larger notes are skipped, with the reason (memory is measured bounded up to 20 MB).
+    max_note_mb: int = 20
     extra: dict = field(default_factory=dict)
     # Sentences about the configuration that are not errors (unknown keys), for the front ends.
     warnings: list = field(default_factory=list, compare=False, repr=False)
@@ -162,6 +162,7 @@ RULES: dict[str, Rule] = {
     "theme": Rule(str, "the name of a theme", lambda v: bool(v.strip())),
     "follow_external_links": Rule(bool, "true or false"),
     "watch": Rule(bool, "true or false"),
+    "max_note_mb": _whole(1, 100),
 }
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -248,6 +249,9 @@ def save_setting(home: Path, key: str, value: object) -> None:
 
     A config.toml that cannot be parsed is never overwritten: ConfigError says so.
     """
+    import tomlkit  # a comment-keeping writer, needed only to change a setting
+    import tomlkit.exceptions
+
     path = home / CONFIG_FILE
     if path.exists():
         try:

@@ -31,8 +31,6 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from .clip.html_to_markdown import ExtractedPage, extract_from_html, extract_from_url
-from .clip.note import ClipResult, clip_url
 from .config import DB_FILE, Settings, default_home, load_settings
 from .errors import (
     ClipError,
@@ -70,7 +68,7 @@ from .results import (
 )
 from .search.hits import hit_from_row, preview
 from .search.query_syntax import Ignored, ParsedQuery, parse as parse_query
-from .search.retrieval import Retrieval
+from .search.retrieval import Retrieval, as_text as as_query_text
 from .search.vector_index import VectorIndex
 from .store import Store, transaction
 from .store import health
@@ -81,7 +79,7 @@ from .store import facets as facet_rows
 from .store import meta
 from .store import vectors as vector_rows
 from .store.schema import ensure_vector_table
-from .store.writer_lock import WriterBusy, WriterLock
+from .store.writer_lock import EMBED_LOCK_FILE, WriterBusy, WriterLock
 
 __all__ = [
     # the front door and its functions
@@ -98,6 +96,20 @@ __all__ = [
     # a note read as the index reads it (the reader shows the same text), its file's hash
     "MAX_NOTE_BYTES", "read_note", "split_frontmatter", "sha256_file",
 ]
+
+
+# The clipper (trafilatura, lxml, httpx) is imported when a page is clipped, not to search:
+# it is most of what a one-shot `pms-tui search` would otherwise spend importing.
+_CLIP_NAMES = {"ExtractedPage": "html_to_markdown", "extract_from_html": "html_to_markdown",
+               "extract_from_url": "html_to_markdown", "ClipResult": "note"}
+
+
+def __getattr__(name: str):
+    if name in _CLIP_NAMES:
+        import importlib
+
+        return getattr(importlib.import_module(f".clip.{_CLIP_NAMES[name]}", __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class KnowledgeBase(IndexingMixin, DoctorMixin):
@@ -131,9 +143,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
         self._sync_lock = threading.Lock()
         self._drain_lock = threading.Lock()
         self.writer_lock = WriterLock(self.home)
-        self._writer_wanted = threading.Event()
-        self._writers_waiting = 0
-        self._wanted_guard = threading.Lock()
+        self.embed_lock = WriterLock(self.home, EMBED_LOCK_FILE)  # one drain of the queue per home
 
     # -- the embedding model -------------------------------------------------------------------
     def _check_model(self) -> str | None:
@@ -195,6 +205,11 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
             raise
         self._model_state, self.model_error = "ready", None
 
+    def expect_query_vector(self, future) -> None:
+        """Take a query's vector from ``future`` (a ``concurrent.futures.Future`` of what
+        :func:`query_vector` returns) instead of loading the model for it."""
+        self.embedder.expect_query_vector(future)
+
     # -- clip --------------------------------------------------------------------------------
     def clip(self, url: str, collection: str | Collection, *, update: bool = False, **fetch_options) -> ClipResult:
         """Save a web page as a note in a collection's folder and index it at once.
@@ -202,10 +217,12 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
         col = self.collections.get(collection) if isinstance(collection, str) else collection
         if not col.exists:
             raise CollectionError(f"The folder of collection {col.name!r} ({col.path}) does not exist.")
+        from .clip.note import clip_url
+
         result = clip_url(url, col.path, update=update, **fetch_options)
         if result.status in ("created", "updated"):
             rel = result.path.resolve().relative_to(col.path.resolve()).as_posix()
-            self.sync(collections=[col.name], only_paths={rel})
+            self.sync(collections=[col.name], only_paths={rel}, wait=True)  # after a running sync's text
         return result
 
     # -- search ------------------------------------------------------------------------------
@@ -307,6 +324,17 @@ class KnowledgeBase(IndexingMixin, DoctorMixin):
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def query_vector(query: str, home: str | os.PathLike | None = None) -> tuple[str, object]:
+    """``(text, vector)``: the vector a search for ``query`` embeds (its words without the
+    filters), made with the home's configured model without opening the index. The CLI runs
+    it in a helper process beside a one-shot search (``KnowledgeBase.expect_query_vector``)."""
+    home_path = Path(home).expanduser() if home else default_home()
+    settings = load_settings(home_path)
+    text = parse_query(as_query_text(query)).text
+    embedder = Embedder(settings.model, settings.embed_batch_size, settings.max_tokens)
+    return text, embedder.embed_query(text)
 
 
 def repair_home(home: str | os.PathLike | None = None, progress: SyncProgress | None = None,

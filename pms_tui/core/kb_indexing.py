@@ -26,7 +26,7 @@ class IndexingMixin:
     def check_sync_status(self, collections: Sequence[str] | None = None) -> SyncStatus:
         """``to_add, to_delete, to_update`` (and ``.summary``, ``.skipped``) without changing anything."""
         return sync_status(self.store.conn, self.collections.select(collections),
-                           self.settings.follow_external_links)
+                           self.settings.follow_external_links, self.settings.max_note_mb * 1_000_000)
 
     def sync(
         self,
@@ -37,17 +37,25 @@ class IndexingMixin:
         *,
         embed: bool = True,
         on_wait: Callable[[int | None], None] | None = None,
+        wait: bool = False,
     ) -> SyncReport:
         """Index what changed: text first (every changed note searchable by its words), then
         the queued vectors (``embed=False`` leaves them to :meth:`embed_pending`, as the app
         does). ``progress(done, total, phase)``: see ``results.SyncProgress``. Setting
         ``cancel`` stops between notes or embedding runs; the report says ``cancelled`` and
         the next sync (or embed_pending) carries on. One writer per home across processes:
-        while another holds the writer lock this waits (``on_wait(pid)`` is told once)."""
+        while another holds the writer lock this waits (``on_wait(pid)`` is told once). The
+        text of a sync started while another one embeds is written between two embedding
+        runs; its texts join that embedding. While another sync of this process writes text,
+        this raises SyncBusyError, or with ``wait`` waits its turn (``cancel`` stops the wait)."""
         self.require_vectors()
         progress = progress or (lambda done, total, phase: None)
         if not self._sync_lock.acquire(blocking=False):
-            raise SyncBusyError("A sync is already running; wait for it to finish.")
+            if not wait:
+                raise SyncBusyError("A sync is already running; wait for it to finish.")
+            while not self._sync_lock.acquire(timeout=0.1):
+                if cancel is not None and cancel.is_set():
+                    return SyncReport(cancelled=True)
         started = time.perf_counter()
         try:
             with self._writing(cancel, on_wait):
@@ -65,6 +73,7 @@ class IndexingMixin:
             report.chunks_embedded += drained.embedded
             report.embed_seconds += drained.embed_seconds
             report.cancelled = report.cancelled or drained.cancelled
+            report.embedding_elsewhere = drained.elsewhere
         report.vectors_pending = vector_rows.pending_count(self.store.conn)
         report.seconds = time.perf_counter() - started
         progress(report.chunks_embedded, report.chunks_embedded, "done")
@@ -130,34 +139,43 @@ class IndexingMixin:
         return vector_rows.pending_count(self.store.conn)
 
     def _drain(self, progress, cancel, on_wait) -> DrainResult:
-        if not self._drain_lock.acquire(blocking=False):
-            return DrainResult()
-        try:
-            return drain(
-                self.store, self.embedder, lambda: self.writer_lock.hold(True, on_wait, cancel),
-                progress, cancel, self._writer_wanted,
-            )
-        except WriterBusy:  # cancelled while waiting for another writer
-            return DrainResult(cancelled=True)
-        finally:
-            self._drain_lock.release()
+        """Embed the queue unless it is being embedded already: by another call in this
+        process, or by another process (its pid in ``elsewhere``); either takes in what this
+        sync queued, since a drain goes on until the queue is empty. After letting go, the
+        queue is looked at once more: a sync that queued texts and found the drain still
+        busy a moment before it ended is not left waiting for the next sync."""
+        total = DrainResult()
+        while vector_rows.pending_count(self.store.conn):
+            if not self._drain_lock.acquire(blocking=False):
+                return total
+            try:
+                try:
+                    self.embed_lock.acquire(wait=False)
+                except WriterBusy as exc:  # another process drains this home's queue
+                    total.elsewhere = exc.pid
+                    return total
+                try:
+                    part = drain(self.store, self.embedder, lambda: self.writer_lock.hold(True, None, cancel),
+                                 progress, cancel)
+                finally:
+                    self.embed_lock.release()
+            except WriterBusy:  # cancelled while waiting for another writer
+                total.cancelled = True
+                return total
+            finally:
+                self._drain_lock.release()
+            total.embedded += part.embedded
+            total.embed_seconds += part.embed_seconds
+            if part.cancelled:
+                total.cancelled = True
+                return total
+        return total
 
     @contextmanager
     def _writing(self, cancel: threading.Event | None = None, on_wait=None) -> Iterator[None]:
-        """Hold the writer lock; an embedding queue drain in this process hands it over
-        between runs instead of finishing its group first."""
+        """Hold the writer lock (an embedding drain holds it only between its runs)."""
         self.store.require_writable()  # a read-only index says so in one sentence
-        on_wait = on_wait or self.on_writer_wait
-        with self._wanted_guard:
-            self._writers_waiting += 1
-            self._writer_wanted.set()
-        try:
-            self.writer_lock.acquire(True, on_wait, cancel)  # WriterBusy only when cancelled
-        finally:
-            with self._wanted_guard:
-                self._writers_waiting -= 1
-                if not self._writers_waiting:
-                    self._writer_wanted.clear()
+        self.writer_lock.acquire(True, on_wait or self.on_writer_wait, cancel)  # WriterBusy only when cancelled
         try:
             yield
         finally:

@@ -8,15 +8,28 @@ to ``\\n`` (as markdown-it counts them); ranges are half-open, ``[start, end)``.
 
 from __future__ import annotations
 
+import re
+from array import array
 from bisect import bisect_right
+from itertools import accumulate
 from dataclasses import dataclass
-from typing import NamedTuple
+from functools import cache
+from typing import TYPE_CHECKING, NamedTuple
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from .errors import SkipFile
 
-_MD_BLOCK = MarkdownIt("commonmark").disable("inline")
-_MD_INLINE = MarkdownIt("commonmark")
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+
+@cache
+def _parser(block_only: bool) -> MarkdownIt:
+    """markdown-it, made when a note is first parsed (a search never needs it)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark")
+    return md.disable("inline") if block_only else md
 
 
 class Block(NamedTuple):
@@ -59,9 +72,13 @@ def normalize_newlines(text: str) -> str:
 # markdown-it holds a token object per block, about 130 bytes of memory per byte of a note
 # of one-line blocks (4 MB of headings: 0.5 GB): a long note is parsed a window at a time.
 WINDOW_CHARS = 64_000
+# A block longer than this (a paragraph of a million short lines) is cut at a window's end
+# like a long list, rather than parsed whole: markdown-it keeps five numbers per line of a
+# window (a 20 MB paragraph: hundreds of MB). Fences are not cut: their end is found directly.
+MAX_WINDOW_CHARS = 1_000_000
 
 
-def scan(text: str) -> Structure:
+def scan(text: str, lines: list[str] | None = None, max_blocks: int | None = None) -> Structure:
     """Blocks and headings of ``text`` (newlines already normalised).
 
     Parsed in windows of about ``WINDOW_CHARS``. A window ends where its last block at the top
@@ -69,19 +86,23 @@ def scan(text: str) -> Structure:
     the window, so it is parsed again at the start of the next one. So a fence, a paragraph or
     a setext heading is never cut by a window; a long list or blockquote may be, between its
     items, which continue as a list of their own. A window holding a single block (one huge
-    fence or line) grows until the block ends. Memory stays that of one window (markdown-it
-    keeps hundreds of bytes per token), whatever the note's length."""
+    line or paragraph) grows until the block ends, up to ``MAX_WINDOW_CHARS``; a longer block
+    ends with its window, except a fence, whose end is found by its closing line. Memory stays
+    that of one window (markdown-it keeps hundreds of bytes per token), whatever the note's
+    length. ``lines``: ``text.split("\\n")``, if the caller has it. ``max_blocks``: SkipFile
+    as soon as the text holds more blocks (the memory of a note grows with its blocks)."""
     if len(text) <= WINDOW_CHARS:
         return _scan_window(text, 0)[0]
-    lines = text.split("\n")
+    if lines is None:  # the caller may have split it already (the chunker has)
+        lines = text.split("\n")
     n = len(lines)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
+    starts = array("q", accumulate((len(line) + 1 for line in lines), initial=0))  # 8 bytes a line
     blocks: list[Block] = []
     headings: list[Heading] = []
     first, want = 0, WINDOW_CHARS
     while first < n:
+        if max_blocks is not None and len(blocks) > max_blocks:
+            break
         last = bisect_right(starts, starts[first] + want) - 1  # lines [first, last) fit the window
         last = max(last, first + 1)
         window = "\n".join(lines[first:last])
@@ -91,21 +112,56 @@ def scan(text: str) -> Structure:
             headings += part.headings
             break
         cut = cuts[-1] if cuts else first
-        if cut <= first:  # one block fills the window: widen it
+        if cut <= first and part.blocks and part.blocks[0].kind == "fence" and part.blocks[0].top \
+                and part.blocks[0].start == first:
+            # a top-level fence longer than the window: its end is its closing line (found
+            # by CommonMark's rule), not a parse of a million lines of code at once
+            end = _fence_end(lines, first)
+            if end is not None:
+                blocks.append(Block("fence", first, end, True))
+                first, want = end, WINDOW_CHARS
+                continue
+        if cut <= first and want < MAX_WINDOW_CHARS:  # one block fills the window: widen it
             want *= 2
             continue
+        if cut <= first:  # a block longer than MAX_WINDOW_CHARS: it ends with the window
+            cut = last
         # a list or quote cut between its items ends at the cut; its rest starts the next window
         blocks += [b if b.end <= cut else b._replace(end=cut) for b in part.blocks if b.start < cut]
         headings += [h for h in part.headings if h.start < cut]
         first, want = cut, WINDOW_CHARS
+    if max_blocks is not None and len(blocks) > max_blocks:
+        raise SkipFile(f"too many Markdown blocks (over {max_blocks:,}: a list item or heading every "
+                       f"few bytes; the limit keeps indexing within bounded memory)")
     return Structure(blocks, headings)
+
+
+_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def _fence_end(lines: list[str], first: int) -> int | None:
+    """The line after the fence opened at ``lines[first]`` closes (or the text's end, as for
+    an unclosed fence); None if that line opens no fence. CommonMark: the closing line holds
+    the opening's character, at least as many times, indented by at most 3 spaces, and
+    nothing else but spaces and tabs."""
+    opening = _FENCE_OPEN.match(lines[first])
+    if opening is None:
+        return None
+    marks = opening.group(1)
+    if marks[0] == "`" and "`" in lines[first][opening.end():]:
+        return None  # a backtick in the info string: a code span, not a fence
+    closing = re.compile(rf" {{0,3}}{re.escape(marks[0])}{{{len(marks)},}}[ \t]*")
+    for i in range(first + 1, len(lines)):
+        if closing.fullmatch(lines[i]):
+            return i + 1
+    return len(lines) - (lines[-1] == "")  # unclosed: to the last line (markdown-it's count)
 
 
 def _scan_window(text: str, offset: int) -> tuple[Structure, list[int]]:
     """Blocks and headings of one window of lines, numbered from ``offset``, and the lines
     where the window may be cut (starts of blocks at nesting level 0 or 1)."""
     env: dict = {}
-    tokens = _MD_BLOCK.parse(text, env)
+    tokens = _parser(True).parse(text, env)
     n = text.count("\n") + 1
     blocks: list[Block] = []
     headings: list[Heading] = []
@@ -139,7 +195,7 @@ def headings(text: str) -> list[Heading]:
 
 def plain_inline(source: str, env: dict | None = None) -> str:
     """Inline Markdown as plain text on one line (emphasis, code ticks, links -> their text)."""
-    tokens = _MD_INLINE.parseInline(source, env if env is not None else {})
+    tokens = _parser(False).parseInline(source, env if env is not None else {})
     parts: list[str] = []
     _collect_text(tokens[0].children or [], parts)
     return " ".join("".join(parts).split())

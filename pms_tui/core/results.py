@@ -204,6 +204,7 @@ class SyncReport:
     embed_seconds: float = 0.0
     cancelled: bool = False  # stopped between notes or embedding runs; the next sync does the rest
     reindexed: bool = False  # a reindex: every note was read and embedded again, none is new
+    embedding_elsewhere: int | None = None  # pid of another process embedding the queue meanwhile
 
     @property
     def changed(self) -> bool:
@@ -221,6 +222,9 @@ class SyncReport:
                 f"{self.chunks_embedded} chunks embedded, {self.chunks_reused} reused "
                 f"in {self.seconds:.1f}s"
             )
+        if self.embedding_elsewhere and self.vectors_pending and not self.cancelled:
+            text += (f"; {self.vectors_pending} chunk texts are searchable by their words and queued for "
+                     f"the embedding that pid {self.embedding_elsewhere} is running")
         return text + " (cancelled; sync again to finish)" if self.cancelled else text
 
     def to_json(self) -> dict:

@@ -48,14 +48,17 @@ class ModelFailed(Message):
 
 
 class SyncProgressed(Message):
-    def __init__(self, done: int, total: int, phase: str) -> None:
+    """``text_of``: the progress of a text sync started while another sync runs (its label)."""
+
+    def __init__(self, done: int, total: int, phase: str, text_of: str | None = None) -> None:
         super().__init__()
         self.done = done
         self.total = total
         self.phase = phase
+        self.text_of = text_of
 
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, SyncProgressed)  # only the newest progress matters
+    def can_replace(self, message: Message) -> bool:  # only the newest progress of each sync matters
+        return isinstance(message, SyncProgressed) and message.text_of == self.text_of
 
 
 class SyncFinished(Message):
@@ -63,6 +66,16 @@ class SyncFinished(Message):
         super().__init__()
         self.report = report
         self.quiet = quiet
+
+
+class TextSynced(Message):
+    """A text sync started while another sync ran has written its text (or failed: ``error``)."""
+
+    def __init__(self, label: str, report: SyncReport | None, error: str = "") -> None:
+        super().__init__()
+        self.label = label
+        self.report = report
+        self.error = error
 
 
 class WatchModeChanged(Message):

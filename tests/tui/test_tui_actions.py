@@ -210,7 +210,7 @@ def test_add_collection_dialog_shows_errors_inline_then_adds_and_syncs(tui_home,
     run(scenario())
 
 
-def test_a_folder_added_while_a_sync_runs_is_indexed_when_that_sync_ends(tui_home, tmp_path):
+def test_a_folder_added_while_a_sync_waits_for_another_writer_is_indexed_after_it(tui_home, tmp_path):
     from pms_tui.core.store.writer_lock import WriterLock
 
     folder = journal_folder(tmp_path)
@@ -230,7 +230,7 @@ def test_a_folder_added_while_a_sync_runs_is_indexed_when_that_sync_ends(tui_hom
                 while "journal" not in screen.collection_names:
                     await pilot.pause(0.05)
                 assert screen.sync_running
-                assert any("indexed when the running sync finishes" in m for m in messages_of(app))
+                assert any("its text is indexed now" in m for m in messages_of(app))
                 assert not any("already running" in m for m in messages_of(app))
             finally:
                 other.release()

@@ -39,17 +39,22 @@ model never reads (it embeds the first ``max_tokens`` tokens). Such a line is cu
 sentence ends into balanced parts of at most ``target`` chars (at spaces where a sentence
 is longer still), and the chunk's lines and parts are packed again. Those chunks share
 that line's number; their text is the part, words kept and single-spaced. Fences,
-indented code and HTML blocks are never cut (docs/evaluation.md has what this measured).
+indented code and HTML blocks are never cut (docs/evaluation.md has what this measured),
+except where a chunk would grow past bounds: a line longer than ``MAX_CHUNK_FACTOR`` times the
+target is cut by size, a block of lines longer than ``MAX_BLOCK_FACTOR`` times it (a fence of a
+million lines) between lines.
 """
 
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import PurePath
 
+from ..errors import SkipFile
 from ..markdown import normalize_newlines, scan
 from .frontmatter import frontmatter_title, split_frontmatter
 
@@ -68,6 +73,18 @@ _RAW_BLOCKS = frozenset({"code_block", "html_block"})
 # characters is split by size into several chunks that share its line number.
 MAX_CHUNK_FACTOR = 16
 MIN_CHUNK_CAP = 16_000
+# A block of many lines (a fence, indented code) stays one chunk however long, up to this many
+# times the target (and at least MIN_BLOCK_CAP characters: longer than any real note's fence);
+# past that (a fence of a million lines) it is cut between lines, so memory stays bounded.
+MAX_BLOCK_FACTOR = 256
+MIN_BLOCK_CAP = 256_000
+# A note of more Markdown blocks is skipped with the reason: memory grows with the blocks (20 MB
+# of bare "## h N" lines held 1,000,000 of them in 617 MB before it was skipped). 200,000
+# headings with their paragraphs are 400,000; a 100,000-row table is 3 (benchmarks/big_notes.py).
+MAX_NOTE_BLOCKS = 500_000
+# Likewise lines, counted before anything is split (each costs ~70 bytes as a Python string):
+# a fence of a million lines indexes within bounds, 5 million lines of list items would not.
+MAX_NOTE_LINES = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,25 +164,30 @@ def parse_note(
 
 
 class _Layout:
-    """Per-line facts about one body, computed in a few linear passes."""
+    """Per-line facts about one body, computed in a few linear passes. Flags are bytearrays
+    and numbers arrays (1 to 8 bytes a line, not a list's 8 plus an int object's 28): a note
+    of a million lines keeps tens of MB of them, not hundreds."""
 
     def __init__(self, body: str) -> None:
         body = without_inline_data(body)
+        if body.count("\n") >= MAX_NOTE_LINES:
+            raise SkipFile(f"too many lines ({body.count(chr(10)) + 1:,}; notes of up to {MAX_NOTE_LINES:,} "
+                           "lines are indexed, the limit that keeps indexing within bounded memory)")
         lines = body.split("\n")
         n = len(lines)
         self.lines = lines
-        self.blank = blank = [not line.strip() for line in lines]
+        self.blank = blank = bytearray(not line.strip() for line in lines)
         # cum[i]: chars of lines[:i] including their newlines; cum has n + 1 entries.
-        self.cum = [0, *accumulate(len(line) + 1 for line in lines)]
+        self.cum = array("q", accumulate((len(line) + 1 for line in lines), initial=0))
 
-        structure = scan(body)
+        structure = scan(body, lines, MAX_NOTE_BLOCKS)
         # skip_to[i] > 0: line i is strictly inside a fence/heading block ending at skip_to[i].
-        skip_to = [0] * n
+        skip_to = array("i", [0]) * n
         heading_at: dict[int, int] = {}  # first line -> level (top-level headings only)
-        in_heading = [False] * n
-        block_start = [False] * n
-        raw_line = [False] * n
-        whole = [False] * n  # in a fence, indented code or HTML block: a line is never cut inside
+        in_heading = bytearray(n)
+        block_start = bytearray(n)
+        raw_line = bytearray(n)
+        whole = bytearray(n)  # in a fence, indented code or HTML block: a line is never cut inside
         path_lines: list[int] = []
         paths: list[tuple[str, ...]] = []
         stack: list[str] = [""] * _PATH_DEPTH
@@ -199,22 +221,22 @@ class _Layout:
         self.skip_to = skip_to
         self.heading_at = heading_at
         self.in_heading = in_heading
-        self.prose = [not (whole[i] or in_heading[i]) for i in range(n)]
+        self.prose = bytearray(not (w or h) for w, h in zip(whole, in_heading))
         self.path_lines = path_lines
         self.paths = paths
 
         # sub[i]: chars of non-blank, non-heading lines before line i ("real" content).
-        content = [not (b or h) for b, h in zip(blank, in_heading)]
+        content = bytearray(not (b or h) for b, h in zip(blank, in_heading))
         if not any(content):  # a document of headings only: let headings count
-            content = [not b for b in blank]
-        self.sub = [0, *accumulate(len(line) if c else 0 for line, c in zip(lines, content))]
-        last_content = max((i for i in range(n) if content[i]), default=-1)
+            content = bytearray(not b for b in blank)
+        self.sub = array("q", accumulate((len(line) if c else 0 for line, c in zip(lines, content)), initial=0))
+        last_content = content.rfind(1)
 
         # A line of only '>' markers is a blank line inside a blockquote: never a cut
         # point itself (markdown-it may leave a trailing one outside a quoted fence's map),
         # but a paragraph break for the line after it.
-        empty = [b or not line.strip("> \t") for line, b in zip(lines, blank)]
-        score = [_SCORE_NONE] * n
+        empty = bytearray(b or not line.strip("> \t") for line, b in zip(lines, blank))
+        score = array("b", [_SCORE_NONE]) * n
         prev_is_heading = False  # last non-blank line so far was a heading line
         for i in range(n):
             if empty[i]:
@@ -302,6 +324,7 @@ def _build_chunks(
         raise ValueError("overlap_lines must be >= 0")
     chunks: list[Chunk] = []
     limit = max(target * MAX_CHUNK_FACTOR, MIN_CHUNK_CAP)
+    block_limit = max(target * MAX_BLOCK_FACTOR, MIN_BLOCK_CAP)
     prev_last, prev_cut = -1, False  # no overlap lines into or out of a span cut and packed
     for first, last in _spans(layout, target, overlap):
         cut_here = _has_long_line(layout, first, last, target)
@@ -314,7 +337,7 @@ def _build_chunks(
         pieces = _pieces(layout, first, last, target) if cut_here else [
             (first, last, "\n".join(layout.lines[first : last + 1]))]
         prev_last, prev_cut = last, cut_here
-        for start, end, text in _bounded(pieces, limit):
+        for start, end, text in _bounded(pieces, limit, block_limit):
             path = layout.path_at(start)
             header = embed_header(title, path)
             chunks.append(
@@ -348,16 +371,39 @@ def _cut_by_size(text: str, limit: int):
         start = end
 
 
-def _bounded(pieces: list[tuple[int, int, str]], limit: int):
-    """The pieces, with one line too long to cut by structure or sentences (a 15 MB base64
-    image, a fence line of megabytes) cut by size: what one chunk may cost is bounded. A piece
-    of many lines stays whole (chunks keep their exact lines)."""
+def _bounded(pieces: list[tuple[int, int, str]], limit: int, block_limit: int):
+    """The pieces, with what one chunk may cost bounded: one line too long to cut by
+    structure or sentences (a 15 MB base64 image, a fence line of megabytes) cut by size into
+    parts of ``limit``; a piece of many lines longer than ``block_limit`` (a fence of a million
+    lines) cut between lines, each part keeping its exact lines."""
     for start, end, text in pieces:
         if start == end and len(text) > limit:
             for part in _cut_by_size(text, limit):
                 yield start, end, part
+        elif len(text) > block_limit and text.count("\n") == end - start:
+            yield from _cut_by_lines(start, text, block_limit, limit)
         else:
             yield start, end, text
+
+
+def _cut_by_lines(start: int, text: str, block_limit: int, limit: int):
+    """``text`` (lines ``start``.. of the note) as parts of whole lines of at most
+    ``block_limit`` characters; a line longer than ``limit`` is cut by size on its own."""
+    first, size, lines = start, 0, []
+    for line_no, line in enumerate(text.split("\n"), start):
+        if lines and (size + 1 + len(line) > block_limit or len(line) > limit):
+            yield first, line_no - 1, "\n".join(lines)
+            lines, size = [], 0
+        if len(line) > limit:
+            for part in _cut_by_size(line, limit):
+                yield line_no, line_no, part
+            continue
+        if not lines:
+            first = line_no
+        lines.append(line)
+        size += len(line) + (1 if len(lines) > 1 else 0)
+    if lines:
+        yield first, first + len(lines) - 1, "\n".join(lines)
 
 
 # Lines shorter than this are never cut, whatever the target (a tiny target is a test's or a

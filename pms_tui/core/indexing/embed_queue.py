@@ -7,11 +7,15 @@ set: it lives in the database, so it survives quitting, a crash or kill -9, and 
 syncs or starts next carries on. Vectors stay content-addressed (one row per distinct
 embed_text), so identical text is embedded once, queued or not.
 
-Draining takes a group of queued texts under the writer lock, embeds them in length-sorted
-ONNX runs (``Embedder.embed_run``, two at once), and stores each run's vectors in its own
-transaction as it finishes: a kill loses at most the runs in flight. Between runs it stops
-for ``cancel`` and hands the writer lock back when ``wanted`` says a text sync is waiting
-(a watched edit should not wait for minutes of embedding).
+Draining reads a group of queued texts, embeds them in length-sorted ONNX runs
+(``Embedder.embed_run``, two at once), and stores each run's vectors in its own transaction
+as it finishes: a kill loses at most the runs in flight. The writer lock is held only while
+a group is read and while a run's vectors are stored (milliseconds), never while the model
+computes, so the text of any other sync, in this process or another (a folder added in the
+app, `pms-tui add` + `sync` in a shell, a saved note, a clip), is written between two runs
+and its texts join the queue this drain is working through. A run whose rows were deleted
+or re-used meanwhile is not stored (``vectors.fill`` checks each row still waits for the
+very text that was embedded). Between runs it stops for ``cancel``.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ class DrainResult:
     embed_seconds: float = 0.0
     cancelled: bool = False
     left: int = 0
+    elsewhere: int | None = None  # pid of another process draining this queue (it embeds them)
 
 
 def drain(
@@ -53,10 +58,10 @@ def drain(
     hold_writer: Callable[[], AbstractContextManager],
     progress: Callable[[int, int, str], None] | None = None,
     cancel: threading.Event | None = None,
-    wanted: threading.Event | None = None,
     group_texts: int = GROUP_TEXTS,
 ) -> DrainResult:
-    """Embed queued texts until the queue is empty or ``cancel`` is set."""
+    """Embed queued texts until the queue is empty or ``cancel`` is set. ``hold_writer()``
+    is entered briefly: around reading each group and around storing each run."""
     result = DrainResult()
     started = time.perf_counter()
     progress = progress or (lambda done, total, phase: None)
@@ -76,38 +81,34 @@ def drain(
     stop = lambda: cancel is not None and cancel.is_set()  # noqa: E731
     with ThreadPoolExecutor(workers, thread_name_prefix="pms-embed", initializer=background_priority) as pool:
         while not stop():
-            with hold_writer():
-                rows = vector_rows.pending_batch(store.conn, group_texts)
-                if not rows:
+            with hold_writer():  # no other writer of this connection is mid-transaction
+                rows = vector_rows.pending_batch(conn, group_texts)
+                left_now = vector_rows.pending_count(conn)
+            if not rows:
+                break
+            total = max(total, done + left_now)  # a sync may have queued more meanwhile
+            texts = [text for _, text in rows]
+            runs = length_batches(texts, batch, budget, token_lengths(texts))
+            in_flight: dict = {}
+            queue = list(runs)
+            while queue or in_flight:
+                while queue and len(in_flight) < workers and not stop():
+                    run = queue.pop(0)
+                    in_flight[pool.submit(_timed, run_texts, [texts[i] for i in run])] = run
+                if not in_flight:
                     break
-                left_now = vector_rows.pending_count(store.conn)
-                total = max(total, done + left_now)  # a sync may have queued more meanwhile
-                texts = [text for _, text in rows]
-                runs = length_batches(texts, batch, budget, token_lengths(texts))
-                in_flight: dict = {}
-                queue = list(runs)
-                while queue or in_flight:
-                    while queue and len(in_flight) < workers and not stop() and not (
-                        wanted is not None and wanted.is_set()
-                    ):
-                        run = queue.pop(0)
-                        in_flight[pool.submit(_timed, run_texts, [texts[i] for i in run])] = run
-                    if not in_flight:
-                        break
-                    finished, _ = wait(in_flight, timeout=HEARTBEAT, return_when=FIRST_COMPLETED)
-                    if not finished:  # a slow run (a busy machine): say so at least once a second
-                        progress(done, total, "embedding")
-                    for future in finished:
-                        run = in_flight.pop(future)
-                        seconds, vectors = future.result()
-                        result.embed_seconds += seconds
-                        with store.transaction() as tx:
-                            vector_rows.fill(tx, [rows[i][0] for i in run], vectors)
-                        done += len(run)
-                        result.embedded += len(run)
-                        progress(done, total, "embedding")
-            while wanted is not None and wanted.is_set() and not stop():
-                time.sleep(0.05)  # until the waiting writer has the lock (it clears ``wanted``)
+                finished, _ = wait(in_flight, timeout=HEARTBEAT, return_when=FIRST_COMPLETED)
+                if not finished:  # a slow run (a busy machine): say so at least once a second
+                    progress(done, total, "embedding")
+                for future in finished:
+                    run = in_flight.pop(future)
+                    seconds, vectors = future.result()
+                    result.embed_seconds += seconds
+                    with hold_writer(), store.transaction() as tx:
+                        vector_rows.fill(tx, [rows[i][0] for i in run], vectors, [texts[i] for i in run])
+                    done += len(run)
+                    result.embedded += len(run)
+                    progress(done, total, "embedding")
     result.cancelled = stop()
     result.left = vector_rows.pending_count(conn)
     result.seconds = time.perf_counter() - started

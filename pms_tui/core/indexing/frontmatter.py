@@ -12,8 +12,6 @@ import base64
 import datetime as _dt
 from typing import Any
 
-import yaml
-
 from ..markdown import normalize_newlines
 
 _OPEN = "---"
@@ -41,6 +39,8 @@ def split_frontmatter(text: str) -> tuple[dict, str, int]:
 
 
 def _load_mapping(source: str) -> dict:
+    import yaml  # when a note has frontmatter: a search never needs it
+
     try:
         value = yaml.safe_load(source)
     except Exception:  # noqa: BLE001 - any YAML failure means "no metadata", never a crash

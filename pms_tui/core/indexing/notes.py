@@ -19,13 +19,12 @@ from pathlib import Path
 from ..errors import SkipFile
 
 NOTE_SUFFIXES = (".md", ".markdown")
-# The largest note that is indexed or shown; a bigger file is skipped with the reason. Chosen
-# by memory (tests/faults/test_memory.py, run with -m slow): at 2 MB the densest Markdown (a
-# list of one-character items: a block every 2 bytes) peaks at ~410 MB with the model loaded;
-# at 5 MB it took 890 MB, over the 600 MB bound. The largest of the 12,386 real notes in
-# ../shared/corpora is 164 KB, so 2 MB is more than 12 times that.
-MAX_NOTE_BYTES = 2_000_000
-_LIMIT_REASON = "the limit that keeps indexing within bounded memory"
+# The largest note that is indexed by default (``max_note_mb`` in config.toml changes it); a
+# bigger file is skipped with the reason. Notes up to 20 MB of any shape (one long line, one
+# fence, a 100,000-row table, 200,000 headings, ...) index within 600 MB with the model loaded
+# (tests/faults/test_memory.py with -m slow; benchmarks/big_notes.py prints each peak). The
+# largest of the 12,386 real notes in ../shared/corpora is 164 KB.
+MAX_NOTE_BYTES = 20_000_000
 
 
 def is_note_name(name: str) -> bool:
@@ -170,8 +169,17 @@ def decode_note(data: bytes) -> str:
         raise SkipFile(f"not UTF-8 text (bad byte at offset {exc.start}); save it as UTF-8") from None
 
 
-def read_note(path: Path) -> NoteData:
-    """Read a note once, recording the stat of exactly what was read, or SkipFile."""
+TOO_LARGE = "too large"  # how a skip for size begins (plan.py retries it when the limit grows)
+
+
+def _too_large(size: str, max_bytes: int) -> SkipFile:
+    return SkipFile(f"{TOO_LARGE} ({size}; notes up to {max_bytes / 1e6:g} MB are indexed: "
+                    f"max_note_mb in config.toml)")
+
+
+def read_note(path: Path, max_bytes: int = MAX_NOTE_BYTES) -> NoteData:
+    """Read a note once, recording the stat of exactly what was read, or SkipFile (also when
+    it is larger than ``max_bytes``)."""
     try:
         # non-blocking: a FIFO put in a note's place must not hang the sync
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
@@ -179,10 +187,9 @@ def read_note(path: Path) -> NoteData:
             before = os.fstat(handle.fileno())
             if not stat.S_ISREG(before.st_mode):
                 raise SkipFile("not a regular file")
-            if before.st_size > MAX_NOTE_BYTES:
-                raise SkipFile(f"too large ({before.st_size / 1e6:.1f} MB; notes up to "
-                               f"{MAX_NOTE_BYTES // 1_000_000} MB are indexed, {_LIMIT_REASON})")
-            data = handle.read(MAX_NOTE_BYTES + 1)
+            if before.st_size > max_bytes:
+                raise _too_large(f"{before.st_size / 1e6:.1f} MB", max_bytes)
+            data = handle.read(max_bytes + 1)
             after = os.fstat(handle.fileno())
     except FileNotFoundError:
         raise SkipFile("deleted during sync") from None
@@ -192,8 +199,8 @@ def read_note(path: Path) -> NoteData:
         raise SkipFile("a folder, not a file") from None
     except OSError as exc:
         raise SkipFile(f"unreadable ({exc.strerror or exc})") from None
-    if len(data) > MAX_NOTE_BYTES:
-        raise SkipFile(f"too large (over {MAX_NOTE_BYTES // 1_000_000} MB, {_LIMIT_REASON})")
+    if len(data) > max_bytes:
+        raise _too_large(f"over {max_bytes / 1e6:g} MB", max_bytes)
     text = decode_note(data)
     mtime_ns = before.st_mtime_ns
     changed = (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns) or len(data) != before.st_size

@@ -13,7 +13,7 @@ from ..results import PendingFile, SyncStatus
 from ..store import documents as document_rows
 from ..store import skipped as skipped_rows
 from .collections import Collection
-from .notes import sha256_file, walk_notes
+from .notes import MAX_NOTE_BYTES, TOO_LARGE, sha256_file, walk_notes
 
 
 @dataclass
@@ -41,9 +41,11 @@ class CollectionPlan:
 
 
 def plan_collection(
-    conn, collection: Collection, only_paths: set[str] | None = None, follow_external_links: bool = False
+    conn, collection: Collection, only_paths: set[str] | None = None, follow_external_links: bool = False,
+    max_note_bytes: int = MAX_NOTE_BYTES,
 ) -> CollectionPlan:
-    """Compare the folder with the index: stat first, hash only where the stat differs."""
+    """Compare the folder with the index: stat first, hash only where the stat differs. A
+    file skipped for its size is new again once ``max_note_bytes`` allows it."""
     if not collection.path.is_dir():
         indexed = document_rows.count(conn, collection.id)
         return CollectionPlan(
@@ -64,7 +66,9 @@ def plan_collection(
         row = rows.get(rel)
         if row is None:
             skip = known_skips.get(rel)
-            if skip is not None and (skip.size, skip.mtime_ns) == (state.size, state.mtime_ns):
+            if skip is not None and (skip.size, skip.mtime_ns) == (state.size, state.mtime_ns) and not (
+                skip.reason.startswith(TOO_LARGE) and state.size <= max_note_bytes
+            ):
                 plan.skipped.append((rel, skip.reason))  # skipped before, unchanged since
             else:
                 plan.new.append(state)
@@ -97,11 +101,13 @@ def plan_collection(
     return plan
 
 
-def sync_status(conn, collections: list[Collection], follow_external_links: bool = False) -> SyncStatus:
+def sync_status(conn, collections: list[Collection], follow_external_links: bool = False,
+                max_note_bytes: int = MAX_NOTE_BYTES) -> SyncStatus:
     """What a sync of these collections would add, delete and update (and what it skips)."""
     result = SyncStatus([], [], [])
     for collection in collections:
-        plan = plan_collection(conn, collection, follow_external_links=follow_external_links)
+        plan = plan_collection(conn, collection, follow_external_links=follow_external_links,
+                               max_note_bytes=max_note_bytes)
         result.skipped.extend(
             (PendingFile(collection.name, rel), why) for rel, why in sorted(plan.skipped + plan.link_skips)
         )

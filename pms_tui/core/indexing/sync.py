@@ -102,7 +102,8 @@ class Indexer:
         seen = 0
         follow = bool(getattr(self.settings, "follow_external_links", False))
         for collection in collections:
-            plans.append(plan_collection(self.conn, collection, only_paths, follow))
+            plans.append(plan_collection(self.conn, collection, only_paths, follow,
+                                         self.settings.max_note_mb * 1_000_000))
             plan = plans[-1]
             seen += plan.unchanged + len(plan.new) + len(plan.modified) + len(plan.touched)
             self.progress(seen, 0, "scanning")
@@ -184,8 +185,8 @@ class Indexer:
     def _prepare(self, collection: Collection, state: FileState, is_new: bool) -> PreparedDoc | None:
         path = collection.path / state.rel
         try:
-            note_data = read_note(path)
             settings = self.settings
+            note_data = read_note(path, settings.max_note_mb * 1_000_000)
             note = parse_note(note_data.text, Path(state.rel).name, settings.chunk_target, settings.chunk_overlap)
         except SkipFile as exc:
             self._skip(collection, state, str(exc))

@@ -7,8 +7,6 @@ search: each costs a few small FTS5 lookups and, for a note, one scan of the vec
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..results import Evidence, Hit, NoteExplanation, SearchResult
 from ..store import cjk, facets
 from . import query as fts_query
@@ -91,6 +89,8 @@ def explain_note(retrieval, parsed: ParsedQuery, collection_id: int, relpath: st
                 missing.append(w)
     vector_rank = similarity = vector_line = None
     if vector and parsed.has_text and chunks and retrieval.embedder.ready and not retrieval.vectors_mismatch():
+        import numpy as np
+
         qvec = retrieval.embedder.embed_query(parsed.text)
         ranked = retrieval.vectors.rank_of(qvec, np.array(sorted({v for _, v in chunks}), dtype=np.int64))
         if ranked is not None:

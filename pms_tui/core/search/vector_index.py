@@ -17,12 +17,15 @@ allocated once, one blob at a time, so loading never holds the vectors twice.
 from __future__ import annotations
 
 import threading
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..store import Store, read_snapshot
 from ..store import vectors as vector_rows
 from ..store.meta import vectors_generation
+
+if TYPE_CHECKING:
+    import numpy as np
+# NumPy is imported when vectors are first searched (a BM25-only search never imports it).
 
 
 class VectorIndex:
@@ -37,18 +40,23 @@ class VectorIndex:
         with self._lock:
             self.dim = dim
             self._generation: str | None = None
-            self._ids = np.zeros(0, dtype=np.int64)
-            self._matrix = np.zeros((0, dim), dtype=np.float32)
+            self._ids: np.ndarray | None = None  # None: not loaded yet (see refresh)
+            self._matrix: np.ndarray | None = None
 
     def __len__(self) -> int:
-        return len(self._ids)
+        return 0 if self._ids is None else len(self._ids)
 
     def refresh(self) -> None:
         """Bring the mirror in step with the store: drop deleted ids, load new ones."""
+        import numpy as np
+
         conn = self.store.conn
-        if vectors_generation(conn) == self._generation:
+        if vectors_generation(conn) == self._generation and self._ids is not None:
             return
-        with self._lock, read_snapshot(conn):  # one snapshot for the ids, the vectors and the generation
+        with self._lock, read_snapshot(conn):
+            if self._ids is None:
+                self._ids = np.zeros(0, dtype=np.int64)
+                self._matrix = np.zeros((0, self.dim), dtype=np.float32)  # one snapshot for the ids, the vectors and the generation
             generation = vectors_generation(conn)
             if generation == self._generation:
                 return
@@ -90,6 +98,8 @@ class VectorIndex:
     @staticmethod
     def _put(ids, matrix, pos: int, block_ids: np.ndarray, block: np.ndarray, wanted: np.ndarray) -> int:
         # a vec0 row whose vectors row is gone is not loaded (``wanted`` is sorted)
+        import numpy as np
+
         at = np.minimum(np.searchsorted(wanted, block_ids), max(len(wanted) - 1, 0))
         live = wanted[at] == block_ids if len(wanted) else np.zeros(len(block_ids), dtype=bool)
         if not live.all():
@@ -109,6 +119,8 @@ class VectorIndex:
     def search(self, query: np.ndarray, k: int, among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` nearest vector ids and their cosine distances, nearest first; only among
         the vector ids ``among`` (sorted) when given (a filter's passages: scans those alone)."""
+        import numpy as np
+
         self.refresh()
         ids, matrix = self._ids, self._matrix  # one consistent snapshot
         if among is not None:
@@ -130,6 +142,8 @@ class VectorIndex:
     def best_similarity(self, query: np.ndarray, vector_ids) -> float | None:
         """The highest cosine similarity to ``query`` among ``vector_ids`` (sorted), scanning
         those rows alone; None when none is in the mirror."""
+        import numpy as np
+
         self.refresh()
         ids, matrix = self._ids, self._matrix
         wanted = np.asarray(vector_ids, dtype=np.int64)
@@ -143,6 +157,8 @@ class VectorIndex:
 
     def rank_of(self, query: np.ndarray, vector_ids: np.ndarray) -> tuple[int, float, int] | None:
         """(the nearest of ``vector_ids``, its cosine similarity, its rank among all vectors)."""
+        import numpy as np
+
         self.refresh()
         ids, matrix = self._ids, self._matrix
         if not len(ids) or not len(vector_ids):

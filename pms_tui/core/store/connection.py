@@ -7,12 +7,14 @@ system Python among them). sqlite-vec is loaded into every connection.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import sqlean as sqlite3
-import sqlite_vec
 
 from ..errors import StoreError, describe_database_error
 
@@ -21,6 +23,16 @@ BUSY_TIMEOUT_MS = 5000
 Connection = sqlite3.Connection
 OperationalError = sqlite3.OperationalError
 DatabaseError = sqlite3.DatabaseError
+
+
+@functools.cache
+def _vec0_path() -> str:
+    """sqlite-vec's loadable extension (what ``sqlite_vec.load`` loads), found without running
+    the package's ``__init__``, which imports NumPy (a third of a BM25 search's start-up)."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise StoreError("The sqlite-vec package is missing; reinstall pms-tui.")
+    return os.path.join(list(spec.submodule_search_locations)[0], "vec0")
 
 
 def connect(path: Path | str, read_only: bool = False) -> sqlite3.Connection:
@@ -39,7 +51,7 @@ def connect(path: Path | str, read_only: bool = False) -> sqlite3.Connection:
                 str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
             )
         conn.enable_load_extension(True)
-        sqlite_vec.load(conn)
+        conn.load_extension(_vec0_path())
         conn.enable_load_extension(False)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if not read_only:

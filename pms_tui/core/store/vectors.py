@@ -10,11 +10,16 @@ yet (sync writes text first; ``indexing.embed_queue`` fills the vectors in behin
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .connection import OperationalError
 from .meta import bump_generation
 from .schema import ensure_vector_table
+
+if TYPE_CHECKING:
+    import numpy as np
+# NumPy is imported by the functions that use it: a BM25-only search never does (see
+# benchmarks/oneshot.py: a one-shot `pms-tui search --mode bm25` spends a third of its time importing).
 
 _BATCH = 500
 _FETCH_ROWS = 4096
@@ -37,6 +42,8 @@ def lookup(conn, hashes: list[str]) -> dict[str, int]:
 
 def insert(conn, hashes: list[str], vectors: np.ndarray) -> dict[str, int]:
     """Store new vectors under their hashes; returns their ids. Call in a transaction."""
+    import numpy as np
+
     ids: dict[str, int] = {}
     for h, vector in zip(hashes, vectors):
         vid = conn.execute("INSERT INTO vectors(hash) VALUES (?)", (bytes.fromhex(h),)).lastrowid
@@ -72,14 +79,20 @@ def pending_batch(conn, limit: int) -> list[tuple[int, str]]:
     )]
 
 
-def fill(conn, ids: list[int], vectors: np.ndarray) -> int:
+def fill(conn, ids: list[int], vectors: np.ndarray, texts: list[str] | None = None) -> int:
     """Store the vectors of queued rows and take them off the queue; returns how many were
-    stored (a row deleted meanwhile, or filled by another writer, is skipped). In a transaction."""
+    stored (a row deleted meanwhile, or filled by another writer, is skipped). ``texts``: the
+    texts embedded; a row is filled only while it still waits for that very text (its id may
+    have been freed and re-used by another sync since the text was read). In a transaction."""
+    import numpy as np
+
     stored = 0
-    for vid, vector in zip(ids, vectors):
-        if conn.execute(
-            "UPDATE vectors SET pending_text = NULL WHERE id = ? AND pending_text IS NOT NULL", (vid,)
-        ).rowcount:
+    for vid, vector, text in zip(ids, vectors, texts if texts is not None else [None] * len(ids)):
+        if text is None:
+            sql, args = "UPDATE vectors SET pending_text = NULL WHERE id = ? AND pending_text IS NOT NULL", (vid,)
+        else:
+            sql, args = "UPDATE vectors SET pending_text = NULL WHERE id = ? AND pending_text = ?", (vid, text)
+        if conn.execute(sql, args).rowcount:
             conn.execute(
                 "INSERT INTO vec_vectors(rowid, embedding) VALUES (?, ?)",
                 (vid, np.ascontiguousarray(vector, dtype=np.float32).tobytes()),
@@ -131,6 +144,8 @@ def count(conn) -> int:
 
 def live_ids(conn) -> np.ndarray:
     """Ids of every stored vector (not the queued ones), ascending."""
+    import numpy as np
+
     return np.fromiter(
         (r[0] for r in conn.execute("SELECT id FROM vectors WHERE pending_text IS NULL ORDER BY id")),
         dtype=np.int64,
@@ -142,6 +157,8 @@ def shadow_blocks(conn, dim: int, after: int):
     read straight from vec0's shadow tables (about 20x faster than the virtual table: they
     hold the vectors 1,024 to a blob with a validity bitmap and the rowids beside them).
     Raises LayoutMismatch when they look different from the pinned sqlite-vec release's."""
+    import numpy as np
+
     try:
         cursor = conn.execute(
             "SELECT c.size, c.validity, c.rowids, v.vectors FROM vec_vectors_chunks c "
@@ -167,6 +184,8 @@ def shadow_blocks(conn, dim: int, after: int):
 
 def scan_blocks(conn, dim: int, after: int):
     """The same rows through the vec0 virtual table (slower, layout-independent)."""
+    import numpy as np
+
     cursor = conn.execute("SELECT rowid, embedding FROM vec_vectors WHERE rowid > ? ORDER BY rowid", (after,))
     while rows := cursor.fetchmany(_FETCH_ROWS):
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))

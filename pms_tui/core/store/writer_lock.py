@@ -2,7 +2,9 @@
 
 SQLite serialises single transactions, but a sync is thousands of them: two syncs (or a sync
 and a ``remove``) interleaving on one home collide on vector hashes and foreign keys. So every
-writing operation holds ``<home>/writer.lock`` for its whole length. The lock itself is an OS
+writing operation holds ``<home>/writer.lock`` for its whole length; the embedding drain, whose
+writes each stand on their own (one run's vectors, each row checked to still wait for that
+text), holds it per run, so other writers get in between (``indexing.embed_queue``). The lock itself is an OS
 advisory lock (``fcntl.flock``; ``msvcrt.locking`` on Windows), which the kernel drops when
 the process dies, even by kill -9, so a stale file never blocks anyone; the pid written into
 the file only serves to say who is writing.
@@ -28,6 +30,8 @@ from pathlib import Path
 from ..errors import PmsError
 
 LOCK_FILE = "writer.lock"
+# The same kind of lock, held by whoever drains the embedding queue (see kb_indexing._drain).
+EMBED_LOCK_FILE = "embed.lock"
 POLL_SECONDS = 0.1
 _WINDOWS_LOCK_OFFSET = 1 << 30  # msvcrt locks are mandatory: lock a byte the pid never uses
 
@@ -73,9 +77,9 @@ def _unlock(fd: int) -> None:
 class WriterLock:
     """The writer lock of one home folder."""
 
-    def __init__(self, home: Path):
+    def __init__(self, home: Path, name: str = LOCK_FILE):
         self.home = Path(home)
-        self.path = self.home / LOCK_FILE
+        self.path = self.home / name
         self._fd: int | None = None
         self._owner: int | None = None  # thread id holding it
         self._depth = 0

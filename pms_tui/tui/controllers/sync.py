@@ -19,6 +19,7 @@ from ..messages import (
     SyncFailed,
     SyncFinished,
     SyncProgressed,
+    TextSynced,
     WatchModeChanged,
 )
 from ..sample import OFFERED_STATE, SAMPLE_DESCRIPTION, SAMPLE_NAME, sample_dir
@@ -39,8 +40,10 @@ class SyncController:
     behind (the status line says which phase, how far, the rate and the time left). ctrl+z
     (``app.stop_sync``) or the palette stops it between notes or embedding runs; quitting
     does the same, and the next sync or start carries on from the queue in the database.
-    Watch mode (``watch = true``, the default) syncs notes as they are saved. A folder added
-    while a sync runs is indexed by a sync of its own as soon as that one ends.
+    Watch mode (``watch = true``, the default) syncs notes as they are saved. A folder added,
+    or a sync asked for, while a sync runs gets its text written at once by a text sync of its
+    own (``sync_text``: the engine writes it between two embedding runs) and its vectors join
+    the running embedding; the status line shows both.
 
     Both run in Textual thread workers, and stopping one is cancelling its worker: the
     worker's own ``cancelled_event`` is what the engine's loop checks (``kb.sync(cancel=...)``,
@@ -58,6 +61,9 @@ class SyncController:
         self._meter = ProgressMeter()
         self._text_done = False
         self._sync_after: list[str] = []  # collections added while a sync ran: synced when it ends
+        self._text_workers: list[Worker] = []  # text syncs started while a sync ran (sync_text)
+        self._sync_words = ""  # the running sync's part of the status line
+        self._text_words = ""  # the text syncs' part ("text of 'x': reading 40/100")
 
     @property
     def kb(self) -> KnowledgeBase | None:
@@ -66,7 +72,7 @@ class SyncController:
     def stop_sync(self) -> None:
         """On quit: the running sync and watching are cancelled, and nothing more starts."""
         self._quitting = True
-        for worker in (self._sync_worker, self._watch_worker):
+        for worker in (self._sync_worker, self._watch_worker, *self._text_workers):
             if worker is not None:
                 worker.cancel()
 
@@ -81,6 +87,8 @@ class SyncController:
             self.host.notify("No sync is running.", timeout=3)
             return
         self._sync_worker.cancel()
+        for worker in self._text_workers:
+            worker.cancel()
         self.host.status.update_status(sync="stopping…")
 
     def start_sync(self, collections: Sequence[str] | None = None, quiet: bool = False,
@@ -89,8 +97,11 @@ class SyncController:
             self.host.notify("The index is not open; see the earlier error.", severity="error")
             return
         if self.sync_running:
-            if not quiet:
-                self.host.notify("A sync is already running.", severity="warning")
+            if not embed_only:  # the running one may embed for minutes: the text goes in now
+                self.sync_text(list(collections) if collections else None)
+                if not quiet:
+                    self.host.notify("Indexing the changed notes' text now; their vectors join the running "
+                                     "embedding.", timeout=5)
             return
         self.host.refresh_collections()
         if not self.host.collection_names and not embed_only:
@@ -103,6 +114,7 @@ class SyncController:
         self._meter = ProgressMeter()
         self._text_done = False
         self.host.status.reset_progress()
+        self._sync_words = "syncing"
         self.host.status.update_status(sync="syncing")
         self._sync_busy = True
         self._sync_worker = thread_worker(self.host, "sync", "sync", self._sync,
@@ -136,9 +148,65 @@ class SyncController:
         if not self._quitting:
             self.host.post_message(SyncFinished(report, quiet or embed_only))
 
+    def sync_text(self, collections: list[str] | None) -> None:
+        """The text of these collections (None: all) while another sync runs, in a worker of
+        its own (group ``sync-text``): written after that sync's own text, between two of its
+        embedding runs; the new texts join its queue (or are embedded here if it ended)."""
+        if self._quitting or self.kb is None:
+            return
+        self._text_workers = [w for w in self._text_workers if w.is_running] + [
+            thread_worker(self.host, "sync_text", "sync-text", self._sync_text, collections)]
+
+    def _sync_text(self, collections: list[str] | None) -> None:
+        cancel = get_current_worker().cancelled_event
+        label = ", ".join(repr(name) for name in collections) if collections else "changed notes"
+
+        def progress(done: int, total: int, phase: str) -> None:
+            self.host.post_message(SyncProgressed(done, total, phase, text_of=label))
+
+        try:
+            report = self.kb.sync(progress=progress, collections=collections, cancel=cancel, wait=True)
+        except Exception as exc:  # noqa: BLE001 - a removed collection, a locked file: one sentence
+            self.host.post_message(TextSynced(label, None, describe(exc)))
+            return
+        if not self._quitting:
+            self.host.post_message(TextSynced(label, report))
+
+    @while_running
+    def text_synced(self, message: TextSynced) -> None:
+        self._text_words = ""
+        self._show_sync_words()
+        if message.error:
+            self.host.notify(message.error, title="Sync failed", severity="error", timeout=10)
+            return
+        report = message.report
+        self.host.refresh_collections()
+        self.host.refresh_stats()
+        if report.changed:
+            self.host.notify(f"Indexed the text of {message.label}: +{len(report.added)} new, "
+                             f"~{len(report.modified)} modified, -{len(report.deleted)} deleted; searchable by "
+                             "their words now, vectors queued.", timeout=6)
+            self.host.reader.refresh_view()
+            self.host.request_search(immediate=True)
+            self.host.index_changed()
+        if report.skipped:
+            shown = "; ".join(f"{path}: {reason}" for path, reason in report.skipped[:3])
+            self.host.notify(f"Skipped {shown}.", severity="warning", timeout=10)
+
+    def _show_sync_words(self) -> None:
+        parts = [p for p in (self._sync_words, self._text_words) if p]
+        self.host.status.update_status(sync=" · ".join(parts) if parts else "idle")
+        if parts:
+            self.host.status.set_class(True, "-syncing")
+
     @while_running
     def progressed(self, message: SyncProgressed) -> None:
         if message.phase == "done":
+            return
+        if message.text_of is not None and message.phase != "embedding":
+            counts = f" {message.done:,}/{message.total:,}" if message.total else ""
+            self._text_words = f"text of {message.text_of}: {message.phase}{counts}"
+            self._show_sync_words()
             return
         self._meter.update(message.done, message.total, message.phase)
         if message.total:
@@ -147,13 +215,14 @@ class SyncController:
             self._text_done = True  # every note's text is in: show the new notes now
             self.host.refresh_stats()
             self.host.request_search(immediate=True)
-        self.host.status.update_status(sync=f"syncing: {self._meter.describe()}")
-        self.host.status.set_class(True, "-syncing")
+        self._sync_words = f"syncing: {self._meter.describe()}"
+        self._show_sync_words()
 
     @while_running
     def finished(self, message: SyncFinished) -> None:
         report = message.report
-        self.host.status.update_status(sync="idle")
+        self._sync_words = ""
+        self._show_sync_words()
         self.host.refresh_collections()
         self.host.refresh_stats()
         if report.cancelled:
@@ -182,7 +251,8 @@ class SyncController:
 
     @while_running
     def failed(self, message: SyncFailed) -> None:
-        self.host.status.update_status(sync="idle")
+        self._sync_words = ""
+        self._show_sync_words()
         self.host.notify(message.reason, title="Sync failed", severity="error", timeout=10)
 
     def sync_ended(self) -> None:
@@ -278,9 +348,9 @@ class SyncController:
         self._watch_restart.set()  # watch its folder too
         self.host.refresh_collections()
         if self.sync_running:
-            self._sync_after.append(message.name)
-            self.host.notify(f"Added the collection {message.name!r}; it is indexed when the running sync "
-                             "finishes.", timeout=6)
+            self.sync_text([message.name])
+            self.host.notify(f"Added the collection {message.name!r}; its text is indexed now, its vectors "
+                             "join the running embedding.", timeout=6)
             return
         self.host.notify(f"Added the collection {message.name!r}; indexing it now.", timeout=5)
         self.start_sync([message.name])

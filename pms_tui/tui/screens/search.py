@@ -45,6 +45,7 @@ from ..messages import (
     SyncFailed,
     SyncFinished,
     SyncProgressed,
+    TextSynced,
     WatchModeChanged,
 )
 from ..sample import is_sample_path
@@ -456,6 +457,9 @@ class SearchScreen(Screen[None]):
 
     def on_sync_failed(self, message: SyncFailed) -> None:
         self.syncing.failed(message)
+
+    def on_text_synced(self, message: TextSynced) -> None:
+        self.syncing.text_synced(message)
 
     def on_collection_added(self, message: CollectionAdded) -> None:
         self.syncing.collection_added(message)

@@ -21,13 +21,15 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
 from pms_tui.core.errors import PmsError
-from pms_tui.core.kb import MAX_NOTE_BYTES, read_note, split_frontmatter
+from pms_tui.core.kb import read_note, split_frontmatter
 from pms_tui.core.markdown import normalize_newlines, scan
 from pms_tui.core.results import Hit
 from pms_tui.core.safe_text import one_line, safe_text
 
 WINDOW_LINES = 600  # a longer note is shown as this many lines around the chunk
 
+# A note larger than this is never read whole into the reader (its indexed chunk is shown).
+SHOW_WHOLE_BYTES = 2_000_000
 
 
 def welcome_text(key: Callable[[str], str]) -> str:
@@ -92,7 +94,7 @@ def read_window(hit: Hit) -> NoteWindow:
     """The window of the hit's note on disk; the indexed chunk with a note when it cannot be read."""
     path = Path(hit.path)
     try:
-        if path.stat().st_size > MAX_NOTE_BYTES:
+        if path.stat().st_size > SHOW_WHOLE_BYTES:
             raise OSError("the note is too large to show whole")
         text = read_note(path).text  # as sync reads it: UTF-8, or UTF-16 with a BOM
     except (OSError, PmsError) as exc:
