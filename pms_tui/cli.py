@@ -13,6 +13,7 @@ import sys
 import time
 
 from . import __version__
+from .cli_progress import tell_upgrade, tell_waiting, upgrade_index
 from .core.errors import UsageError, describe
 from .core.results import MODES
 from .cli_graph import add_parsers as add_graph_parsers, link_summary
@@ -30,10 +31,10 @@ def say(*parts: object, file=None) -> None:
 def _kb(args):
     from .cli_query_vector import open_kb  # a search's query is embedded in a helper meanwhile
 
-    kb = open_kb(args)
+    kb = open_kb(args, upgrade_progress=tell_upgrade)
     for warning in kb.settings.warnings:
         say(f"pms-tui: {warning}", file=sys.stderr)
-    kb.on_writer_wait = _tell_waiting  # a second writer waits its turn, and says for whom
+    kb.on_writer_wait = tell_waiting  # a second writer waits its turn, and says for whom
     return kb
 
 
@@ -73,12 +74,6 @@ def _cancel_on_ctrl_c(work):
         return work(cancel)
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def _tell_waiting(pid) -> None:
-    who = f"pid {pid}" if pid else "another pms-tui process"
-    print(f"Another pms-tui ({who}) is writing to this index; waiting for it to finish (ctrl+c stops).",
-          file=sys.stderr, flush=True)
 
 
 def _sync_with_bar(args, run) -> int:
@@ -196,7 +191,7 @@ def cmd_sync(args) -> int:
             say(NO_COLLECTIONS)
             return 0
         return _sync_with_bar(args, lambda bar, cancel: kb.sync(progress=bar, collections=args.collection,
-                              cancel=cancel, on_wait=_tell_waiting, embed=not args.no_embed))
+                              cancel=cancel, on_wait=tell_waiting, embed=not args.no_embed))
 
 
 def cmd_watch(args) -> int:
@@ -207,7 +202,7 @@ def cmd_watch(args) -> int:
         if not kb.collections.list():
             say(NO_COLLECTIONS)
             return 0
-        code = _sync_with_bar(args, lambda bar, cancel: kb.sync(progress=bar, cancel=cancel, on_wait=_tell_waiting))
+        code = _sync_with_bar(args, lambda bar, cancel: kb.sync(progress=bar, cancel=cancel, on_wait=tell_waiting))
         if code:
             return code
         stop = threading.Event()
@@ -257,20 +252,21 @@ def cmd_search(args) -> int:
         started = time.perf_counter()
         result = kb.search(args.query, k=args.k, mode=args.mode, collections=args.collection)
         elapsed = (time.perf_counter() - started) * 1000
+        result[:] = [h for h in result if args.min_score is None or h.score >= args.min_score]  # for scripts
         if args.json:
-            hits = []
-            for h in result:
-                row = {key: getattr(h, key) for key in _HIT_KEYS}
-                row["evidence"] = kb.evidence(result, h).to_json()
-                hits.append(row)
+            hits = [{**{key: getattr(h, key) for key in _HIT_KEYS}, "evidence": kb.evidence(result, h).to_json()}
+                    for h in result]
             _print_json({"query": result.query.to_json(), "lanes": result.lanes, "notes": result.notes,
-                         "fusion": result.fusion and result.fusion.to_json(), "hits": hits})
+                         "fusion": result.fusion and result.fusion.to_json(), "weak": result.weak,
+                         "match": result.match and result.match.to_json(), "hits": hits})
             return 0
         for item in result.query.ignored:
             say(f"ignored {item.text}: {item.reason}", file=sys.stderr)
         if not result:
             say("No matches." if kb.stats()["chunks"] else "The index is empty: add a folder and run `pms-tui sync`.")
             return 0
+        if result.weak:
+            say("No note matches well; the nearest:")
         for i, h in enumerate(result, 1):
             ranks = "bm25 {}  vec {}".format(*(f"#{r}" if r else "-" for r in (h.bm25_rank, h.vector_rank)))
             say(f"{i:>2}. {h.score:.2f}  {ranks}  {h.collection}/{h.relpath}:{h.start_line}")
@@ -365,7 +361,7 @@ def cmd_repair(args) -> int:
     from .cli_progress import SyncProgressBar
 
     with SyncProgressBar(quiet=False) as bar:
-        steps, report = repair_home(args.home, progress=bar, wait=True, on_wait=_tell_waiting)
+        steps, report = repair_home(args.home, progress=bar, wait=True, on_wait=tell_waiting)
     for step in steps:
         say(f"  {step}")
     _print_report(report, False)
@@ -383,6 +379,7 @@ def cmd_tui(args) -> int:
         from .tui.app import run_app
     except ImportError as exc:
         raise UsageError(f"The terminal UI cannot start: {exc}.") from None
+    upgrade_index(args.home)
     return run_app(home=args.home) or 0
 
 
@@ -435,6 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=MODES, default="hybrid")
     p.add_argument("--json", action="store_true", help="hits with their evidence, and the parsed query")
     p.add_argument("--explain", action="store_true", help="print why each hit ranks where it does")
+    p.add_argument("--min-score", type=float, metavar="X", help="drop hits whose fused score (0..1) is below X")
     p.set_defaults(func=cmd_search)
     p = sub.add_parser("explain", help="where a note ranks for a query, lane by lane, and why")
     p.add_argument("query")

@@ -62,3 +62,32 @@ class SyncProgressBar:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+
+
+_upgrade_said = [0.0]  # when the last progress line of an index upgrade was printed
+
+
+def tell_upgrade(done: int, total: int, phase: str) -> None:
+    """An older index being upgraded when opened: a line on stderr every two seconds."""
+    now = time.monotonic()
+    if done == 0 or done == total or now - _upgrade_said[0] >= 2.0:
+        _upgrade_said[0] = now
+        print(f"pms-tui: {phase}: {done:,}/{total:,} passages", file=sys.stderr, flush=True)
+
+
+def upgrade_index(home) -> None:
+    """Upgrade an older index before the app takes the screen, so its progress is seen;
+    whatever fails here the app reports itself."""
+    from .core.kb import KnowledgeBase
+
+    try:
+        KnowledgeBase(home=home, upgrade_progress=tell_upgrade).close()
+    except Exception:  # noqa: BLE001 - the app opens the index again and says what is wrong
+        pass
+
+
+def tell_waiting(pid) -> None:
+    """A second writer waits its turn, and says for whom."""
+    who = f"pid {pid}" if pid else "another pms-tui process"
+    print(f"Another pms-tui ({who}) is writing to this index; waiting for it to finish (ctrl+c stops).",
+          file=sys.stderr, flush=True)

@@ -32,14 +32,15 @@ from pathlib import Path
 CACHE_FILES = 1000  # query vectors kept on disk, the oldest dropped first
 
 
-def open_kb(args):
+def open_kb(args, upgrade_progress=None):
     """The command's KnowledgeBase; for a search that embeds its query (``args.mode`` not
-    bm25), the helper is started first, before the engine is imported."""
+    bm25), the helper is started first, before the engine is imported. ``upgrade_progress``:
+    see KnowledgeBase."""
     query = getattr(args, "query", None)
     helper = start(args.home, query) if query and getattr(args, "mode", "bm25") in ("hybrid", "vector") else None
     from .core.kb import KnowledgeBase
 
-    kb = KnowledgeBase(home=args.home)
+    kb = KnowledgeBase(home=args.home, upgrade_progress=upgrade_progress)
     if helper is not None:
         kb.expect_query_vector(helper)
     return kb

@@ -111,7 +111,7 @@ def test_search_answers_as_kb_search(client, local_kb, query, mode):
     expected = local_kb.search(query, k=5, mode=mode)
     assert [(h["id"], h["lines"], h["bm25_rank"], h["vector_rank"], h["score"], h["title"], h["headings"])
             for h in got["hits"]] == [_shape(h) for h in expected]
-    assert got["lanes"] == expected.lanes
+    assert got["lanes"] == expected.lanes and got["weak"] == expected.weak
     as_text = json.loads(client.call("search", {"query": query, "k": 5, "mode": mode}).content[0].text)
     assert {**as_text, "ms": 0} == {**got, "ms": 0}  # the same answer, as text for text-only clients
 
@@ -122,6 +122,7 @@ def test_search_hit_carries_what_an_agent_needs(client):
     assert hit["uri"] == "pms://note/notes/git/undo-commit.md" and hit["path"] == "git/undo-commit.md"
     assert hit["bm25_rank"] == 1 and hit["vector_rank"] == 1 and hit["vector_pending"] is False
     assert "«" in hit["snippet"] and hit["headings"][0] == "Undo the last commit"
+    assert data(client.call("search", {"query": "symptoms of vitamin d deficiency", "k": 3}))["weak"] is True
 
 
 def test_get_returns_the_note_on_disk(client, home):

@@ -119,15 +119,17 @@ def __getattr__(name: str):
 
 class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
     """``home``: the folder of the index and config; ``settings``: instead of its config.toml;
-    ``embedder``: instead of the settings' model (a fake posing as it, in tests and benchmarks)."""
+    ``embedder``: instead of the settings' model (a fake posing as it, in tests and benchmarks);
+    ``upgrade_progress(done, total, phase)``: how the upgrade of an index written by an older
+    pms-tui goes (done once, when it is opened)."""
 
     def __init__(self, home: str | os.PathLike | None = None, settings: Settings | None = None, *,
-                 embedder: Embedder | None = None):
+                 embedder: Embedder | None = None, upgrade_progress: SyncProgress | None = None):
         self.home = Path(home).expanduser() if home else default_home()
         self.home.mkdir(parents=True, exist_ok=True)
         self.settings = settings or load_settings(self.home)
         self.db_path = self.home / DB_FILE
-        self.store = Store(self.db_path)
+        self.store = Store(self.db_path, upgrade_progress)
         # One writer per home across processes (sync, reindex, remove, repair): a second one
         # waits its turn; ``on_writer_wait(pid)`` (the CLI says so) is told once.
         self.on_writer_wait = None

@@ -114,7 +114,7 @@ class SearchResult(list):
     model"). ``for hit in kb.search(...)`` and ``kb.search(...)[0]`` work as on a list."""
 
     def __init__(self, hits: Iterable[Hit] = (), lanes: Iterable[str] = (), notes: Iterable[str] = (),
-                 query=None, fusion=None):
+                 query=None, fusion=None, match=None):
         super().__init__(hits)
         self.lanes: list[str] = list(lanes)
         self.notes: list[str] = list(notes)
@@ -123,6 +123,15 @@ class SearchResult(list):
         # the RRF parameters the hits were fused with (search.lane_trust.Fusion), None when
         # nothing was fused
         self.fusion = fusion
+        # how well the best passage matches (search.match_quality.MatchQuality), None when
+        # nothing was ranked
+        self.match = match
+
+    @property
+    def weak(self) -> bool:
+        """True when no note matches the query well: the hits are only the nearest ones
+        (calibrated per model; False when not known)."""
+        return bool(self.match is not None and self.match.weak)
 
     def by_note(self) -> list[list[Hit]]:
         """The hits grouped by note, each note at its best passage's rank."""

@@ -70,6 +70,7 @@ def search(runner, args: dict) -> dict:
     return {
         "hits": [hit_json(h) for h in result],
         "lanes": result.lanes,
+        "weak": result.weak,  # no note matches the query well: the hits are only the nearest
         "notes": notes_out + [safe_text(n, keep="") for n in result.notes],
         "filters": [one_line(c) for c in result.query.chips()],
         "ignored": [{"text": one_line(i.text), "reason": one_line(i.reason)} for i in result.query.ignored],

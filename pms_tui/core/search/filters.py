@@ -11,13 +11,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..store import facets
+from ..store import cjk, facets
 from ..store.facets import NoteFilter
 from .query_syntax import ParsedQuery
 
 
 def fts_quote(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
+
+
+def fts_phrase(text: str) -> str:
+    """A phrase as FTS5 matches it. A phrase holding CJK: each of its words holding CJK must
+    appear as written (the phrase of its character pairs, store.cjk.word_phrase), the others
+    as words, all of them (the ``cjk`` column holds only the CJK tokens, so the words'
+    order across tokens is not checked)."""
+    if not cjk.has_cjk(text):
+        return fts_quote(text)
+    parts = []
+    for word in text.split():
+        if cjk.has_cjk(word):
+            tokens, prefix = cjk.word_phrase(word)
+            parts.append(fts_quote(tokens) + ("*" if prefix else ""))
+        else:
+            parts.append(fts_quote(word))
+    return parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
 
 
 @dataclass
@@ -76,8 +93,8 @@ def plan(q: ParsedQuery, collection_ids: Sequence[int] | None = None,
          collections: dict[str, int] | None = None) -> Plan:
     """``collections`` (name -> id) lets ``path:NAME/rest`` mean ``rest`` inside collection NAME."""
     return Plan(
-        positive=[fts_quote(p) for p in q.phrases] + [f"title : {fts_quote(t)}" for t in q.titles],
-        negative=[fts_quote(x) for x in q.exclude],
+        positive=[fts_phrase(p) for p in q.phrases] + [f"title : {fts_quote(t)}" for t in q.titles],
+        negative=[fts_phrase(x) for x in q.exclude],
         note=NoteFilter(
             tags=tuple(q.tags), not_tags=tuple(q.not_tags),
             paths=_prefixes(q.paths, collections), not_paths=_prefixes(q.not_paths, collections),

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..results import SNIPPET_CLOSE, SNIPPET_OPEN
+from ..store import cjk
 
 
 @dataclass
@@ -51,11 +52,20 @@ def mark_words(text: str, words: Iterable[str], width: int = 220) -> str:
     Used for chunks the BM25 lane did not match (vector-only hits). Words match by their
     first five letters, a rough stand-in for the index's stemming.
     """
-    stems = sorted({w[:5] for w in words if len(w) > 1}, key=len, reverse=True)
+    words = list(words)
+    stems = sorted({w[:5] for w in words if len(w) > 1 and not cjk.has_cjk(w)}, key=len, reverse=True)
+    # CJK words have no word boundaries inside a run: the word itself, else its pairs
+    runs = sorted({p for w in words if cjk.has_cjk(w) for p in [w, *cjk.query_pairs(w)[0]] if cjk.has_cjk(p)},
+                  key=len, reverse=True)
     flat = " ".join(text.split())
-    if not stems:
+    if not stems and not runs:
         return flat[:width]
-    pattern = re.compile(r"\b(?:" + "|".join(re.escape(s) for s in stems) + r")\w*", re.IGNORECASE)
+    alternatives = []
+    if runs:
+        alternatives.append("|".join(re.escape(r) for r in runs))
+    if stems:
+        alternatives.append(rf"(?:\b|(?<={cjk.CJK_CLASS}))(?:" + "|".join(re.escape(s) for s in stems) + rf")(?:(?!{cjk.CJK_CLASS})\w)*")
+    pattern = re.compile("|".join(alternatives), re.IGNORECASE)
     first = pattern.search(flat)
     start = max(0, first.start() - width // 3) if first else 0
     window = flat[start : start + width]

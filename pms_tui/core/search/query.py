@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ..store import cjk
+
 # A compact English stopword list (the words that make up most of a question's tokens but
 # carry no topic). Kept short on purpose: "not", "no" and numbers stay searchable.
 STOPWORDS = frozenset(
@@ -25,6 +27,7 @@ STOPWORDS = frozenset(
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 48
+MAX_PHRASE_PAIRS = 16  # a longer CJK run (a pasted sentence) adds its pairs, not a phrase of them
 
 
 def words(text: str) -> list[str]:
@@ -43,19 +46,43 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+def cjk_parts(word: str) -> list[str]:
+    """The OR-query parts of a word holding CJK: its character pairs (found in the index's
+    ``cjk`` column), each other segment as a word, a lone CJK character as a prefix, and a
+    run of three or more characters once more as a phrase of its pairs (see store.cjk)."""
+    terms, phrases = cjk.query_pairs(word)
+    parts = [_quote(t) + ("*" if len(t) == 1 and cjk.is_cjk(t) else "") for t in terms]
+    return parts + [_quote(p) for p in phrases if p.count(" ") < MAX_PHRASE_PAIRS]
+
+
+def word_expression(word: str, prefix: bool = False) -> str:
+    """One word as an FTS5 expression: ``"word"`` (``"word"*`` as a prefix); a word holding
+    CJK as the OR of :func:`cjk_parts`, in parentheses when there are several."""
+    if not cjk.has_cjk(word):
+        return _quote(word) + ("*" if prefix else "")
+    parts = cjk_parts(word)
+    return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
+
+
 def build_match(text: str, *, prefix: bool = True, max_terms: int = MAX_TERMS) -> str | None:
     """An FTS5 MATCH string for ``text``, or None when it holds no searchable word.
 
     Repeated words are kept (a word said twice matters more), but the expression is capped at
-    ``max_terms`` words so a pasted page cannot make a query that scores for seconds.
+    ``max_terms`` words so a pasted page cannot make a query that scores for seconds. A word
+    holding CJK adds its character pairs (:func:`cjk_parts`), within the same cap.
     """
     terms = content_words(text)[:max_terms]
     if not terms:
         return None
-    parts = [_quote(t) for t in terms]
-    if prefix and prefix_word(text, terms) is not None:
-        parts[-1] = f"{_quote(terms[-1])}*"
-    return " OR ".join(parts)
+    parts = []
+    for i, t in enumerate(terms):
+        if cjk.has_cjk(t):
+            parts += cjk_parts(t)
+        elif prefix and i == len(terms) - 1 and prefix_word(text, terms) is not None:
+            parts.append(f"{_quote(t)}*")
+        else:
+            parts.append(_quote(t))
+    return " OR ".join(parts[:max_terms]) or None
 
 
 def prefix_word(text: str, terms: list[str] | None = None) -> str | None:

@@ -28,7 +28,7 @@ from ..store import Store
 from ..store import chunks as chunk_rows
 from ..store import facets
 from . import evidence as evidence_mod
-from . import lane_trust
+from . import lane_trust, match_quality
 from . import query as fts_query
 from .bm25 import Bm25Lane
 from .filters import Plan, plan
@@ -241,7 +241,9 @@ class Retrieval:
         fusion = self.fusion_for(lanes)
         fused = fuse(lanes.ids(), fusion.k, fusion.weights)[:k]
         hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"))
-        return SearchResult(hits, list(lanes.ranked), lanes.notes, query=parsed, fusion=fusion)
+        match = match_quality.assess(self.signal_sources(), parsed.match_text, lanes.ranked, fusion,
+                                     self.settings.model)
+        return SearchResult(hits, list(lanes.ranked), lanes.notes, query=parsed, fusion=fusion, match=match)
 
     def lanes(self, query: str | ParsedQuery, depth: int, mode: str = "hybrid",
               collections: Sequence[str] | None = None) -> tuple[ParsedQuery, dict[str, Ranked]]:
@@ -265,6 +267,10 @@ class Retrieval:
         lanes = LaneEvidence()
         use_vector = vector and parsed.has_text
         pending = None
+        if mode == "hybrid" and use_vector and self.vectors_mismatch():
+            # another model's vectors (a model switch before or during `reindex`): BM25 answers
+            use_vector = vector = False
+            lanes.notes.append("vector lane off until `pms-tui reindex` re-embeds with the configured model")
         if mode == "hybrid" and use_vector:
             # the vector lane (embedding the query, then the scan) runs on another core while
             # this one ranks BM25; ONNX Runtime, NumPy and SQLite all release the GIL
@@ -281,7 +287,7 @@ class Retrieval:
             if use_vector:
                 lanes.ranked["vector"] = (pending.result() if pending is not None
                                           else self.vector_ranked(parsed.text, depth, None, None, filters))
-            elif not vector:
+            elif not vector and not lanes.notes:
                 lanes.notes.append("vector lane waiting for the model")
             else:
                 lanes.notes.append("vector lane skipped: the query has no words, only filters")

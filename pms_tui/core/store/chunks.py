@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from . import cjk
+
 HIT_COLUMNS = "c.id, c.start_line, c.end_line, c.title, c.heading, c.body, d.path, col.name, col.path, d.mtime_ns"
 HIT_JOINS = (
     "FROM chunks c JOIN documents d ON d.id = c.document_id "
@@ -85,10 +87,11 @@ def of_document(conn, collection_id: int, path: str) -> list[HitRow]:
 
 
 def insert(conn, document_id: int, chunks: Iterable[NewChunk]) -> None:
+    """Write a note's chunks; each gets its ``cjk`` column (the CJK pairs, see store.cjk)."""
     conn.executemany(
-        "INSERT INTO chunks(document_id, seq, start_line, end_line, title, heading, body, vector_id) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(document_id, *c) for c in chunks],
+        "INSERT INTO chunks(document_id, seq, start_line, end_line, title, heading, body, vector_id, cjk) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(document_id, *c, cjk.index_text(c.title, c.heading, c.body)) for c in chunks],
     )
 
 

@@ -22,7 +22,8 @@ class Store:
     worker threads while sync writes from another, and WAL lets them overlap.
     """
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, progress=None):
+        """``progress(done, total, phase)`` hears how an upgrade of an older index goes."""
         self.path = path
         self._local = threading.local()
         self._lock = threading.Lock()
@@ -34,7 +35,7 @@ class Store:
         if not self.read_only:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                ensure_schema(self.conn)
+                ensure_schema(self.conn, progress)
                 return
             except (DatabaseError, StoreError, OSError) as exc:
                 if not (path.exists() and is_read_only_error(exc)):

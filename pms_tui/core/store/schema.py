@@ -16,8 +16,10 @@ from .connection import transaction
 from .facets import BACKFILL_KEY, MIGRATION_FACETS
 from .links import BACKFILL_KEY as LINKS_BACKFILL_KEY, MIGRATION_LINKS
 from .meta import SCHEMA_VERSION_KEY, get_meta, set_meta
+from .migrate_cjk import TOKENIZE as MIGRATION_TOKENIZE
+from .migrate_cjk import migrate_cjk
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -85,6 +87,7 @@ END;
 """
 
 assert f"tokenize='{FTS_TOKENIZE}'" in _SCHEMA_V1
+assert MIGRATION_TOKENIZE == FTS_TOKENIZE  # schema 5 rebuilds the index with the same tokenizer
 
 # Each entry upgrades the schema from version i+1 to i+2; append, never edit.
 MIGRATIONS: list[str] = [
@@ -112,6 +115,10 @@ MIGRATIONS: list[str] = [
     # 4 -> 5: the link graph (store.links); ``links_backfill`` asks the next sync to read the
     # links of notes indexed before
     MIGRATION_LINKS,
+    # 5 -> 6: a fourth full-text column, ``cjk``: the character pairs of the CJK text of each
+    # chunk (store.cjk), so a Chinese or Japanese word is found inside a run. Python fills it
+    # for the chunks already indexed and the full-text index is rebuilt with progress.
+    migrate_cjk,
 ]
 
 
@@ -124,8 +131,10 @@ def schema_version(conn: sqlite3.Connection) -> int | None:
     return int(version) if version is not None else None
 
 
-def ensure_schema(conn: sqlite3.Connection) -> None:
-    """Create the schema on a new file, or run the migrations an older file needs."""
+def ensure_schema(conn: sqlite3.Connection, progress=None) -> None:
+    """Create the schema on a new file, or run the migrations an older file needs, all in
+    one transaction (an interrupted upgrade leaves the file as it was). ``progress(done,
+    total, phase)`` hears about a long step (rebuilding the full-text index)."""
     with transaction(conn):
         conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         version = get_meta(conn, SCHEMA_VERSION_KEY)
@@ -140,6 +149,9 @@ def ensure_schema(conn: sqlite3.Connection) -> None:
         if current > SCHEMA_VERSION:
             raise StoreError(f"The index was written by a newer pms-tui (schema {current}); upgrade pms-tui.")
         for step in MIGRATIONS[current - 1 :]:
+            if callable(step):
+                step(conn, None if new_file else progress)
+                continue
             for statement in _split_sql(step):
                 conn.execute(statement)
         if new_file:

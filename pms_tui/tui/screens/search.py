@@ -282,9 +282,10 @@ class SearchScreen(Screen[None]):
         same_query = message.query.strip() == self._shown_query
         self._shown_query = message.query.strip()
         self.queries.last_result = message.result
+        weak = bool(message.result is not None and message.result.weak and message.hits)
         self.results.show_hits(message.hits, recent=message.recent, empty_message=self._empty_message(message),
                                keep_selection=same_query, view=self.queries.view, sort=self.queries.sort,
-                               limit=RESULT_COUNT)
+                               limit=RESULT_COUNT, weak=weak)
         parsed = message.result.query if message.result is not None else None
         ignored = tuple(i.reason if i.text in i.reason else f"{i.text}: {i.reason}"
                         for i in parsed.ignored) if parsed else ()
@@ -292,6 +293,7 @@ class SearchScreen(Screen[None]):
         self.status.update_status(
             mode=self.mode, collection=self.collection_filter, lanes=tuple(message.lanes),
             hits=len(self.results.rows), elapsed_ms=message.elapsed_ms, recent=message.recent, ignored=ignored,
+            weak=weak,
         )
         if message.result is not None:
             self.queries.saved_seen(message.result)

