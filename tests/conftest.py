@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kb_helpers import NOTES, write
+from tests.kb_helpers import NOTES, write
 
 # Tests never read the developer's own config or index.
 os.environ.pop("PMS_TUI_HOME", None)

@@ -1,4 +1,4 @@
-"""Test data and helpers shared by the core tests (imported by name: tests/tui has its own conftest)."""
+"""Test data and helpers shared by the core tests (``from tests.kb_helpers import ...``; tests/tui has its own)."""
 
 from __future__ import annotations
 

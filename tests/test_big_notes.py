@@ -8,7 +8,7 @@ from __future__ import annotations
 from pms_tui.core import markdown
 from pms_tui.core.kb import KnowledgeBase, chunk_markdown
 
-from kb_helpers import write
+from tests.kb_helpers import write
 
 
 def test_a_fence_longer_than_the_window_has_the_blocks_of_a_whole_parse():

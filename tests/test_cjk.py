@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from kb_helpers import write
+from tests.kb_helpers import write
 
 NOTES = {
     "zh/database.md": """

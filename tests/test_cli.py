@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from kb_helpers import CORPORA, NOTES, write
+from tests.kb_helpers import CORPORA, NOTES, write
 from pms_tui.core.config import Settings
 
 

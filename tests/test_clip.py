@@ -20,7 +20,7 @@ from pms_tui.core.clip.html_to_markdown import ExtractedPage
 from pms_tui.core.errors import ClipError
 
 try:
-    from webserver import BLOG_BOILERPLATE, JS_CODE, PY_CODE, web  # noqa: F401 - the fixture is used by name
+    from tests.webserver import BLOG_BOILERPLATE, JS_CODE, PY_CODE, web  # noqa: F401 - the fixture is used by name
 except ImportError:  # tests/ imported as a package
     from tests.webserver import BLOG_BOILERPLATE, JS_CODE, PY_CODE, web  # noqa: F401
 

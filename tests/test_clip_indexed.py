@@ -7,8 +7,8 @@ import json
 import yaml
 
 from pms_tui.core.indexing.frontmatter import split_frontmatter
-from test_cli import run
-from webserver import web  # noqa: F401  (fixture)
+from tests.test_cli import run
+from tests.webserver import web  # noqa: F401  (fixture)
 
 
 def snapshot(folder):

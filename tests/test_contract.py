@@ -26,10 +26,7 @@ from pms_tui.core.errors import (
 from pms_tui.core.kb import MODES, SearchResult
 from pms_tui.core.store import OperationalError
 
-try:
-    from webserver import web  # noqa: F401 - fixture used by name
-except ImportError:  # tests/ imported as a package
-    from tests.webserver import web  # noqa: F401
+from tests.webserver import web  # noqa: F401 - fixture used by name
 
 
 def test_search_result_is_the_list_of_hits_with_lanes(synced_kb):

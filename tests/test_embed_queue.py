@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kb_helpers import CORPORA, REPO, write
+from tests.kb_helpers import CORPORA, REPO, write
 
 TIL = CORPORA / "markdown" / "jbranchaud-til"
 

@@ -13,7 +13,7 @@ from pms_tui.core.clip.html_to_markdown import ExtractedPage, extract_from_html,
 from pms_tui.core.errors import ClipError
 
 try:
-    from webserver import BLOG_BOILERPLATE, JS_CODE, PY_CODE, SLOW_DELAY, web  # noqa: F401 - fixture used by name
+    from tests.webserver import BLOG_BOILERPLATE, JS_CODE, PY_CODE, SLOW_DELAY, web  # noqa: F401 - fixture used by name
 except ImportError:  # tests/ imported as a package
     from tests.webserver import BLOG_BOILERPLATE, JS_CODE, PY_CODE, SLOW_DELAY, web  # noqa: F401
 

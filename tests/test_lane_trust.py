@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kb_helpers import write
+from tests.kb_helpers import write
 from pms_tui.core.config import Settings
 from pms_tui.core.kb import KnowledgeBase
 from pms_tui.core.kb_measure import Measure

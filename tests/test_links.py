@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kb_helpers import write
+from tests.kb_helpers import write
 from pms_tui.cli import main
 from pms_tui.core.indexing.link_resolve import NameIndex
 from pms_tui.core.indexing.links import MAX_LINKS, extract

@@ -15,7 +15,7 @@ import threading
 import numpy as np
 import pytest
 
-from kb_helpers import write
+from tests.kb_helpers import write
 from pms_tui.core.kb import KnowledgeBase
 from pms_tui.core.search import bm25_planner
 from pms_tui.core.indexing import embed as embed_module

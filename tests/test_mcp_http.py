@@ -14,8 +14,8 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from kb_helpers import NOTES, write
-from mcp_client import server_command, server_env
+from tests.kb_helpers import NOTES, write
+from tests.mcp_client import server_command, server_env
 
 
 @pytest.fixture(scope="module")

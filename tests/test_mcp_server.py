@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from mcp.shared.exceptions import McpError
 
-from kb_helpers import NOTES, write
-from mcp_client import McpClient
+from tests.kb_helpers import NOTES, write
+from tests.mcp_client import McpClient
 
 READING = {"search", "get", "multi_get", "status", "explain", "links", "backlinks", "related"}
 # 250 KB, more than one get returns (200,000 characters); its lines alike, so its passages

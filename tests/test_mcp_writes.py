@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kb_helpers import NOTES, write
-from mcp_client import McpClient
-from webserver import web  # noqa: F401  (fixture)
+from tests.kb_helpers import NOTES, write
+from tests.mcp_client import McpClient
+from tests.webserver import web  # noqa: F401  (fixture)
 
 
 @pytest.fixture(scope="module")

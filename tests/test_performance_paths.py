@@ -14,7 +14,7 @@ import random
 import numpy as np
 import pytest
 
-from kb_helpers import write
+from tests.kb_helpers import write
 from pms_tui.core.search import bm25_planner as rt
 from pms_tui.core.search.bm25 import SNIPPET_TOKENS
 from pms_tui.core.config import DEFAULT_MODEL

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from kb_helpers import write
+from tests.kb_helpers import write
 from pms_tui.core.search import query as fts_query
 from pms_tui.core.results import SNIPPET_CLOSE, SNIPPET_OPEN
 from pms_tui.core.search.fusion import fuse, mark_words

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb_helpers import write
+from tests.kb_helpers import write
 
 VAULT = {
     "git/undo.md": """

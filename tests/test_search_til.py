@@ -15,7 +15,7 @@ import datetime as dt
 
 import pytest
 
-from kb_helpers import CORPORA
+from tests.kb_helpers import CORPORA
 
 TIL = CORPORA / "markdown/jbranchaud-til"
 pytestmark = pytest.mark.skipif(not TIL.is_dir(), reason="shared corpora absent")

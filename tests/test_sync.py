@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from kb_helpers import write
+from tests.kb_helpers import write
 from pms_tui.core import store as st
 from pms_tui.core.errors import CollectionError
 from pms_tui.core.kb import KnowledgeBase, ModelMismatchError

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from kb_helpers import write
+from tests.kb_helpers import write
 
 
 class FakeSlowEmbedder:

@@ -7,7 +7,7 @@ import threading
 import time
 from pathlib import Path
 
-from kb_helpers import write
+from tests.kb_helpers import write
 
 from pms_tui.core.indexing.watch import Folder, classify
 

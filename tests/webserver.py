@@ -3,7 +3,7 @@
 ``LocalWebServer`` serves canned routes (pages from ``tests/pages``, redirects, errors,
 slow and oversized answers) on an ephemeral port. The ``web`` fixture starts one per test
 module with :func:`default_routes` installed and stops it afterwards; import it into a test
-module with ``from webserver import web  # noqa: F401``.
+module with ``from tests.webserver import web  # noqa: F401``.
 """
 
 from __future__ import annotations

@@ -1,20 +1,17 @@
 """The fault-injection suite: the real CLI in a subprocess on a throwaway home, the real app.
 
-Helpers here are shared by the files of tests/faults (fixtures) and imported by name
-(``from faults_helpers import ...``) where a plain function is handier.
+Helpers here are shared by the files of tests/faults (fixtures) and imported from the tests
+package (``from tests.faults.faults_helpers import ...``) where a plain function is handier.
 """
 
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from faults_helpers import cli, make_corpus  # noqa: E402  (needs the path above)
+from tests.faults.faults_helpers import cli, make_corpus
 
 
 @pytest.fixture

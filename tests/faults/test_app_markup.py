@@ -7,15 +7,12 @@ with a MarkupError on ctrl+s / ctrl+o, or turned into a clickable action that qu
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "tui"))
-
-from tui_helpers import make_app, run, settle, type_query, wait_for_model  # noqa: E402
-from webserver import LocalWebServer  # noqa: E402
+from tests.tui.tui_helpers import make_app, run, settle, type_query, wait_for_model
+from tests.webserver import LocalWebServer
 
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 HOSTILE_TITLE = "[@click=app.quit]Quit[/] [/] x [b]bold \x1b]0;pwned\x07"

@@ -15,7 +15,7 @@ from subprocess import Popen
 
 import pytest
 
-from faults_helpers import cli, cli_env, index_facts
+from tests.faults.faults_helpers import cli, cli_env, index_facts
 
 
 def big_note(version: int, headings: int = 30_000) -> str:

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from faults_helpers import cli, text
-from webserver import LocalWebServer
+from tests.faults.faults_helpers import cli, text
+from tests.webserver import LocalWebServer
 
 ARTICLE = "<p>" + "A real paragraph about the migration of arctic terns across oceans. " * 6 + "</p>"
 

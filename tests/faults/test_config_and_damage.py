@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from faults_helpers import assert_healthy, cli, cli_env, read_only_prefix, text
+from tests.faults.faults_helpers import assert_healthy, cli, cli_env, read_only_prefix, text
 
 BAD_VALUES = [
     ("chunk_target = 0", "chunk_target"),

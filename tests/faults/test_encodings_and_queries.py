@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from faults_helpers import assert_terminal_safe, cli, cli_env, text
+from tests.faults.faults_helpers import assert_terminal_safe, cli, cli_env, text
 
 BODY = "# Encoded\n\nquokka island notes with café and 東京\n"
 

@@ -7,7 +7,7 @@ import json
 import os
 import socket
 
-from faults_helpers import assert_healthy, assert_terminal_safe, cli, text, tree_hashes
+from tests.faults.faults_helpers import assert_healthy, assert_terminal_safe, cli, text, tree_hashes
 
 TEXT = "# Title\n\nwombat body text\n"
 

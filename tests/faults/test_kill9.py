@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from faults_helpers import assert_healthy, cli, cli_env, make_corpus, tree_hashes
+from tests.faults.faults_helpers import assert_healthy, cli, cli_env, make_corpus, tree_hashes
 
 
 def kill_after(home, delay, *args):

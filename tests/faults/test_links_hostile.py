@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 
-from faults_helpers import cli, text
+from tests.faults.faults_helpers import cli, text
 
 
 def test_hostile_links_never_leave_the_collection(home, notes, tmp_path):

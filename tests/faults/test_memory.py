@@ -18,8 +18,8 @@ import tempfile
 
 import pytest
 
-from big_note_shapes import SHAPES, shape
-from faults_helpers import cli, cli_env
+from tests.faults.big_note_shapes import SHAPES, shape
+from tests.faults.faults_helpers import cli, cli_env
 
 from pms_tui.core.kb import MAX_NOTE_BYTES
 

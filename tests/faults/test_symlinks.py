@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from faults_helpers import cli, text
+from tests.faults.faults_helpers import cli, text
 
 
 def test_links_leaving_the_collection_are_skipped_with_a_reason(home, notes, tmp_path):

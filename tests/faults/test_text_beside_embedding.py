@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 
-from faults_helpers import cli, cli_env, index_facts, make_corpus, text
+from tests.faults.faults_helpers import cli, cli_env, index_facts, make_corpus, text
 
 
 def _embedding(proc: subprocess.Popen, home) -> bool:

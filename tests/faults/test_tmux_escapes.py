@@ -15,7 +15,7 @@ import uuid
 
 import pytest
 
-from faults_helpers import cli, cli_env
+from tests.faults.faults_helpers import cli, cli_env
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from faults_helpers import assert_healthy, cli, cli_env, make_corpus, text
+from tests.faults.faults_helpers import assert_healthy, cli, cli_env, make_corpus, text
 
 
 def start_sync(home, *args):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tui_helpers import MTIMES, TUI_NOTES, write_note
+from tests.tui.tui_helpers import MTIMES, TUI_NOTES, write_note
 
 
 @pytest.fixture

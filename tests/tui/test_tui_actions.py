@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from tui_helpers import make_app, run, settle, type_query, wait_for_model, write_note
-from webserver import LocalWebServer, default_routes
+from tests.tui.tui_helpers import make_app, run, settle, type_query, wait_for_model, write_note
+from tests.webserver import LocalWebServer, default_routes
 
 from pms_tui.core.config import load_state
 from pms_tui.tui.dialogs.add_collection import AddCollectionDialog

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui_helpers import make_app, run, type_query, wait_for_model, write_note
+from tests.tui.tui_helpers import make_app, run, type_query, wait_for_model, write_note
 
 
 def test_a_cjk_query_shows_its_hit(tmp_path, tui_notes):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_helpers import make_app, run, wait_for_model, write_note
+from tests.tui.tui_helpers import make_app, run, wait_for_model, write_note
 
 WORDS = ("lantern", "harbor", "meadow", "copper", "thistle", "glacier", "saffron", "orchard")
 

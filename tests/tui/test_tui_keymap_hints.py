@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 
-from tui_helpers import make_app, run, settle, wait_for_model, write_note
+from tests.tui.tui_helpers import make_app, run, settle, wait_for_model, write_note
 
 from pms_tui.tui.dialogs.help import HelpScreen
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tui_helpers import make_app, run, settle, write_note
+from tests.tui.tui_helpers import make_app, run, settle, write_note
 
 from pms_tui.tui.reading_history import Place, ReadingHistory
 from pms_tui.tui.widgets.links_panel import LinksPanel

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui_helpers import make_app, run, type_query, wait_for_model
+from tests.tui.tui_helpers import make_app, run, type_query, wait_for_model
 
 
 def test_a_query_no_note_answers_is_shown_dimmed(tui_home):

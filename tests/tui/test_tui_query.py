@@ -5,7 +5,7 @@ searches and the evidence panel."""
 from __future__ import annotations
 
 import pytest
-from tui_helpers import make_app, run, settle, type_query, wait_for_model, write_note
+from tests.tui.tui_helpers import make_app, run, settle, type_query, wait_for_model, write_note
 
 from pms_tui.core.config import Settings
 

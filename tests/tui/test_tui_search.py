@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tui_helpers import make_app, run, settle, type_query, wait_for_model
+from tests.tui.tui_helpers import make_app, run, settle, type_query, wait_for_model
 
 from pms_tui.tui.messages import SearchCompleted
 from pms_tui.tui.widgets.reader import Breadcrumb
@@ -183,7 +183,7 @@ def test_empty_query_shows_recent_notes(tui_home):
 
 
 def test_mode_and_collection_filter_cycle(tui_home, tmp_path):
-    from tui_helpers import write_note
+    from tests.tui.tui_helpers import write_note
 
     from pms_tui.core.kb import KnowledgeBase
 

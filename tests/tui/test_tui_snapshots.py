@@ -6,7 +6,7 @@ Regenerate with ``pytest tests/tui --snapshot-update`` and look at the SVGs befo
 from __future__ import annotations
 
 import pytest
-from tui_helpers import make_app, settle, type_query, wait_for_model
+from tests.tui.tui_helpers import make_app, settle, type_query, wait_for_model
 from textual.widgets import Input
 
 SIZE = (120, 36)

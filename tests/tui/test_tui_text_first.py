@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_tui_actions import add_in_dialog, journal_folder, messages_of
-from tui_helpers import make_app, run, wait_for_model, write_note
+from tests.tui.test_tui_actions import add_in_dialog, journal_folder, messages_of
+from tests.tui.tui_helpers import make_app, run, wait_for_model, write_note
 
 
 def _long_folder(folder: Path, notes: int) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.app import App
-from tui_helpers import make_app, run, settle, wait_for_model
+from tests.tui.tui_helpers import make_app, run, settle, wait_for_model
 
 from pms_tui.tui.dialogs.clip import ClipDialog
 from pms_tui.tui.typing_input import TypingInput
