@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from . import cjk
+from .cjk import index_text
 
 HIT_COLUMNS = "c.id, c.start_line, c.end_line, c.title, c.heading, c.body, d.path, col.name, col.path, d.mtime_ns"
 HIT_JOINS = (
@@ -91,7 +91,7 @@ def insert(conn, document_id: int, chunks: Iterable[NewChunk]) -> None:
     conn.executemany(
         "INSERT INTO chunks(document_id, seq, start_line, end_line, title, heading, body, vector_id, cjk) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(document_id, *c, cjk.index_text(c.title, c.heading, c.body)) for c in chunks],
+        [(document_id, *c, index_text(c.title, c.heading, c.body)) for c in chunks],
     )
 
 

@@ -8,7 +8,7 @@ full-text index is rebuilt from them in batches, telling ``progress`` how far it
 
 from __future__ import annotations
 
-from . import cjk
+from .cjk import index_text
 
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # the index's tokenizer (schema.FTS_TOKENIZE)
 BATCH = 2_000
@@ -53,7 +53,7 @@ def migrate_cjk(conn, progress=None) -> None:
     for start in range(0, len(ids), BATCH):
         lo, hi = ids[start], ids[min(start + BATCH, len(ids)) - 1]
         rows = conn.execute("SELECT id, title, heading, body FROM chunks WHERE id BETWEEN ? AND ?", (lo, hi))
-        filled = [(text, cid) for cid, *parts in rows if (text := cjk.index_text(*parts))]
+        filled = [(text, cid) for cid, *parts in rows if (text := index_text(*parts))]
         conn.executemany("UPDATE chunks SET cjk = ? WHERE id = ?", filled)
     conn.execute(FTS_V5)
     for trigger in TRIGGERS_V5:

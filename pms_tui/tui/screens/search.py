@@ -1,11 +1,10 @@
 """The search screen: search bar, results, reader and status line, with their keys.
 
-It owns everything the person works with: search as you type (a debounce timer, then an
-exclusive ``search`` worker whose answer is shown only if it is still the newest), the
-embedding model, the mode and the collection filter. What it does besides searching belongs
-to the controller objects it owns (:mod:`pms_tui.tui.controllers`): ``queries``, ``notes``,
-``syncing`` and ``clips``, each with its own declared state. The screen keeps the key actions
-and message handlers, where Textual looks for them, and hands each to its controller.
+It searches as you type (a debounce timer, then an exclusive ``search`` worker whose answer
+is shown only if still the newest) and holds the model, the mode and the collection filter.
+The rest belongs to the controller objects it owns (:mod:`pms_tui.tui.controllers`), each with
+its state declared: ``queries``, ``notes``, ``syncing``, ``clips`` and ``links``; the screen
+keeps the key actions and message handlers, where Textual looks for them, and hands them on.
 """
 
 from __future__ import annotations
@@ -293,8 +292,7 @@ class SearchScreen(Screen[None]):
         self.status.update_status(
             mode=self.mode, collection=self.collection_filter, lanes=tuple(message.lanes),
             hits=len(self.results.rows), elapsed_ms=message.elapsed_ms, recent=message.recent, ignored=ignored,
-            weak=weak,
-        )
+            weak=weak)
         if message.result is not None:
             self.queries.saved_seen(message.result)
         if message.error:
