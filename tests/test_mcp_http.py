@@ -58,7 +58,7 @@ def test_http_serves_the_same_tools_on_loopback(home):
                     return tools, found
 
         tools, found = asyncio.run(session())
-        assert tools == {"search", "get", "multi_get", "status", "explain"}
+        assert tools == {"search", "get", "multi_get", "status", "explain", "links", "backlinks", "related"}
         assert found.structuredContent["hits"][0]["id"] == "notes/cooking/bread.md"
         foreign = httpx.post(url, headers={"Host": "evil.example", "Content-Type": "application/json"},
                              content=b"{}", timeout=10)

@@ -15,11 +15,10 @@ says how many were left out).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote
-
-from markdown_it import MarkdownIt
 
 from ..markdown import WINDOW_CHARS, Structure, scan
 
@@ -27,8 +26,17 @@ MAX_LINKS = 10_000
 MAX_ANCHORS = 5_000
 MAX_ALIASES = 50
 MAX_TARGET_CHARS = 400
-_MD_BLOCK = MarkdownIt("commonmark").disable("inline")
-_MD_INLINE = MarkdownIt("commonmark")
+
+
+@functools.cache
+def _parser(inline: bool):
+    """markdown-it for block (inline rules off) or inline parsing; imported on first use, so
+    a one-shot search that never reads a note's links does not pay for it."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark") if inline else MarkdownIt("commonmark").disable("inline")
+
+
 # no newline, no bracket and no code placeholder inside; at most MAX_TARGET_CHARS * 2 long
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n\x00]{0,800}?)\]\]")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]{1,64})\s*$")
@@ -141,14 +149,14 @@ def _inline_blocks(body: str, structure: Structure):
 
 
 def _inline_window(text: str, offset: int):
-    for tok in _MD_BLOCK.parse(text):
+    for tok in _parser(False).parse(text):
         if tok.type == "inline" and tok.map is not None:
             yield offset + tok.map[0], tok.content
 
 
 def _links_of_inline(content: str, line: int, found: NoteLinks) -> None:
     """Wikilinks in the text of one block (inline code blanked out), and its Markdown links."""
-    children = _MD_INLINE.parseInline(content)[0].children or []
+    children = _parser(True).parseInline(content)[0].children or []
     parts: list[str] = []
     row = 0
     depth = 0  # inside a Markdown link's text

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
 from ..indexing.links import anchor_key
 from ..results import Link, Mention, RelatedNote
 from ..store import chunks as chunk_rows
@@ -84,6 +82,8 @@ def mentions_of(conn, collection_id: int, document_id: int, title: str, limit: i
 
 def related_to(conn, vectors: VectorIndex, document_id: int, k: int = 10) -> list[RelatedNote]:
     """The ``k`` notes nearest in meaning to the note (see the module's docstring)."""
+    import numpy as np  # imported where vectors are used: a one-shot BM25 search never is
+
     own = link_rows.document_vectors(conn, document_id)
     ids, matrix = vectors.snapshot()
     if not own or not len(ids) or k <= 0:
