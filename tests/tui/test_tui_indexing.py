@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.tui.tui_helpers import make_app, run, wait_for_model, write_note
+from tests.tui.tui_helpers import make_app, run, until, wait_for_model, write_note
 
 WORDS = ("lantern", "harbor", "meadow", "copper", "thistle", "glacier", "saffron", "orchard")
 
@@ -33,14 +33,6 @@ def _home(tmp_path: Path, watch: bool = False) -> Path:
     return home
 
 
-async def _until(pilot, check, seconds: float = 120.0) -> bool:
-    for _ in range(int(seconds / 0.05)):
-        if check():
-            return True
-        await pilot.pause(0.05)
-    return check()
-
-
 def test_search_while_a_sync_embeds_shows_results_of_the_current_query(tmp_path):
     home = _home(tmp_path)
 
@@ -50,12 +42,12 @@ def test_search_while_a_sync_embeds_shows_results_of_the_current_query(tmp_path)
             await wait_for_model(app, pilot)
             screen = app.search_screen
             await pilot.press("ctrl+s")
-            assert await _until(pilot, lambda: screen.syncing._text_done)  # text in, vectors embedding
+            assert await until(pilot, lambda: screen.syncing._text_done)  # text in, vectors embedding
             for query in ("lantern", "saffron"):
                 for char in query:
                     await pilot.press(char)
                     await pilot.pause(0.01)
-                assert await _until(pilot, lambda: screen._shown_query == query and screen.results.hits)
+                assert await until(pilot, lambda: screen._shown_query == query and screen.results.hits)
                 assert all(query in hit.title for hit in screen.results.hits[:3])
                 assert screen.search_bar.value == query
                 await pilot.press("escape")  # clears the query (focus is in the search bar)
@@ -80,11 +72,11 @@ def test_the_stop_key_stops_a_sync_and_the_next_start_carries_on(tmp_path):
             await wait_for_model(app, pilot)
             screen = app.search_screen
             await pilot.press("ctrl+s")
-            assert await _until(pilot, lambda: screen.syncing._text_done)
+            assert await until(pilot, lambda: screen.syncing._text_done)
             await pilot.press("ctrl+z")
             # stopping cancels the sync's worker at once; its thread finishes the note it is on,
             # then reports: wait for that report, not for the (already cancelled) worker
-            assert await _until(pilot, lambda: not screen.sync_running)
+            assert await until(pilot, lambda: not screen.sync_running)
             await app.wait_for_work()
             await pilot.pause()
             assert any(n.title == "Sync stopped" for n in app.notified)
@@ -114,13 +106,13 @@ def test_a_watched_edit_is_found_with_no_key_pressed(tmp_path, tui_notes, monkey
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_for_model(app, pilot)
             screen = app.search_screen
-            assert await _until(pilot, lambda: screen.status.status.watch == "watching")
+            assert await until(pilot, lambda: screen.status.status.watch == "watching")
             for char in "pikelet":
                 await pilot.press(char)
-            assert await _until(pilot, lambda: screen._shown_query == "pikelet")
+            assert await until(pilot, lambda: screen._shown_query == "pikelet")
             assert not any(h.relpath == "cooking/pikelets.md" for h in screen.results.hits)
             write_note(tui_notes, "cooking/pikelets.md", "# Pikelets\n\nA pikelet is a small thick pancake.\n")
-            assert await _until(pilot, lambda: any(h.relpath == "cooking/pikelets.md" for h in screen.results.hits))
+            assert await until(pilot, lambda: any(h.relpath == "cooking/pikelets.md" for h in screen.results.hits))
             watcher = next(w for w in app.workers if w.group == "watch")
             screen.stop_sync()  # as on quit: one way to stop it, its worker cancelled
             assert watcher.is_cancelled and watcher.cancelled_event.is_set()

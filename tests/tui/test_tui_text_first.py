@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.tui.test_tui_actions import add_in_dialog, journal_folder, messages_of
-from tests.tui.tui_helpers import make_app, run, wait_for_model, write_note
+from tests.tui.tui_helpers import make_app, run, until, wait_for_model, write_note
 
 
 def _long_folder(folder: Path, notes: int) -> None:
@@ -40,14 +40,6 @@ async def _type(pilot, text: str) -> None:
         await pilot.pause(0.01)
 
 
-async def _until(pilot, check, seconds: float = 120.0) -> bool:
-    for _ in range(int(seconds / 0.05)):
-        if check():
-            return True
-        await pilot.pause(0.05)
-    return check()
-
-
 def test_a_folder_added_during_a_long_embedding_is_found_by_its_words_before_it_ends(tmp_path):
     home = _home(tmp_path)
     journal = journal_folder(tmp_path)
@@ -58,11 +50,11 @@ def test_a_folder_added_during_a_long_embedding_is_found_by_its_words_before_it_
             await wait_for_model(app, pilot)
             screen = app.search_screen
             await pilot.press("ctrl+s")
-            assert await _until(pilot, lambda: screen.syncing._text_done)  # the big folder's vectors embed now
+            assert await until(pilot, lambda: screen.syncing._text_done)  # the big folder's vectors embed now
             await add_in_dialog(app, pilot, journal, "journal")
-            assert await _until(pilot, lambda: "journal" in screen.collection_names)
+            assert await until(pilot, lambda: "journal" in screen.collection_names)
             await _type(pilot, "pasteis")
-            assert await _until(pilot, lambda: screen.results.hits
+            assert await until(pilot, lambda: screen.results.hits
                                 and screen.results.hits[0].collection == "journal")
             # found while the first folder's embedding still runs, with vectors to do
             assert screen.sync_running and screen.kb.vectors_pending > 0
@@ -74,7 +66,7 @@ def test_a_folder_added_during_a_long_embedding_is_found_by_its_words_before_it_
             await pilot.press("ctrl+s")
             await pilot.press("escape")  # clears the query
             await _type(pilot, "francesinha")
-            assert await _until(pilot, lambda: screen.results.hits
+            assert await until(pilot, lambda: screen.results.hits
                                 and screen.results.hits[0].relpath == "2025/port.md")
             assert screen.sync_running and screen.kb.vectors_pending > 0
             screen.action_stop_sync()

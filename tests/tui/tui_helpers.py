@@ -136,3 +136,12 @@ async def type_query(app, pilot, text: str) -> None:
 
 def run(coro):
     return asyncio.run(coro)
+
+
+async def until(pilot, check, seconds: float = 120.0) -> bool:
+    """Pause in 50 ms steps until ``check()`` holds (at most ``seconds``); whether it did."""
+    for _ in range(int(seconds / 0.05)):
+        if check():
+            return True
+        await pilot.pause(0.05)
+    return check()
