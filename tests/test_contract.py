@@ -230,3 +230,13 @@ def test_every_subpackage_is_installed():
     listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(root).parts) for p in (root / "pms_tui").rglob("__init__.py")}
     assert found <= listed, sorted(found - listed)
+
+
+def test_diagnose_does_not_call_queued_vectors_a_fault(kb, notes_dir):
+    """Text synced with its vectors still queued (``sync --no-embed``) is a healthy index:
+    the vectors check says how many wait, it does not count them as missing rows."""
+    kb.collections.create(notes_dir, name="notes")
+    kb.sync(embed=False)
+    [vectors] = [c for c in kb.diagnose() if c.label == "vectors"]
+    assert vectors.ok, vectors
+    assert "waiting to be embedded" in vectors.detail

@@ -63,7 +63,9 @@ def diagnose(conn) -> list[Check]:
         else:
             checks.append(Check("full-text", False, f"FTS5 integrity-check failed: {exc}"))
     try:
-        vectors = _one(conn, "SELECT count(*) FROM vectors", 0)
+        # queued texts have a row in ``vectors`` but none in vec_vectors until they are embedded
+        vectors = _one(conn, "SELECT count(*) FROM vectors WHERE pending_text IS NULL", 0)
+        pending = _one(conn, "SELECT count(*) FROM vectors WHERE pending_text IS NOT NULL", 0)
         rows = _one(conn, "SELECT count(*) FROM vec_vectors", 0) if _has_table(conn, "vec_vectors") else 0
         missing = _one(conn, "SELECT count(*) FROM chunks WHERE vector_id NOT IN (SELECT id FROM vectors)", 0)
         unused = _one(conn, "SELECT count(*) FROM vectors WHERE id NOT IN (SELECT vector_id FROM chunks)", 0)
@@ -74,7 +76,8 @@ def diagnose(conn) -> list[Check]:
             problems.append(f"{missing} chunks point at missing vectors")
         if unused:
             problems.append(f"{unused} vectors no chunk uses")
-        checks.append(Check("vectors", not problems, "; ".join(problems) or f"{vectors} vectors, all in step"))
+        waiting = f", {pending} waiting to be embedded" if pending else ""
+        checks.append(Check("vectors", not problems, "; ".join(problems) or f"{vectors} vectors, all in step{waiting}"))
     except sqlite3.DatabaseError as exc:
         checks.append(Check("vectors", False, f"cannot be read: {exc}"))
     return checks
