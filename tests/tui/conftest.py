@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.tui.tui_helpers import MTIMES, TUI_NOTES, write_note
+from tests.tui.tui_helpers import MTIMES, TUI_NOTES, synced_home, write_note
 
 
 @pytest.fixture
@@ -19,13 +19,7 @@ def tui_notes(tmp_path: Path) -> Path:
 @pytest.fixture
 def tui_home(tmp_path: Path, tui_notes: Path) -> Path:
     """A home whose index holds the notes above as the collection ``notes``, fully synced."""
-    from pms_tui.core.kb import KnowledgeBase
-
-    home = tmp_path / "home"
-    with KnowledgeBase(home=home) as kb:
-        kb.collections.create(tui_notes, name="notes")
-        kb.sync()
-    return home
+    return synced_home(tmp_path / "home", tui_notes)
 
 
 @pytest.fixture(autouse=True)

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from tests.tui.tui_helpers import make_app, run, type_query, wait_for_model, write_note
+from tests.tui.tui_helpers import make_app, run, synced_home, type_query, wait_for_model, write_note
 
 
 def test_a_cjk_query_shows_its_hit(tmp_path, tui_notes):
-    from pms_tui.core.kb import KnowledgeBase
-
     write_note(tui_notes, "zh/database.md", "# 数据库索引\n\n为了加快查询速度，我们在数据库中创建索引。\n")
     write_note(tui_notes, "ja/bread.md", "# パン作り\n\nパン生地を一晩発酵させると、風味が良くなります。\n")
-    home = tmp_path / "home"
-    with KnowledgeBase(home=home) as kb:
-        kb.collections.create(tui_notes, name="notes")
-        kb.sync()
+    home = synced_home(tmp_path / "home", tui_notes)
 
     async def scenario():
         app = make_app(home)

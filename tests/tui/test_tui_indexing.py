@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.tui.tui_helpers import make_app, run, until, wait_for_model, write_note
+from tests.tui.tui_helpers import make_app, run, synced_home, until, wait_for_model, write_note
 
 WORDS = ("lantern", "harbor", "meadow", "copper", "thistle", "glacier", "saffron", "orchard")
 
@@ -93,13 +93,8 @@ def test_the_stop_key_stops_a_sync_and_the_next_start_carries_on(tmp_path):
 
 
 def test_a_watched_edit_is_found_with_no_key_pressed(tmp_path, tui_notes, monkeypatch):
-    from pms_tui.core.kb import KnowledgeBase
-
     monkeypatch.setenv("PMS_TUI_WATCH", "true")
-    home = tmp_path / "home"
-    with KnowledgeBase(home=home) as kb:
-        kb.collections.create(tui_notes, name="notes")
-        kb.sync()
+    home = synced_home(tmp_path / "home", tui_notes)
 
     async def scenario():
         app = make_app(home)

@@ -92,6 +92,16 @@ class Notice(NamedTuple):
     severity: str
 
 
+def synced_home(home: Path, folder: Path) -> Path:
+    """A home whose index holds ``folder`` as the collection ``notes``, fully synced."""
+    from pms_tui.core.kb import KnowledgeBase
+
+    with KnowledgeBase(home=home) as kb:
+        kb.collections.create(folder, name="notes")
+        kb.sync()
+    return home
+
+
 def make_app(home: Path, **kwargs):
     """The app on ``home``; ``app.notified`` keeps every notification (Textual drops a toast
     from ``app._notifications`` when its timeout passes, which a slow machine reaches)."""
