@@ -115,3 +115,36 @@ def test_outline_and_heading_links_scroll_to_their_line(vault_home):
             await settle(app, pilot)
             assert scroll.scroll_y == 0
     run(scenario())
+
+
+def test_code_spans_of_a_line():
+    from pms_tui.tui.controllers.links import code_spans
+
+    line = "a `[[x]]` b ``c ` [[y]]`` d ```open [[z]]"
+    spans = code_spans(line)
+    assert [line[a:b] for a, b in spans] == ["`[[x]]`", "``c ` [[y]]``"]  # an unclosed run is text
+
+
+def test_wikilink_in_inline_code_beside_a_real_link_stays_code(tmp_path: Path):
+    from pms_tui.core.kb import KnowledgeBase
+    from pms_tui.tui.widgets.links_panel import PanelEntry
+
+    folder = tmp_path / "vault"
+    write_note(folder, "Alpha.md", "# Alpha\n\nAlpha text.\n")
+    write_note(folder, "Code.md", "# Code\n\nWrite `[[Alpha]]` to link, like this: [[Alpha]].\n")
+    home = tmp_path / "home"
+    with KnowledgeBase(home=home) as kb:
+        kb.collections.create(folder, name="v")
+        kb.sync(embed=False)
+
+    async def scenario():
+        app = make_app(home, load_model=False)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(app, pilot)
+            screen = app.search_screen
+            screen.links.open(PanelEntry("v", "Code.md", 1))
+            await settle(app, pilot)
+            source = screen.reader.markdown.source
+            assert "Write `[[Alpha]]` to link" in source  # the code is left as written
+            assert source.count("pms-note:") == 1 and "this: [Alpha](pms-note:" in source
+    run(scenario())
