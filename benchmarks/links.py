@@ -183,7 +183,7 @@ def speed(home: Path) -> None:
 
 
 def follow_only(home: Path) -> None:
-    synced(home, HELP, "help", embed=True).close()
+    synced(home, HELP, "help", embed=False).close()  # following needs no vectors
     asyncio.run(follow(home))
 
 

@@ -1,11 +1,16 @@
 """UI latency of the terminal app, measured headless with Textual's Pilot.
 
     python benchmarks/ui_latency.py [HOME]
+    python benchmarks/ui_latency.py follow      # following links in the reader (obsidian-help)
 
 prints two numbers (and a JSON line): the app's start time to the first screen, and the
 median keystroke-to-results time over ~20 queries typed character by character (from the
 debounce timer firing to the results list rendered). Without HOME, a throwaway home with the
 bundled user guide is built and synced first.
+
+``follow``: link chosen -> target shown in the reader (the links controller's own timing),
+three links deep from obsidian-help's welcome note, then to a heading deep in its longest
+note (benchmarks/links.py's follow case; target <= 100 ms).
 """
 
 from __future__ import annotations
@@ -129,7 +134,22 @@ def measure_ui(home: str | Path | None = None, queries: list[str] | None = None)
         return result
 
 
+def measure_follow() -> None:
+    """Following links in the app: benchmarks/links.py's follow case."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import links
+
+    if not links.HELP.exists():
+        print("obsidian-help is absent; nothing to measure")
+        return
+    with tempfile.TemporaryDirectory(prefix="pms-ui-follow-") as tmp:
+        links.follow_only(Path(tmp) / "help")
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["follow"]:
+        measure_follow()
+        sys.exit(0)
     result = measure_ui(sys.argv[1] if len(sys.argv) > 1 else None)
     print(f"app start to first screen: {result['first_screen_ms']:.0f} ms "
           f"({result['process_start_to_first_screen_ms']:.0f} ms from a new process, imports included)")

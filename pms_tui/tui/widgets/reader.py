@@ -225,6 +225,7 @@ class Reader(Vertical):
         self._above_first = 1
         self._rendered: tuple[int, int] = (0, 0)  # file lines [first, end) rendered so far
         self._generation = 0  # a new render stops the filling of the last one
+        self._lock = asyncio.Lock()  # one render or one piece at a time (never a stale piece after a render)
 
     class HitShown(Message):
         """The reader finished rendering a hit (the links controller times following a link)."""
@@ -304,6 +305,11 @@ class Reader(Vertical):
             self._rendering = False
 
     async def _show_hit(self, hit: Hit | None) -> None:
+        self._generation += 1  # a piece being added finishes; no other follows
+        async with self._lock:
+            await self._show_hit_now(hit)
+
+    async def _show_hit_now(self, hit: Hit | None) -> None:
         key = (hit.chunk_id if hit else None, self.whole_note, hit.text if hit else "")
         self.hit = hit
         if key == self._shown and (self.target_line is None or self._rendered[0] <= self.target_line
@@ -313,9 +319,10 @@ class Reader(Vertical):
                 self.target_line = None
                 if block is not None:
                     self._scroll_to_match(block)
+                if self._rest:
+                    self.run_worker(self._fill(self._generation), group="reader-fill", exit_on_error=False)
                 self.post_message(self.HitShown(hit))
             return
-        self._generation += 1
         self._rest = []
         breadcrumb = self.query_one(Breadcrumb)
         markdown = self.markdown
@@ -339,8 +346,11 @@ class Reader(Vertical):
             (lo, hi), self._rest = parts[0], parts[1:]
             self._main_first = self._above_first = window.first_line + lo
             self._rendered = (self._main_first, window.first_line + hi)
-            await markdown.update("")  # then appended: each piece continues the last one
-            await markdown.append(self._piece(hit, window, lo, hi))
+            if self._rest:
+                await markdown.update("")  # then appended: each piece continues the last one
+                await markdown.append(self._piece(hit, window, lo, hi))
+            else:
+                await markdown.update(self._piece(hit, window, lo, hi))
             first = self._mark_chunk(hit, window)
             if self.target_line is not None:
                 first = self._block_at(self.target_line) or first
@@ -373,29 +383,26 @@ class Reader(Vertical):
         """Render the rest of the window, a piece at a time: below the first piece, then above
         it (keeping what is on the screen where it is)."""
         scroll = self.query_one("#reader-scroll", VerticalScroll)
-        while self._rest and generation == self._generation:
-            hit, window = self.hit, self.window
-            if hit is None or window is None:
-                return
-            (lo, hi), self._rest = self._rest[0], self._rest[1:]
-            text = self._piece(hit, window, lo, hi)
-            if window.first_line + lo >= self._rendered[1]:  # below
-                await self.markdown.append(text)
-                self._rendered = (self._rendered[0], window.first_line + hi)
-            else:  # above: the lines above the first piece, in their own Markdown
-                above = self.above
-                height, y = above.outer_size.height, scroll.scroll_y
-                above.add_class("-shown")
-                self._above_first = window.first_line + lo
-                await above.update(text)
-                self._rendered = (self._above_first, self._rendered[1])
-                if generation != self._generation:
-                    return
-                self.call_after_refresh(self._keep_place, y, height)
-            if generation != self._generation:
-                return
-            self._mark_chunk(hit, window)
+        while True:
             await asyncio.sleep(0)  # keys first
+            async with self._lock:
+                hit, window = self.hit, self.window
+                if generation != self._generation or not self._rest or hit is None or window is None:
+                    return
+                (lo, hi), self._rest = self._rest[0], self._rest[1:]
+                text = self._piece(hit, window, lo, hi)
+                if window.first_line + lo >= self._rendered[1]:  # below
+                    await self.markdown.append(text)
+                    self._rendered = (self._rendered[0], window.first_line + hi)
+                else:  # above: the lines above the first piece, in their own Markdown
+                    above = self.above
+                    height, y = above.outer_size.height, scroll.scroll_y
+                    above.add_class("-shown")
+                    self._above_first = window.first_line + lo
+                    await above.update(text)
+                    self._rendered = (self._above_first, self._rendered[1])
+                    self.call_after_refresh(self._keep_place, y, height)
+                self._mark_chunk(hit, window)
 
     def _keep_place(self, y: float, height: int) -> None:
         """Lines were added above the screen: scroll down by their height."""
