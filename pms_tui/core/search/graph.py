@@ -30,6 +30,8 @@ SHORTLIST_SHARE = 0.05  # of the stored passages, nearest the note's mean, re-sc
 SHORTLIST_MIN = 2_000  # a smaller index is re-scored whole (exact)
 MENTION_SCAN = 400  # matching passages read for unlinked mentions
 MIN_MENTION_CHARS = 3  # a shorter title or alias is not looked for
+_BLOCK_ID = re.compile(r"\^[\w-]+")
+_BLOCK_ID_END = re.compile(r"(?:^|\s)\^[\w-]+\s*$")  # a block's id, not shown in its passage
 
 
 def _link(row: link_rows.LinkRow, conn, text: str = "") -> Link:
@@ -152,9 +154,13 @@ def passage(conn, collection_id: int, path: str, line: int, block: bool, max_cha
         return ""
     out: list[str] = []
     at = line if line in lines else min(lines)
+    if block and _BLOCK_ID.fullmatch(lines.get(at, "").strip()):
+        # an id on a line of its own names the block above it (a quote, a list, a table)
+        while at - 1 in lines and lines[at - 1].strip():
+            at -= 1
     size = 0
     while at in lines and size < max_chars:
-        text = lines[at]
+        text = _BLOCK_ID_END.sub("", lines[at]) if block else lines[at]
         if out and (text.lstrip().startswith("#") or block and not text.strip()):
             break
         if text.strip():
