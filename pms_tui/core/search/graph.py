@@ -26,7 +26,7 @@ from .vector_index import VectorIndex
 
 RELATED_QUERIES = 8  # passages of a long note used as queries (spread over it)
 RELATED_DEPTH = 40  # nearest passages kept: RELATED_DEPTH x 5 in all (a note's own passages among them)
-SHORTLIST_SHARE = 0.05  # of the stored passages, nearest the note's mean, re-scored per passage
+SHORTLIST_SHARE = 0.10  # of the stored passages, nearest the note's mean, re-scored per passage
 SHORTLIST_MIN = 2_000  # a smaller index is re-scored whole (exact)
 MENTION_SCAN = 400  # matching passages read for unlinked mentions
 MIN_MENTION_CHARS = 3  # a shorter title or alias is not looked for
