@@ -192,6 +192,9 @@ def test_a_long_note_is_shown_from_the_followed_heading_and_filled_in_around_it(
             assert first.count("\n") <= FIRST_LINES + 12
             source = reader.source  # then the rest of the window, above and below
             assert "# Long" in source and "## Part 0" in source and "item 39.7" in source
+            blocks = [b.source or "" for w in (reader.above, reader.markdown) for b in w.children]
+            assert [b.strip() for b in blocks if b.startswith("## Part")] == [f"## Part {i}" for i in range(40)]
+            assert sum(b.count("- item") for b in blocks) == 40 * 8  # every block once, none replaced
             top = next(b for b in reader.markdown.children if (b.source or "").startswith("## Part 30"))
             scroll = screen.query_one("#reader-scroll")
             assert scroll.scroll_y > 0 and 0 <= top.region.y - scroll.region.y <= 2  # still at the top (its margin)

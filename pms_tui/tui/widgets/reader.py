@@ -112,7 +112,7 @@ def pieces(window: NoteWindow, line: int) -> list[tuple[int, int]]:
     window and a section: see :func:`note_window`)."""
     lines = window.markdown.split("\n")
     n = len(lines)
-    if n <= FIRST_LINES:
+    if n <= 2 * FIRST_LINES:  # splitting a short note costs more than it saves
         return [(0, n)]
     cuts = safe_cuts(lines)
     at = min(max(0, line - window.first_line), n - 1)
@@ -346,11 +346,9 @@ class Reader(Vertical):
             (lo, hi), self._rest = parts[0], parts[1:]
             self._main_first = self._above_first = window.first_line + lo
             self._rendered = (self._main_first, window.first_line + hi)
+            await markdown.update(self._piece(hit, window, lo, hi))
             if self._rest:
-                await markdown.update("")  # then appended: each piece continues the last one
-                await markdown.append(self._piece(hit, window, lo, hi))
-            else:
-                await markdown.update(self._piece(hit, window, lo, hi))
+                self._continue_from_last_block(markdown)
             first = self._mark_chunk(hit, window)
             if self.target_line is not None:
                 first = self._block_at(self.target_line) or first
@@ -363,6 +361,15 @@ class Reader(Vertical):
                 self.run_worker(self._fill(self._generation), group="reader-fill", exit_on_error=False)
         self._shown = key
         self.post_message(self.HitShown(hit))
+
+    @staticmethod
+    def _continue_from_last_block(markdown: NoteMarkdown) -> None:
+        """Let ``append`` continue after ``update`` as it continues a stream: from the start of
+        the last block (which it re-parses and updates), not from the end of the text (where
+        it would put the next piece's first block in place of the last one)."""
+        blocks = [b for b in markdown.children if isinstance(b, MarkdownBlock)]
+        if blocks and hasattr(markdown, "_last_parsed_line"):  # Textual's streaming position
+            markdown._last_parsed_line = blocks[-1].source_range[0]
 
     @staticmethod
     def _plan(hit: Hit, line: int) -> tuple[NoteWindow, list[tuple[int, int]]]:
