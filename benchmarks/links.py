@@ -183,7 +183,7 @@ def speed(home: Path) -> None:
 
 
 def follow_only(home: Path) -> None:
-    synced(home, HELP, "help", embed=False).close()  # following needs no vectors
+    synced(home, HELP, "help", embed=True).close()  # else the app embeds them meanwhile
     asyncio.run(follow(home))
 
 
@@ -203,7 +203,10 @@ async def follow(home: Path) -> None:
                 if len(screen.links.follow_latencies_ms) > before:
                     break
                 await pilot.pause(0.05)
-            await app.workers.wait_for_complete()  # the rest of the note rendered, as a reader would wait
+            for _ in range(400):  # the rest of the note rendered, as a reader would wait
+                if not any(w.group in ("reader", "reader-fill") and not w.is_finished for w in app.workers):
+                    break
+                await pilot.pause(0.05)
             await pilot.pause(0.2)
 
         screen.links.open(PanelEntry("help", "en/Home.md"))
