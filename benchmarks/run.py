@@ -198,6 +198,7 @@ def w_dbsize(home: str) -> dict:
         "SELECT count(*), coalesce(sum(length(body)), 0), coalesce(sum(length(CAST(body AS BLOB))), 0) FROM chunks"
     ).fetchone()
     tables, payload = _db_breakdown(conn)
+    free = conn.execute("PRAGMA freelist_count").fetchone()[0] * conn.execute("PRAGMA page_size").fetchone()[0]
     conn.close()
     total = sum(files.values())
     # What grows with the text: the body bytes on the chunk rows' pages, and the full-text
@@ -207,7 +208,7 @@ def w_dbsize(home: str) -> dict:
     text_part = body_bytes * fill + tables.get("chunks_fts_data", 0)
     fixed = total - text_part
     return {
-        "files": files, "total": total, "chunks": chunks, "chars": chars, "tables": tables,
+        "files": files, "total": total, "free_bytes": free, "chunks": chunks, "chars": chars, "tables": tables,
         "per_chunk": total / chunks if chunks else 0, "per_1000_chars": 1000 * total / chars if chars else 0,
         "avg_chunk_chars": chars / chunks if chunks else 0,
         "fixed_per_chunk": fixed / chunks if chunks else 0,
@@ -790,11 +791,16 @@ def render_details(r: dict) -> list[str]:
                    f"frequencies cleared before every measurement). Opening the index {q['open_ms']:.0f} ms, "
                    f"loading the vector mirror {q['mirror_load_ms']:.0f} ms, loading the model "
                    f"{q['model_load_ms']:.0f} ms.")
-        out += ["", "| category | BM25 p50 / p95 | query embedding p50 | vector lane p50 | hybrid p50 / p95 |",
-                "|---|---|---|---|---|"]
+        bq = (r.get("base100k") or {}).get("q") if tier == "q100k" else None
+        extra = f" {r['base100k']['commit']}: BM25 p50 / p95 | {r['base100k']['commit']}: hybrid p50 / p95 |" if bq else ""
+        out += ["", "| category | BM25 p50 / p95 | query embedding p50 | vector lane p50 | hybrid p50 / p95 |" + extra,
+                "|---|---|---|---|---|" + ("---|---|" if bq else "")]
         for cat, d in q["categories"].items():
+            b = (bq or {}).get("categories", {}).get(cat)
+            more = (f" {_ms(b['bm25']['p50'])} / {_ms(b['bm25']['p95'])} | {_ms(b['hybrid']['p50'])} / "
+                    f"{_ms(b['hybrid']['p95'])} |") if b else (" | |" if bq else "")
             out.append(f"| {cat} | {_ms(d['bm25']['p50'])} / {_ms(d['bm25']['p95'])} | {_ms(d['embed']['p50'])} | "
-                       f"{_ms(d['vector']['p50'])} | {_ms(d['hybrid']['p50'])} / {_ms(d['hybrid']['p95'])} |")
+                       f"{_ms(d['vector']['p50'])} | {_ms(d['hybrid']['p50'])} / {_ms(d['hybrid']['p95'])} |" + more)
         out.append("")
         if "bm25_plain" in q:
             plans = q["plans"].values()
@@ -819,6 +825,10 @@ def render_details(r: dict) -> list[str]:
                 f"{q['mirror_recall10_vs_vec0']:.2f} (exact search)."
             )
         out.append(f"Peak RSS of this measurement: {q['maxrss_mb']:.0f} MB.")
+        if bq:
+            out.append(f"{r['base100k']['commit']} in the same run: opening the index {bq['open_ms']:.0f} ms, loading "
+                       f"the vector mirror {bq['mirror_load_ms']:.0f} ms, the model {bq['model_load_ms']:.0f} ms; "
+                       f"peak RSS {bq['maxrss_mb']:.0f} MB.")
         out.append("")
     for key in ("build10k", "build100k"):
         b = r.get(key)
@@ -866,7 +876,14 @@ def render_details(r: dict) -> list[str]:
             + f". A 1,000-character chunk is estimated as the fixed part per chunk ({d['fixed_per_chunk']:.0f} B: "
               f"vector, hash, row indexes, document row, title and heading) plus 1,000 × the text part per "
               f"character ({d['text_per_char']:.2f} B: the body on the chunk rows' pages and the full-text index)."
+            + (f" Free pages in the file: {d['free_bytes'] / d['chunks']:.0f} B per chunk." if "free_bytes" in d else "")
         )
+        bd = (r.get("base100k") or {}).get("db") if key == "db100k" else None
+        if bd:
+            top = sorted(bd["tables"].items(), key=lambda kv: -kv[1])[:8]
+            out[-1] += (f" {r['base100k']['commit']} in the same run: {bd['total'] / 1e6:.1f} MB for {bd['chunks']:,} "
+                        "chunks; largest parts per chunk: "
+                        + ", ".join(f"{name} {size / bd['chunks']:.0f} B" for name, size in top) + ".")
         out.append("")
     for key in ("ui100k", "ui10k"):
         ui = r.get(key)
