@@ -3,7 +3,11 @@
 
     python benchmarks/run.py           # full run (10,000 and 100,000 chunks), ~15 minutes
     python benchmarks/run.py --quick   # 10,000-chunk smoke run, a few minutes
-    python benchmarks/run.py --reuse   # keep the 100,000-chunk index cached in /tmp
+    python benchmarks/run.py --reuse   # keep the 100,000-chunk indexes cached in /tmp
+    python benchmarks/run.py --base none   # the 100,000-chunk part without the side by side
+
+The 100,000-chunk part runs side by side with commit 38ea43d (``--base``) in the same run:
+see benchmarks/side_by_side.py.
 
 Prints every figure of issue 6 beside its target and rewrites the generated part of
 docs/benchmarks.md (between the GENERATED markers; the hand-written notes below stay).
@@ -500,7 +504,9 @@ def throughput_folder(quick: bool) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="10,000 chunks only, small samples")
-    parser.add_argument("--reuse", action="store_true", help="reuse the cached 100,000-chunk index in /tmp")
+    parser.add_argument("--reuse", action="store_true",
+                        help="reuse the cached 100,000-chunk indexes in /tmp/pms-bench-cache (this tree's home100k "
+                             "and the base's home100k-<sha>; delete home100k after changing how the index is written)")
     parser.add_argument("--reps", type=int, default=None, help="repetitions of the query list")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
     parser.add_argument("--skip", default="", help="comma list of parts to skip: 10k,100k,ui,sync,throughput")
