@@ -576,7 +576,7 @@ def main() -> int:
                 both = sbs.measure(
                     [(a, str(b)) for a, b in cols], homes, {"this": REPO, "base": sbs.base_tree(opts.base)}, reps,
                     {k: opts.reuse and (h / "index.sqlite").exists() for k, h in homes.items()},
-                    {"filtered": True},
+                    {"filtered": True}, before_round=wait_quiet,
                 )
                 for key, part in (("build100k", "build"), ("db100k", "db"), ("q100k", "q")):
                     if part in both["this"]:

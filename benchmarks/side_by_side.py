@@ -149,8 +149,9 @@ def pool(rounds: list[dict]) -> dict:
 
 
 def measure(cols: list, homes: dict[str, Path], trees: dict[str, Path], reps: int, cached: dict[str, bool],
-            this_extra: dict) -> dict[str, dict]:
-    """Build (unless cached), size and time both trees; ``this_extra`` goes to this tree's queries."""
+            this_extra: dict, before_round=lambda: None) -> dict[str, dict]:
+    """Build (unless cached), size and time both trees; ``this_extra`` goes to this tree's queries;
+    ``before_round()`` runs before each timed round (run.py's --wait-quiet)."""
     out: dict[str, dict] = {label: {"tree": str(tree)} for label, tree in trees.items()}
     for label, tree in trees.items():
         if cached[label]:
@@ -164,6 +165,7 @@ def measure(cols: list, homes: dict[str, Path], trees: dict[str, Path], reps: in
     for i in range(reps):
         order = labels if i % 2 == 0 else labels[::-1]
         for label in order:
+            before_round()
             log(f"100k tier: query latency, round {i + 1}/{reps} ({label})")
             extra = this_extra if label == labels[0] else {}
             rounds[label].append(tree_worker(trees[label], "queries", home=str(homes[label]), reps=1,
