@@ -1,14 +1,18 @@
 """A one-shot search's query vector, embedded in a helper process while the search opens the
 index and ranks BM25.
 
-Loading the model is most of a one-shot hybrid search: importing fastembed (which brings
-huggingface_hub, requests and httpx along) and opening the ONNX session take about 0.7 s of
-CPU, the rest of the search (importing the engine, opening the index, both lanes) about 0.3 s.
-Importing is Python work that holds the GIL, so a thread cannot overlap it with the rest;
-a process forked before the engine is imported can, on a second core. The child embeds the
-query (``kb.query_vector``) and writes ``text``, a newline and the float32 vector to a pipe;
-the search takes it from a future (``kb.expect_query_vector``). Whatever goes wrong in the
-child (a missing model, a kill), the search embeds the query itself, as before.
+A one-shot hybrid search used to spend most of its time loading the model: importing
+fastembed (its package imports every model family it has, huggingface_hub, requests and httpx)
+took about 0.45 s of CPU and opening the ONNX session 0.2 s, against about 0.3 s for the rest
+of the search (importing the engine, opening the index, both lanes). The helper now embeds the
+bundled model's query without importing fastembed (``core.indexing.query_model``: the same
+ONNX file, tokenizer settings and pooling, so the same vector; about 0.25 s of CPU with a
+session opened from a graph optimised once and kept on disk). Importing is Python work that
+holds the GIL, so a thread cannot overlap it with the rest; a process forked before the engine
+is imported can, on a second core. The child embeds the query
+(``core.query_embedding.query_vector``) and writes ``text``, a newline and the float32 vector
+to a pipe; the search takes it from a future (``kb.expect_query_vector``). Whatever goes wrong
+in the child (a missing model, a kill), the search embeds the query itself with fastembed.
 
 The vectors the helper made are kept in ``<home>/cache/query-vectors/`` (the newest
 ``CACHE_FILES``, one small file each, named by a hash of the model, its window and the query):
@@ -87,7 +91,7 @@ def _child(home: str | None, query: str, out: int) -> None:  # pragma: no cover 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)  # nothing of the child's reaches the terminal
         os.dup2(devnull, 2)
-        from .core.kb import query_vector
+        from .core.query_embedding import query_vector
 
         text, vector = query_vector(query, home)
         payload = json.dumps(text).encode("utf-8") + b"\n" + vector.astype("<f4").tobytes()

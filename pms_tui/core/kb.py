@@ -54,6 +54,7 @@ from .indexing.notes import MAX_NOTE_BYTES, read_note, sha256_file
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
 from .kb_graph import GraphMixin
 from .kb_indexing import IndexingMixin
+from .query_embedding import query_vector  # noqa: F401 - part of the engine's contract
 from .results import (
     MODES,
     SNIPPET_CLOSE,
@@ -329,17 +330,6 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def query_vector(query: str, home: str | os.PathLike | None = None) -> tuple[str, object]:
-    """``(text, vector)``: the vector a search for ``query`` embeds (its words without the
-    filters), made with the home's configured model without opening the index. The CLI runs
-    it in a helper process beside a one-shot search (``KnowledgeBase.expect_query_vector``)."""
-    home_path = Path(home).expanduser() if home else default_home()
-    settings = load_settings(home_path)
-    text = parse_query(as_query_text(query)).text
-    embedder = Embedder(settings.model, settings.embed_batch_size, settings.max_tokens)
-    return text, embedder.embed_query(text)
 
 
 def repair_home(home: str | os.PathLike | None = None, progress: SyncProgress | None = None,
