@@ -42,3 +42,13 @@ def test_query_vector_embeds_the_words_without_the_filters(tmp_path):
     text, vector = query_vector("soft reset tag:git", tmp_path)
     assert text == "soft reset"
     assert np.array_equal(vector, Embedder().embed_query("soft reset"))
+
+
+def test_a_damaged_optimised_copy_is_written_again(fastembed_model):
+    folder = bundled_model_dir(128)
+    query_model.embed_query("warm", folder)
+    copy = query_model._optimized_path(folder)
+    copy.write_bytes(b"not an onnx model")
+    vector = query_model.embed_query("compress a folder", folder)
+    assert np.array_equal(vector, fastembed_model.embed_query("compress a folder"))
+    assert copy.stat().st_size > 1_000_000  # a real model again

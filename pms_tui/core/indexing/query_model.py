@@ -16,7 +16,10 @@ The ONNX session is opened from a copy of the model that ONNX Runtime has alread
 ``EXTENDED`` level, which holds no machine-specific layout) with graph optimisation off: the
 same graph fastembed's session runs, opened in about a third of the time. The copy is keyed by
 the model file and the onnxruntime version; if it cannot be written or read, the original
-model is opened as fastembed opens it.
+model is opened as fastembed opens it; a copy that cannot be read is written again. The copy
+takes 90 MB (the int8 model is 23 MB: the optimiser stores some weights dequantised), one per
+window size (``max_tokens``), in the model cache folder (``~/.cache/pms-tui/models/optimized``
+on Linux); deleting it is safe.
 """
 
 from __future__ import annotations
@@ -52,8 +55,11 @@ def _session(folder: Path):
     try:
         optimized = _optimized_path(folder)
         if optimized.is_file():
-            return ort.InferenceSession(str(optimized), options(ort.GraphOptimizationLevel.ORT_DISABLE_ALL),
-                                        providers=providers)
+            try:
+                return ort.InferenceSession(str(optimized), options(ort.GraphOptimizationLevel.ORT_DISABLE_ALL),
+                                            providers=providers)
+            except Exception:  # noqa: BLE001 - a damaged copy (a full disk, a kill): written again
+                optimized.unlink(missing_ok=True)
         optimized.parent.mkdir(parents=True, exist_ok=True)
         tmp = optimized.with_name(f".{optimized.name}.{os.getpid()}.tmp")
         so = options(ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED)
