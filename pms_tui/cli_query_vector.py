@@ -14,7 +14,11 @@ is imported can, on a second core. The child embeds the query
 to a pipe; the search takes it from a future (``kb.expect_query_vector``). Whatever goes wrong
 in the child (a missing model, a kill), the search embeds the query itself with fastembed.
 
-The vectors the helper made are kept in ``<home>/cache/query-vectors/`` (the newest
+Before forking, a search asks a running app or `pms-tui mcp` of the same home for the vector
+(``core.query_service``: a Unix socket in the home; the same vector, from a model already
+loaded); the helper is forked only when none answers.
+
+The vectors the helper made (or a server gave) are kept in ``<home>/cache/query-vectors/`` (the newest
 ``CACHE_FILES``, one small file each, named by a hash of the model, its window and the query):
 the same query again (a script, an editor plugin, the shell's history) needs no model at all.
 
@@ -62,6 +66,11 @@ def start(home: str | None, query: str) -> Future | None:
             known = _decoded(cached.read_bytes())
         except OSError:
             known = None
+        if known is None:  # a running app or `pms-tui mcp` of this home may have the model loaded
+            served = _ask_server(home, query)
+            known = _decoded(served) if served else None
+            if known is not None:
+                _remember(cached, served)
         if known is not None:
             future: Future = Future()
             future.set_result(known)
@@ -151,6 +160,19 @@ def _cache_file(home: str | None, query: str) -> Path | None:
         return None
     key = f"{settings.model}\0{settings.max_tokens}\0{query}".encode("utf-8", "surrogatepass")
     return root / "cache" / "query-vectors" / f"{hashlib.sha256(key).hexdigest()}.vec"
+
+
+def _ask_server(home: str | None, query: str) -> bytes | None:
+    """The query's vector from a running app or `pms-tui mcp` of this home (``query_service``)."""
+    try:
+        from .core.config import default_home, load_settings
+        from .core.query_service import ask
+
+        root = Path(home).expanduser() if home else default_home()
+        settings = load_settings(root)
+        return ask(root, query, settings.model, settings.max_tokens)
+    except Exception:  # noqa: BLE001 - the helper embeds the query instead
+        return None
 
 
 def _remember(path: Path, payload: bytes) -> None:

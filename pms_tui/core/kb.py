@@ -199,9 +199,10 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
         """True when vector search can run now: the model is loaded and matches the index."""
         return self.embedder.ready and not self.model_mismatch
 
-    def load_model(self) -> None:
+    def load_model(self, serve_queries: bool = False) -> None:
         """Load the embedding model (slow the first time; safe from a worker thread).
-        Raises EmbeddingModelError or ModelMismatchError with the sentence to show."""
+        Raises EmbeddingModelError or ModelMismatchError with the sentence to show.
+        ``serve_queries``: then :meth:`serve_query_vectors` (the app and the MCP server)."""
         self.require_vectors()
         self._model_state = "loading"
         try:
@@ -210,6 +211,8 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
             self._model_state, self.model_error = "error", str(exc)
             raise
         self._model_state, self.model_error = "ready", None
+        if serve_queries:
+            self.serve_query_vectors()
 
     def expect_query_vector(self, future) -> None:
         """Take a query's vector from ``future`` (a ``concurrent.futures.Future`` of what
@@ -321,7 +324,24 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
             "model": self.embedder.model_name,
         }
 
+    def serve_query_vectors(self) -> bool:
+        """Answer one-shot `pms-tui search` processes of this home with query vectors from this
+        process's loaded model (``query_service``: a Unix socket in the home, owner only) until
+        :meth:`close`. False where it cannot (the model not loaded, another process serving)."""
+        if not self.model_ready or getattr(self, "_query_server", None) is not None:
+            return False
+        from .query_service import QueryVectorServer
+
+        server = QueryVectorServer(self.home, self.embedder, lambda query: parse_query(as_query_text(query)).text)
+        if not server.start():
+            return False
+        self._query_server = server
+        return True
+
     def close(self) -> None:
+        server, self._query_server = getattr(self, "_query_server", None), None
+        if server is not None:
+            server.stop()
         self.retrieval.close()
         self.store.close()
 
