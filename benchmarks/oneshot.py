@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
 BASE_COMMIT = "d1bc6d4,ccbe762"  # main where issue 27's work branched off; main before the lean query model
-TARGETS = {"hybrid": 0.8, "again": 0.8, "bm25": 0.3}  # wall p50 on a quiet machine (issue 27)
+TARGETS = {"hybrid": 0.8, "again": 0.8, "bm25": 0.3, "served": 0.8}  # wall p50 on a quiet machine (issue 27)
 # This tree's wall p50 as last published (docs/benchmarks.md, load ~5.5, nice -20, commit ccbe762)
 PREVIOUS = {"hybrid": 1.742, "again": 0.507, "bm25": 0.276}
 QUERIES = [
@@ -129,9 +129,9 @@ def one_search(tree: Path | None, home: Path, query: str, mode: str) -> tuple[fl
     env.pop("PMS_TUI_HOME", None)
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
-    if mode == "hybrid":  # a new query for every commit: no vector another commit's search kept
+    if mode in ("hybrid", "served"):  # a new query for every commit: no vector another commit's search kept
         shutil.rmtree(home / "cache" / "query-vectors", ignore_errors=True)
-    mode = "hybrid" if mode == "again" else mode
+    mode = "hybrid" if mode in ("again", "served") else mode
     argv = [sys.executable, "-m", "pms_tui", "--home", str(home), "search", query, "-k", "5", "--mode", mode]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
@@ -144,15 +144,100 @@ def one_search(tree: Path | None, home: Path, query: str, mode: str) -> tuple[fl
     return wall, cpu
 
 
+TRACE = """
+import json, os, sys, time
+started = time.perf_counter()
+marks = {}
+def mark(name):
+    marks.setdefault(name, round(time.perf_counter() - started, 3))
+from pms_tui import cli_query_vector
+start = cli_query_vector.start
+def traced_start(*a):
+    future = start(*a)
+    mark("helper forked")
+    if future is not None:
+        future.add_done_callback(lambda f: mark("vector arrived"))
+    return future
+cli_query_vector.start = traced_start
+from pms_tui.core.indexing import embed
+take = embed.Embedder._take_expected
+def traced_take(self):
+    mark("search wants the vector")
+    take(self)
+    mark("search has the vector")
+embed.Embedder._take_expected = traced_take
+from pms_tui import cli
+out = os.dup(1)
+os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+cli.main(["--home", sys.argv[1], "search", sys.argv[2], "-k", "5"])
+mark("results printed")
+os.dup2(out, 1)
+print(json.dumps(marks))
+"""
+
+
+def trace(home: Path, runs: int) -> None:
+    """``--trace``: when, in a new hybrid search of this tree, the helper is forked, the search
+    wants the query vector, the vector arrives and the results are printed (medians, seconds
+    from the interpreter's first line of the search)."""
+    import json
+    import statistics
+
+    rows = []
+    for run in range(runs):
+        shutil.rmtree(home / "cache" / "query-vectors", ignore_errors=True)
+        proc = subprocess.run([sys.executable, "-c", TRACE, str(home), QUERIES[run % len(QUERIES)]],
+                              capture_output=True, text=True, cwd="/tmp", preexec_fn=_priority)
+        rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    print(f"trace of {runs} new hybrid searches (this tree; medians, s): load average {loadavg()}")
+    for name in ("helper forked", "search wants the vector", "vector arrived", "search has the vector",
+                 "results printed"):
+        values = [r[name] for r in rows if name in r]
+        print(f"  {name:<26} {statistics.median(values):.3f}" if values else f"  {name:<26} -")
+
+
+class mcp_server:
+    """``pms-tui mcp`` of ``home`` (this tree) running, its model loaded and serving query vectors."""
+
+    def __init__(self, home: Path):
+        self.home = home
+
+    def __enter__(self):
+        from pms_tui.core.query_service import socket_path
+
+        self.proc = subprocess.Popen([sys.executable, "-m", "pms_tui", "--home", str(self.home), "mcp"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     cwd="/tmp")
+        deadline = time.time() + 180
+        while not socket_path(self.home).exists() and time.time() < deadline and self.proc.poll() is None:
+            time.sleep(0.1)
+        if not socket_path(self.home).exists():
+            self.__exit__()
+            raise SystemExit("pms-tui mcp did not start serving query vectors")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.proc.stdin.close()  # the end of its input: it leaves
+        try:
+            self.proc.wait(60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="processes per commit and mode")
     parser.add_argument("--base", default=BASE_COMMIT, help="the commits to compare with, comma-separated")
     parser.add_argument("--corpus", default="tldr-pages-en", help="a folder of /work/shared/corpora/markdown")
-    parser.add_argument("--modes", default="hybrid,again,bm25", help="hybrid, again (the hybrid query again), bm25")
+    parser.add_argument("--modes", default="hybrid,again,bm25,served",
+                        help="hybrid, again (the hybrid query again), bm25, served (a new hybrid query while "
+                             "`pms-tui mcp` of the home runs: this tree only, after the others)")
     parser.add_argument("--priority", type=int, default=0,
                         help="nice value of the searches: -20 (as root) approximates a quiet machine on a "
                              "shared one (both commits alike)")
+    parser.add_argument("--trace", type=int, default=0, metavar="N",
+                        help="instead: the phases of N new hybrid searches of this tree")
     args = parser.parse_args()
     global PRIORITY
     PRIORITY = args.priority
@@ -163,6 +248,9 @@ def main() -> int:
         return 0
     home = Path(f"/tmp/pms-oneshot-home-{args.corpus}")
     build_home(corpus, home)
+    if args.trace:
+        trace(home, args.trace)
+        return 0
     trees: dict[str, Path | None] = {f"base {c}": base_tree(c) for c in args.base.split(",") if c}
     trees["this tree"] = None
     homes = {label: home for label in trees}
@@ -175,14 +263,20 @@ def main() -> int:
         for mode in ("hybrid", "bm25"):
             one_search(tree, homes[label], "warm up", mode)
     print(f"load average before: {loadavg()}")
-    times: dict[tuple[str, str], list[tuple[float, float]]] = {(t, m): [] for t in trees for m in modes}
+    times: dict[tuple[str, str], list[tuple[float, float]]] = {
+        (t, m): [] for t in trees for m in modes if m != "served" or t == "this tree"}
     for run in range(args.runs):
         query = QUERIES[run % len(QUERIES)]
         order = list(trees.items())
         order = order[run % len(order):] + order[:run % len(order)]  # each tree goes first in turn
         for mode in modes:
             for label, tree in order:
-                times[(label, mode)].append(one_search(tree, homes[label], query, mode))
+                if (label, mode) in times and mode != "served":
+                    times[(label, mode)].append(one_search(tree, homes[label], query, mode))
+    if "served" in modes:
+        with mcp_server(home):
+            for run in range(args.runs):
+                times[("this tree", "served")].append(one_search(None, home, QUERIES[run % len(QUERIES)], "served"))
     print(f"load average after:  {loadavg()}")
     print(f"{args.runs} runs per row, {args.corpus} ({home}); each a different query; nice {args.priority}; "
           f"targets on a quiet machine: hybrid p50 <= 0.8 s, bm25 p50 <= 0.3 s")
