@@ -425,19 +425,28 @@ def split_long_line(line: str, limit: int) -> list[str]:
     """
     line = line.strip()
     parts: list[str] = []
-    while len(line) > limit:
-        count = -(-len(line) // limit)
-        goal = len(line) / count
-        ends = [m.end() for m in _SENTENCE_END.finditer(line, 0, limit + 1) if m.end() <= limit]
+    # Positions in the line, never the rest of it copied: a 20 MB line is 20,000 parts, and
+    # copying what was left after each (``line = line[cut:]``) was quadratic: 19.3 s of CPU for
+    # a 20 MB line of prose, now 0.26 s (the same parts: tests/test_split_long_line_linear.py).
+    pos, end = 0, len(line)
+    while end - pos > limit:
+        count = -(-(end - pos) // limit)
+        goal = (end - pos) / count
+        # a match at ``pos`` itself is skipped: it is not one in the rest alone (its lookbehind
+        # sees the previous part's last char); none other can differ
+        ends = [m.end() - pos for m in _SENTENCE_END.finditer(line, pos, pos + limit + 1)
+                if m.start() > pos and m.end() - pos <= limit]
         if ends:
             cut = min(ends, key=lambda e: (abs(e - goal), -e))
         else:
-            space = line.rfind(" ", 0, limit + 1)
-            cut = space + 1 if space > 0 else limit
-        parts.append(line[:cut].strip())
-        line = line[cut:].strip()
-    if line:
-        parts.append(line)
+            space = line.rfind(" ", pos, pos + limit + 1)
+            cut = space - pos + 1 if space > pos else limit
+        parts.append(line[pos:pos + cut].strip())
+        pos += cut
+        while pos < end and line[pos].isspace():
+            pos += 1
+    if pos < end:
+        parts.append(line[pos:])
     return parts
 
 
