@@ -225,6 +225,34 @@ class mcp_server:
             self.proc.wait()
 
 
+PIECES = {
+    "the interpreter starting (python -c pass)": "pass",
+    "import pms_tui.cli (before the helper forks)": "import pms_tui.cli",
+    "import fastembed (numpy, onnxruntime included)": "from fastembed import TextEmbedding",
+    "import numpy, onnxruntime, tokenizers": "import numpy, onnxruntime, tokenizers",
+    "a query vector the old way (fastembed)": "from pms_tui.core.indexing.embed import Embedder\n"
+                                              "Embedder().embed_query('resize an image')",
+    "a query vector the new way (query_embedding)": "from pms_tui.core.query_embedding import query_vector\n"
+                                                    "query_vector('resize an image', HOME)",
+}
+
+
+def pieces(home: Path, runs: int) -> None:
+    """``--pieces``: CPU seconds of each piece of a one-shot's work, a new process each, median."""
+    import statistics
+
+    print(f"CPU per piece, median of {runs} new processes; load average {loadavg()}")
+    for name, code in PIECES.items():
+        cpu = []
+        for _ in range(runs):
+            script = (f"import resource\nHOME = {str(home)!r}\n{code}\n"
+                      "r = resource.getrusage(resource.RUSAGE_SELF); print(r.ru_utime + r.ru_stime)")
+            out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd="/tmp")
+            cpu.append(float(out.stdout.strip().splitlines()[-1]))
+        print(f"  {name:<48} {statistics.median(cpu):.3f} s")
+    print(f"load average after: {loadavg()}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="processes per commit and mode")
@@ -238,6 +266,8 @@ def main() -> int:
                              "shared one (both commits alike)")
     parser.add_argument("--trace", type=int, default=0, metavar="N",
                         help="instead: the phases of N new hybrid searches of this tree")
+    parser.add_argument("--pieces", type=int, default=0, metavar="N",
+                        help="instead: CPU seconds of each piece of the work (imports, the query vector), N runs")
     args = parser.parse_args()
     global PRIORITY
     PRIORITY = args.priority
@@ -250,6 +280,9 @@ def main() -> int:
     build_home(corpus, home)
     if args.trace:
         trace(home, args.trace)
+        return 0
+    if args.pieces:
+        pieces(home, args.pieces)
         return 0
     trees: dict[str, Path | None] = {f"base {c}": base_tree(c) for c in args.base.split(",") if c}
     trees["this tree"] = None
