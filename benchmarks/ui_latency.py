@@ -89,6 +89,70 @@ async def _run(home: Path, queries: list[str]) -> dict:
         }
 
 
+async def _lag_probe(lags: list[float], stop: asyncio.Event, step: float = 0.02) -> None:
+    """How late the event loop wakes a 20 ms sleep, in ms, until ``stop``: a stall of the app
+    (a worker thread holding the GIL, work on the loop) shows here even between keystrokes."""
+    while not stop.is_set():
+        started = time.perf_counter()
+        await asyncio.sleep(step)
+        lags.append(max(0.0, (time.perf_counter() - started - step) * 1000))
+
+
+async def _while_indexing(home: Path, queries: list[str]) -> dict:
+    """Press ctrl+s (the home has a folder whose text is not indexed yet) and, while the sync's
+    text phase runs, type queries; each query's time from its last key to its results shown
+    (the debounce included), and the event loop's lateness meanwhile."""
+    from pms_tui.tui.app import PmsApp
+
+    app = PmsApp(home=home, first_run_sample=False, read_clipboard=False, show_timings=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.search_screen
+        while screen.model_state == "loading":
+            await pilot.pause(0.05)
+        await app.wait_for_work()
+        lags: list[float] = []
+        stop = asyncio.Event()
+        started = time.perf_counter()
+        screen.start_sync()  # what ctrl+s does (a key press waits until the app is idle)
+        probe = asyncio.ensure_future(_lag_probe(lags, stop))
+        per_query: list[float] = []
+        index = 0
+        while not screen.syncing._text_done and time.perf_counter() - started < 600:
+            query = queries[index % len(queries)]
+            index += 1
+            await pilot.press("ctrl+u")
+            for char in query[:-1]:
+                await pilot.press("space" if char == " " else char)
+            count = screen.searches_shown
+            pressed = time.perf_counter()
+            await pilot.press(query[-1])
+            while (screen.searches_shown == count or screen.search_pending) and time.perf_counter() - pressed < 60:
+                await pilot.pause(0.005)
+            per_query.append((time.perf_counter() - pressed) * 1000)
+        text_seconds = time.perf_counter() - started
+        stop.set()
+        await probe
+        screen.action_stop_sync()
+        await app.wait_for_work()
+    per_query.sort()
+    lags.sort()
+    return {
+        "text_seconds": round(text_seconds, 1),
+        "queries": len(per_query),
+        "key_to_results_p50_ms": round(per_query[len(per_query) // 2], 1) if per_query else None,
+        "key_to_results_max_ms": round(per_query[-1], 1) if per_query else None,
+        "loop_lag_p99_ms": round(lags[int(len(lags) * 0.99)], 1) if lags else None,
+        "loop_lag_max_ms": round(lags[-1], 1) if lags else None,
+        "debounce_ms": app.settings.debounce_ms,
+    }
+
+
+def measure_while_indexing(home: str | Path, queries: list[str] | None = None) -> dict:
+    """Keystroke-to-results and event-loop lateness while a sync's text phase runs (the
+    big-note case: ``python benchmarks/big_notes.py --ui``)."""
+    return asyncio.run(_while_indexing(Path(home), queries or QUERIES))
+
+
 _COLD_START = """
 import time
 started = time.perf_counter()
