@@ -34,6 +34,7 @@ with a paired-bootstrap 95% interval of its difference from ``a``.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import sys
@@ -114,6 +115,9 @@ def window_mean_runs(folder: str, cut, whole, depth: int = 300) -> dict[str, dic
     per document with coverage off the whole index and the gap off these vectors."""
     import numpy as np  # noqa: PLC0415
 
+    from pms_tui.core.search.query_syntax import parse  # noqa: PLC0415
+    from pms_tui.core.search.retrieval import as_text  # noqa: PLC0415
+
     means, kb = lanes_mod.window_means(folder)
     try:
         docs = list(means)
@@ -125,8 +129,13 @@ def window_mean_runs(folder: str, cut, whole, depth: int = 300) -> dict[str, dic
         topics = beir.read_topics(beir.discover(folder).topics)
         bm, vec, hyb = {}, {}, {}
         for q in qids:
-            sims = matrix @ kb.embedder.embed_query(topics[q])
-            order = [docs[i] for i in np.argsort(-sims)[: depth + 1] if docs[i] != q][:depth]
+            parsed = parse(as_text(topics[q]))
+            sims = matrix @ kb.embedder.embed_query(parsed.text)  # as search embeds it
+            ranked = (docs[i] for i in np.argsort(-sims))
+            if parsed.phrases:  # a quoted phrase narrows search to passages holding it: the
+                allowed = set(lane_docs(cut, q, "vector", None))  # documents the product let through
+                ranked = (d for d in ranked if d in allowed)
+            order = [d for d in itertools.islice(ranked, depth + 1) if d != q][:depth]
             bm[q] = lane_docs(whole, q, "bm25", None)
             vec[q] = order
             gap = None
@@ -163,11 +172,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python research/whole_docs/compare.py")
     parser.add_argument("--beir", action="append", default=[], metavar="DIR")
     parser.add_argument("--known-item", action="append", nargs=2, default=[], metavar=("FILE", "DIR"))
+    parser.add_argument("--whole-bm25-only", action="append", default=[], metavar="DIR",
+                        help="a --beir DIR whose whole index has no vectors (built with lanes.py --bm25-only)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     known = [tuple(k) for k in args.known_item]
     cut = lanes_mod.load("cut", args.beir, [])
-    whole = lanes_mod.load("whole", args.beir, [])
+    whole = [lanes_mod.load("whole", [d], [], bm25_only=d in args.whole_bm25_only)[0] for d in args.beir]
     for f, d in known:
         if not same_chunks(d):
             cut += lanes_mod.load("cut", [], [(f, d)])

@@ -2,13 +2,21 @@
 
     python research/whole_docs/lanes.py VARIANT [--beir DIR ...] [--known-item FILE DIR ...]
 
-VARIANT is ``cut`` (the product's chunker: a prose line longer than the target is cut at
-sentence ends) or ``whole`` (no such cut: a one-line paragraph is one passage, of which the
-model reads its first ``max_tokens`` tokens). Each variant's indexes live in their own cache
-root, ``~/.cache/pms-tui-eval/index-VARIANT`` (or ``$PMS_TUI_WHOLE_DOCS_CACHE/index-VARIANT``),
-built by the product's KnowledgeBase through ``pms-tui eval``'s harness; each query's lanes
-(chunk id and the lane's score, at the depth ``pms-tui eval`` fuses) are cached beside the
-index by ``research/fusion_cv.py``'s ``collect``. Building embeds every passage once.
+VARIANT is how the index was chunked:
+
+* ``cut``: main's chunker before the whole-paragraph change (commit ccbe762): a prose line
+  longer than the target is cut at sentence ends into chunks of its own (reproduced here by
+  ``_cut_build_chunks``);
+* ``whole``: no such cut and no windows: a one-line paragraph is one passage, of which the
+  model reads its first ``max_tokens`` tokens;
+* ``windows``: the product's chunker now (one passage, its vector the mean of its windows').
+
+Each variant's indexes live in their own cache root, ``~/.cache/pms-tui-eval/index-VARIANT``
+(or ``$PMS_TUI_WHOLE_DOCS_CACHE/index-VARIANT``), built by the product's KnowledgeBase through
+``pms-tui eval``'s harness; ``cut`` and ``whole`` keep the cache key of main's chunker at
+ccbe762 (``PINNED_FINGERPRINT``), under which they were built. Each query's lanes (chunk id
+and the lane's score, at the depth ``pms-tui eval`` fuses) are cached beside the index by
+``research/fusion_cv.py``'s ``collect``. Building embeds every passage once.
 """
 
 from __future__ import annotations
@@ -24,7 +32,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pms_tui.core.indexing import chunk  # noqa: E402
 
-VARIANTS = ("cut", "whole")
+VARIANTS = ("cut", "whole", "windows")
+# sha256 of main's chunk.py + frontmatter.py at ccbe762 (kb_doctor.indexing_fingerprint then):
+# the key the cut and whole indexes were built under
+PINNED_FINGERPRINT = "5dab68e8921e"
+
+
+def _product_fingerprint() -> str:
+    from pms_tui.eval import harness  # noqa: PLC0415
+
+    return harness.indexing_fingerprint()
+
+
+_PRODUCT_FINGERPRINT = _product_fingerprint
 
 
 def cache_base() -> Path:
@@ -32,15 +52,52 @@ def cache_base() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "pms-tui-eval"
 
 
-_PRODUCT_HAS_LONG_LINE = chunk._has_long_line
+_PRODUCT = (chunk._has_long_line, chunk._build_chunks)
+
+
+def _cut_build_chunks(layout, title: str, target: int, overlap: int, line_offset: int) -> list:
+    """main's ``_build_chunks`` at ccbe762: a span holding a long prose line becomes one chunk
+    per packed window (``_pieces``), each embedded on its own."""
+    chunks: list = []
+    limit = max(target * chunk.MAX_CHUNK_FACTOR, chunk.MIN_CHUNK_CAP)
+    block_limit = max(target * chunk.MAX_BLOCK_FACTOR, chunk.MIN_BLOCK_CAP)
+    prev_last, prev_cut = -1, False
+    for first, last in chunk._spans(layout, target, overlap):
+        cut_here = chunk._has_long_line(layout, first, last, target)
+        if first <= prev_last and (cut_here or prev_cut):
+            first = prev_last + 1
+            while first <= last and layout.blank[first]:
+                first += 1
+            if first > last:
+                continue
+        pieces = chunk._pieces(layout, first, last, target) if cut_here else [
+            (first, last, "\n".join(layout.lines[first : last + 1]))]
+        prev_last, prev_cut = last, cut_here
+        for start, end, text in chunk._bounded(pieces, limit, block_limit):
+            path = layout.path_at(start)
+            header = chunk.embed_header(title, path)
+            chunks.append(chunk.Chunk(seq=len(chunks), start_line=start + 1 + line_offset,
+                                      end_line=end + 1 + line_offset, heading_path=path, text=text,
+                                      embed_text=f"{header}\n\n{text}" if header else text))
+    return chunks
 
 
 def use_variant(variant: str) -> None:
     """Point the evaluation cache at the variant's root and set the chunker to match."""
     if variant not in VARIANTS:
         raise SystemExit(f"variant must be one of {', '.join(VARIANTS)}")
+    from pms_tui.eval import harness  # noqa: PLC0415
+
     os.environ["PMS_TUI_EVAL_CACHE"] = str(cache_base() / f"index-{variant}")
-    chunk._has_long_line = _PRODUCT_HAS_LONG_LINE if variant == "cut" else (lambda *_a: False)
+    chunk._has_long_line, chunk._build_chunks = _PRODUCT
+    if variant == "windows":
+        harness.chunker_fingerprint = _PRODUCT_FINGERPRINT
+        return
+    harness.chunker_fingerprint = lambda: PINNED_FINGERPRINT
+    if variant == "cut":
+        chunk._build_chunks = _cut_build_chunks
+    else:
+        chunk._has_long_line = lambda *_a: False
 
 
 def _defaults():

@@ -340,12 +340,12 @@ def _build_chunks(
             if first > last:
                 continue
         whole = "\n".join(layout.lines[first : last + 1])
-        windows = [text for _, _, text in _pieces(layout, first, last, target)] if cut_here else []
+        windows = [t for _, _, t in _pieces(layout, first, last, target)] if cut_here and len(whole) <= limit else []
         prev_last, prev_cut = last, cut_here
         for start, end, text in _bounded([(first, last, whole)], limit, block_limit):
             path = layout.path_at(start)
             header = embed_header(title, path)
-            parts = windows if text == whole else split_long_line(text, max(target, MIN_CUT_LINE)) if windows else []
+            parts = (windows or split_long_line(text, max(target, MIN_CUT_LINE))) if cut_here else []
             lead = f"{header}\n\n" if header else ""
             chunks.append(
                 Chunk(
