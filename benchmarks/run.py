@@ -3,7 +3,11 @@
 
     python benchmarks/run.py           # full run (10,000 and 100,000 chunks), ~15 minutes
     python benchmarks/run.py --quick   # 10,000-chunk smoke run, a few minutes
-    python benchmarks/run.py --reuse   # keep the 100,000-chunk index cached in /tmp
+    python benchmarks/run.py --reuse   # keep the 100,000-chunk indexes cached in /tmp
+    python benchmarks/run.py --base none   # the 100,000-chunk part without the side by side
+
+The 100,000-chunk part runs side by side with commit 38ea43d (``--base``) in the same run:
+see benchmarks/side_by_side.py.
 
 Prints every figure of issue 6 beside its target and rewrites the generated part of
 docs/benchmarks.md (between the GENERATED markers; the hand-written notes below stay).
@@ -198,6 +202,7 @@ def w_dbsize(home: str) -> dict:
         "SELECT count(*), coalesce(sum(length(body)), 0), coalesce(sum(length(CAST(body AS BLOB))), 0) FROM chunks"
     ).fetchone()
     tables, payload = _db_breakdown(conn)
+    free = conn.execute("PRAGMA freelist_count").fetchone()[0] * conn.execute("PRAGMA page_size").fetchone()[0]
     conn.close()
     total = sum(files.values())
     # What grows with the text: the body bytes on the chunk rows' pages, and the full-text
@@ -207,7 +212,7 @@ def w_dbsize(home: str) -> dict:
     text_part = body_bytes * fill + tables.get("chunks_fts_data", 0)
     fixed = total - text_part
     return {
-        "files": files, "total": total, "chunks": chunks, "chars": chars, "tables": tables,
+        "files": files, "total": total, "free_bytes": free, "chunks": chunks, "chars": chars, "tables": tables,
         "per_chunk": total / chunks if chunks else 0, "per_1000_chars": 1000 * total / chars if chars else 0,
         "avg_chunk_chars": chars / chunks if chunks else 0,
         "fixed_per_chunk": fixed / chunks if chunks else 0,
@@ -216,8 +221,10 @@ def w_dbsize(home: str) -> dict:
     }
 
 
-def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: bool = True) -> dict:
-    """Latency of each lane and of the hybrid path over the query list."""
+def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: bool = True,
+              filtered: bool = False) -> dict:
+    """Latency of each lane and of the hybrid path over the query list; with ``filtered``, also
+    the hybrid search restricted by ``path:`` to the folder closest to 1% of the notes."""
     import numpy as np
 
     from fake_embed import RandomUnitEmbedder
@@ -250,6 +257,12 @@ def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: 
         cold()
         retrieval.search(q, k=10)
     lanes = {n: [] for n in ("bm25", "vector", "vector_search", "embed", "hybrid")}
+    prefix = None
+    if filtered:
+        from filters import one_percent_prefix
+
+        prefix = one_percent_prefix(kb.store.conn)[0]
+        lanes["filtered"] = []
     per_category: dict[str, dict[str, list[float]]] = {}
     plans: dict[str, dict] = {}
     qvecs = {q: real.embed_query(q) for _, q in queries}
@@ -270,7 +283,7 @@ def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: 
                 ("vector_search", lambda: retrieval.vector_ranked(q, depth, qvec=qvecs[q])),
                 ("embed", lambda: real.embed_query(q)),
                 ("hybrid", lambda: retrieval.search(q, k=10)),
-            ):
+            ) + ((("filtered", lambda: kb.search(f"{q} path:{prefix}", k=10)),) if prefix else ()):
                 cold()
                 t = time.perf_counter()
                 fn()
@@ -278,7 +291,7 @@ def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: 
                 lanes[name].append(ms)
                 cat[name].append(ms)
     result = {
-        "chunks": chunks, "vectors": len(kb.vectors), "reps": reps, "queries": len(queries),
+        "chunks": chunks, "vectors": len(kb.vectors), "reps": reps, "queries": len(queries), "filter": prefix,
         "open_ms": open_ms, "model_load_ms": model_load_ms, "mirror_load_ms": mirror_ms,
         "lanes": {n: {"p50": pct(v, 0.5), "p95": pct(v, 0.95), "max": max(v)} for n, v in lanes.items()},
         "categories": {
@@ -491,16 +504,20 @@ def throughput_folder(quick: bool) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="10,000 chunks only, small samples")
-    parser.add_argument("--reuse", action="store_true", help="reuse the cached 100,000-chunk index in /tmp")
+    parser.add_argument("--reuse", action="store_true",
+                        help="reuse the cached 100,000-chunk indexes in /tmp/pms-bench-cache (this tree's home100k "
+                             "and the base's home100k-<sha>; delete home100k after changing how the index is written)")
     parser.add_argument("--reps", type=int, default=None, help="repetitions of the query list")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
-    parser.add_argument("--skip", default="", help="comma list of parts to skip: ui,throughput,sync,100k")
+    parser.add_argument("--skip", default="", help="comma list of parts to skip: 10k,100k,ui,sync,throughput")
     parser.add_argument("--keep-previous", action="store_true",
                         help="report skipped parts from the previous run (their date and load are shown)")
     parser.add_argument("--wait-quiet", type=float, default=0.0, metavar="SECONDS",
                         help="before each timed part, wait up to SECONDS for the load average to fall below 1")
     parser.add_argument("--render-only", action="store_true",
                         help="rewrite docs/benchmarks.md from the last run's results, measuring nothing")
+    parser.add_argument("--base", default="38ea43d",
+                        help="run the 100,000-chunk part side by side with this commit (none: this tree alone)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("args", nargs="?", help=argparse.SUPPRESS)
     opts = parser.parse_args()
@@ -522,6 +539,13 @@ def main() -> int:
         return 0
     skip = {s.strip() for s in opts.skip.split(",") if s.strip()}
     QUIET["wait"] = opts.wait_quiet
+    if not opts.quick and "100k" not in skip and opts.base.lower() not in ("", "none"):
+        import side_by_side as sbs
+
+        problem = sbs.preflight(sbs.base_tree(opts.base))  # before anything is measured
+        if problem:
+            log(f"Cannot run the 100,000-chunk part side by side with {opts.base}: {problem}.")
+            return 1
     reps = opts.reps or (3 if opts.quick else 5)
     started = time.perf_counter()
     results: dict = {"machine": machine(), "quick": opts.quick, "reps": reps}
@@ -529,33 +553,55 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="pms-bench-"))
     try:
         # 10k tier: tldr-pages-en + jbranchaud-til, read in place
-        log("10k tier: indexing tldr-pages-en + jbranchaud-til (random stored vectors)")
-        cols10 = [(n, str(p)) for n, p in sources.items() if n in (vaults.TLDR, vaults.TIL)]
         home10 = tmp / "home10k"
-        results["build10k"] = run_worker("build", home=str(home10), collections=cols10)
-        results["db10k"] = run_worker("dbsize", home=str(home10))
-        log("10k tier: query latency")
-        results["q10k"] = run_worker("queries", home=str(home10), reps=reps)
+        if "10k" not in skip:
+            log("10k tier: indexing tldr-pages-en + jbranchaud-til (random stored vectors)")
+            cols10 = [(n, str(p)) for n, p in sources.items() if n in (vaults.TLDR, vaults.TIL)]
+            results["build10k"] = run_worker("build", home=str(home10), collections=cols10)
+            results["db10k"] = run_worker("dbsize", home=str(home10))
+            log("10k tier: query latency")
+            results["q10k"] = run_worker("queries", home=str(home10), reps=reps)
         if not opts.quick and "100k" not in skip:
             log("100k tier: vault of corpus copies")
             _, cols, n = vaults.build_big_vault(100_000, log=log)
             home100 = vaults.CACHE / "home100k" if opts.reuse else tmp / "home100k"
             cached = opts.reuse and (home100 / "index.sqlite").exists()
-            if not cached:
-                log(f"100k tier: indexing {n} chunks (random stored vectors)")
-                results["build100k"] = run_worker("build", home=str(home100), collections=[(a, str(b)) for a, b in cols])
+            if opts.base.lower() not in ("", "none"):
+                import side_by_side as sbs
+
+                log(f"100k tier: {n} chunks, side by side with {opts.base} (each builds its own index)")
+                sha = sbs.short_sha(opts.base)
+                base_home = (vaults.CACHE if opts.reuse else tmp) / f"home100k-{sha}"
+                homes = {"this": home100, "base": base_home}
+                both = sbs.measure(
+                    [(a, str(b)) for a, b in cols], homes, {"this": REPO, "base": sbs.base_tree(opts.base)}, reps,
+                    {k: opts.reuse and (h / "index.sqlite").exists() for k, h in homes.items()},
+                    {"filtered": True}, before_round=wait_quiet,
+                )
+                for key, part in (("build100k", "build"), ("db100k", "db"), ("q100k", "q")):
+                    if part in both["this"]:
+                        results[key] = both["this"][part]
+                results["base100k"] = {"commit": sha, **{k: v for k, v in both["base"].items() if k != "tree"},
+                                       "measured_at": both["base"]["q"]["measured_at"],
+                                       "load_at_start": both["base"]["q"]["load_at_start"],
+                                       "load_at_end": both["base"]["q"]["load_at_end"]}
             else:
-                log("100k tier: reusing the cached index")
-            results["db100k"] = run_worker("dbsize", home=str(home100))
-            log("100k tier: query latency (also peak RSS)")
-            results["q100k"] = run_worker("queries", home=str(home100), reps=reps)
+                if not cached:
+                    log(f"100k tier: indexing {n} chunks (random stored vectors)")
+                    results["build100k"] = run_worker("build", home=str(home100),
+                                                      collections=[(a, str(b)) for a, b in cols])
+                else:
+                    log("100k tier: reusing the cached index")
+                results["db100k"] = run_worker("dbsize", home=str(home100))
+                log("100k tier: query latency (also peak RSS)")
+                results["q100k"] = run_worker("queries", home=str(home100), reps=reps, filtered=True)
             if "ui" not in skip and (HERE / "ui_latency.py").exists():
                 log("100k tier: UI latency")
                 try:
                     results["ui100k"] = run_worker("ui", home=str(home100))
                 except Exception as exc:
                     results["ui100k"] = {"error": str(exc)}
-        if "ui" not in skip and (HERE / "ui_latency.py").exists():
+        if "ui" not in skip and "10k" not in skip and (HERE / "ui_latency.py").exists():
             log("10k tier: UI latency")
             try:
                 results["ui10k"] = run_worker("ui", home=str(home10))
@@ -616,16 +662,28 @@ def render(r: dict) -> str:
         f"Load average before/after: {m['load_before'][0]} / {m.get('load_after', ['?'])[0]} "
         f"(other programs sharing the 2 cores inflate every figure). "
         f"Run: `python benchmarks/run.py{' --quick' if r['quick'] else ''}`, {r['reps']} repetitions of "
-        f"{r['q10k']['queries']} queries (`benchmarks/queries.txt`), {r['total_seconds'] / 60:.1f} min in all"
+        f"{(r.get('q10k') or r.get('q100k') or {}).get('queries', '?')} queries (`benchmarks/queries.txt`), {r['total_seconds'] / 60:.1f} min in all"
         + (". Parts not measured in this run are from an earlier run: "
            + ", ".join(f"{k} ({v['measured_at']})" for k, v in r.items()
                        if isinstance(v, dict) and v.get("from_previous_run")) + "."
            if any(isinstance(v, dict) and v.get("from_previous_run") for v in r.values()) else "."),
         "",
-        "| figure | measured | target | |",
-        "|---|---|---|---|",
     ]
-    row = lambda name, val, target, verdict="": lines.append(f"| {name} | {val} | {target} | {verdict} |")
+    b = r.get("base100k") or {}
+    bq, bd = b.get("q") or {}, b.get("db") or {}
+    if b:
+        lines += [f"Side by side at 100,000 chunks with commit `{b['commit']}` (the code that generated the "
+                  f"figures issue 27 starts from), in the same run: each commit built its own index of the same "
+                  f"generated vault, and the query rounds alternated between the two ({bq.get('rounds', '?')} "
+                  f"rounds of the query list each).", ""]
+    lines += [f"| figure | measured | target | | {b['commit'] + ' (same run)' if b else ''} |", "|---|---|---|---|---|"]
+
+    def row(name, val, target, verdict="", base=""):
+        lines.append(f"| {name} | {val} | {target} | {verdict} | {base} |")
+
+    def base_lane(lane, fmt=lambda d: f"{_ms(d['p50'])} / {_ms(d['p95'])}"):
+        d = (bq.get("lanes") or {}).get(lane)
+        return fmt(d) if d else ("n/a" if bq else "")
     for tier in ("q10k", "q100k"):
         q = r.get(tier)
         if not q:
@@ -634,16 +692,23 @@ def render(r: dict) -> str:
         l = q["lanes"]
         big = tier == "q100k"
         row(f"BM25 lane p50 / p95 ({label})", f"{_ms(l['bm25']['p50'])} / {_ms(l['bm25']['p95'])}",
-            "p95 ≤ 25 ms" if big else "", _ok(l["bm25"]["p95"], 25) if big else "")
+            "p95 ≤ 25 ms" if big else "", _ok(l["bm25"]["p95"], 25) if big else "", base_lane("bm25") if big else "")
         row(f"vector lane incl. query embedding p50 / p95 ({label})",
-            f"{_ms(l['vector']['p50'])} / {_ms(l['vector']['p95'])}", "", "")
+            f"{_ms(l['vector']['p50'])} / {_ms(l['vector']['p95'])}", "", "", base_lane("vector") if big else "")
         row(f"vector search alone p50 / p95 ({label}, {q['vectors']:,} random unit vectors)",
             f"{_ms(l['vector_search']['p50'])} / {_ms(l['vector_search']['p95'])}",
-            "p50 ≤ 10 ms" if big else "", _ok(l["vector_search"]["p50"], 10) if big else "")
+            "p50 ≤ 10 ms" if big else "", _ok(l["vector_search"]["p50"], 10) if big else "",
+            base_lane("vector_search") if big else "")
         row(f"hybrid (kb.retrieval.search, k=10) p50 / p95 ({label})",
             f"{_ms(l['hybrid']['p50'])} / {_ms(l['hybrid']['p95'])}",
-            "p50 ≤ 30 ms, p95 ≤ 60 ms" if big else "",
-            (_ok(l["hybrid"]["p50"], 30) if _ok(l["hybrid"]["p95"], 60) == "met" else "**not met**") if big else "")
+            "p50 ≤ 20 ms, p95 ≤ 40 ms" if big else "",
+            (_ok(l["hybrid"]["p50"], 20) if _ok(l["hybrid"]["p95"], 40) == "met" else "**not met**") if big else "",
+            base_lane("hybrid") if big else "")
+        if "filtered" in l:
+            row(f"filtered hybrid (kb.search, `path:{q['filter']}`, ~1% of the notes) p50 / p95 ({label})",
+                f"{_ms(l['filtered']['p50'])} / {_ms(l['filtered']['p95'])}",
+                "p95 ≤ 40 ms" if big else "", _ok(l["filtered"]["p95"], 40) if big else "",
+                (base_lane("filtered") + " (no filters then)" if bq else "") if big else "")
     ui, ui_label = r.get("ui10k"), "10k"
     if r.get("ui100k") and "error" not in r["ui100k"]:
         ui, ui_label = r["ui100k"], "100k"
@@ -687,16 +752,21 @@ def render(r: dict) -> str:
     for key in ("db100k", "db10k"):
         d = r.get(key)
         if d:
+            big = key == "db100k" and bd
             row(f"database size per chunk ({d['chunks']:,} chunks, avg {d['avg_chunk_chars']:.0f} chars)",
-                f"{d['per_chunk'] / 1000:.2f} KB ({d['total'] / 1e6:.0f} MB in all)", "", "")
+                f"{d['per_chunk'] / 1000:.2f} KB ({d['total'] / 1e6:.0f} MB in all)", "", "",
+                f"{bd['per_chunk'] / 1000:.2f} KB ({bd['total'] / 1e6:.0f} MB, {bd['chunks']:,} chunks)" if big else "")
             row("... estimated for a 1,000-character chunk (fixed part + text part, see below)",
-                f"{d['est_per_1000_char_chunk'] / 1000:.2f} KB", "≤ 3.5 KB", _ok(d["est_per_1000_char_chunk"], 3500))
-            row("... per 1,000 characters of chunk text", f"{d['per_1000_chars'] / 1000:.2f} KB", "", "")
+                f"{d['est_per_1000_char_chunk'] / 1000:.2f} KB", "≤ 3.5 KB", _ok(d["est_per_1000_char_chunk"], 3500),
+                f"{bd['est_per_1000_char_chunk'] / 1000:.2f} KB" if big else "")
+            row("... per 1,000 characters of chunk text", f"{d['per_1000_chars'] / 1000:.2f} KB", "", "",
+                f"{bd['per_1000_chars'] / 1000:.2f} KB" if big else "")
             break
     q = r.get("q100k")
     if q:
         row(f"peak RSS, {q['chunks']:,} chunks (open, vector mirror, real model, query list)",
-            f"{q['maxrss_mb']:.0f} MB", "≤ 600 MB", _ok(q["maxrss_mb"], 600))
+            f"{q['maxrss_mb']:.0f} MB", "≤ 600 MB", _ok(q["maxrss_mb"], 600),
+            f"{bq['maxrss_mb']:.0f} MB" if bq else "")
     if ui and "error" not in ui:
         cold = ui.get("process_start_to_first_screen_ms")
         row(f"`pms-tui` start to first interactive screen ({ui_label} index, Pilot; app object created)",
@@ -727,11 +797,16 @@ def render_details(r: dict) -> list[str]:
                    f"frequencies cleared before every measurement). Opening the index {q['open_ms']:.0f} ms, "
                    f"loading the vector mirror {q['mirror_load_ms']:.0f} ms, loading the model "
                    f"{q['model_load_ms']:.0f} ms.")
-        out += ["", "| category | BM25 p50 / p95 | query embedding p50 | vector lane p50 | hybrid p50 / p95 |",
-                "|---|---|---|---|---|"]
+        bq = (r.get("base100k") or {}).get("q") if tier == "q100k" else None
+        extra = f" {r['base100k']['commit']}: BM25 p50 / p95 | {r['base100k']['commit']}: hybrid p50 / p95 |" if bq else ""
+        out += ["", "| category | BM25 p50 / p95 | query embedding p50 | vector lane p50 | hybrid p50 / p95 |" + extra,
+                "|---|---|---|---|---|" + ("---|---|" if bq else "")]
         for cat, d in q["categories"].items():
+            b = (bq or {}).get("categories", {}).get(cat)
+            more = (f" {_ms(b['bm25']['p50'])} / {_ms(b['bm25']['p95'])} | {_ms(b['hybrid']['p50'])} / "
+                    f"{_ms(b['hybrid']['p95'])} |") if b else (" | |" if bq else "")
             out.append(f"| {cat} | {_ms(d['bm25']['p50'])} / {_ms(d['bm25']['p95'])} | {_ms(d['embed']['p50'])} | "
-                       f"{_ms(d['vector']['p50'])} | {_ms(d['hybrid']['p50'])} / {_ms(d['hybrid']['p95'])} |")
+                       f"{_ms(d['vector']['p50'])} | {_ms(d['hybrid']['p50'])} / {_ms(d['hybrid']['p95'])} |" + more)
         out.append("")
         if "bm25_plain" in q:
             plans = q["plans"].values()
@@ -756,6 +831,10 @@ def render_details(r: dict) -> list[str]:
                 f"{q['mirror_recall10_vs_vec0']:.2f} (exact search)."
             )
         out.append(f"Peak RSS of this measurement: {q['maxrss_mb']:.0f} MB.")
+        if bq:
+            out.append(f"{r['base100k']['commit']} in the same run: opening the index {bq['open_ms']:.0f} ms, loading "
+                       f"the vector mirror {bq['mirror_load_ms']:.0f} ms, the model {bq['model_load_ms']:.0f} ms; "
+                       f"peak RSS {bq['maxrss_mb']:.0f} MB.")
         out.append("")
     for key in ("build10k", "build100k"):
         b = r.get(key)
@@ -763,6 +842,11 @@ def render_details(r: dict) -> list[str]:
             out.append(f"Index build ({key[5:]}, random stored vectors): {b['chunks']:,} chunks from {b['documents']:,} "
                        f"notes in {b['seconds']:.1f} s ({b['chunks'] / b['seconds']:.0f} chunks/s without a model; "
                        f"peak RSS {b['maxrss_mb']:.0f} MB).")
+            base_build = (r.get("base100k") or {}).get("build") if key == "build100k" else None
+            if base_build:
+                out.append(f"The same vault built by {r['base100k']['commit']} in the same run: "
+                           f"{base_build['chunks']:,} chunks in {base_build['seconds']:.1f} s (peak RSS "
+                           f"{base_build['maxrss_mb']:.0f} MB).")
     out.append("")
     tp = r.get("throughput")
     if tp:
@@ -798,7 +882,14 @@ def render_details(r: dict) -> list[str]:
             + f". A 1,000-character chunk is estimated as the fixed part per chunk ({d['fixed_per_chunk']:.0f} B: "
               f"vector, hash, row indexes, document row, title and heading) plus 1,000 × the text part per "
               f"character ({d['text_per_char']:.2f} B: the body on the chunk rows' pages and the full-text index)."
+            + (f" Free pages in the file: {d['free_bytes'] / d['chunks']:.0f} B per chunk." if "free_bytes" in d else "")
         )
+        bd = (r.get("base100k") or {}).get("db") if key == "db100k" else None
+        if bd:
+            top = sorted(bd["tables"].items(), key=lambda kv: -kv[1])[:8]
+            out[-1] += (f" {r['base100k']['commit']} in the same run: {bd['total'] / 1e6:.1f} MB for {bd['chunks']:,} "
+                        "chunks; largest parts per chunk: "
+                        + ", ".join(f"{name} {size / bd['chunks']:.0f} B" for name, size in top) + ".")
         out.append("")
     for key in ("ui100k", "ui10k"):
         ui = r.get(key)
