@@ -217,6 +217,10 @@ def main(argv: list[str] | None = None) -> int:
               "passages": {n: {"cut": len(c.docs), "whole": len(w.docs)} for n, c, w in zip(names, cut, whole)},
               "table": {n: {v: {m: round(x, 4) for m, x in mean[n][v].items()} for v in variants} for n in names},
               "held_out": held,
+              "hybrid_minus_today": {n: {v: [round(x, 4) for x in metrics.paired_bootstrap(
+                  [scores[n][v]["hybrid"][q] for q in scores[n]["a"]["hybrid"]],
+                  [scores[n]["a"]["hybrid"][q] for q in scores[n]["a"]["hybrid"]])]
+                  for v in variants if "hybrid" in scores[n].get(v, {})} for n in names},
               "chosen_on_all": max([v for v in variants if all((o, v) in gain for o in names)],
                                     key=lambda v: (sum(gain[(o, v)] for o in names), v == "a"))}
     if args.json:
