@@ -21,6 +21,17 @@ def fake_embed(texts: list[str]) -> np.ndarray:
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
+def test_windows_go_to_the_model_in_calls_no_larger_than_the_run():
+    calls = []
+
+    def counting(texts):
+        calls.append(len(texts))
+        return fake_embed(texts)
+
+    out = embed_windowed(counting, [WINDOW_SEP.join(["w"] * 16), "plain"])
+    assert max(calls) <= 2 and sum(calls) == 17 and out.shape == (2, 2)
+
+
 def test_plain_texts_pass_through_and_windowed_ones_are_averaged_in_order():
     plain = ["ab", "abcd"]
     assert np.allclose(embed_windowed(fake_embed, plain), fake_embed(plain))

@@ -26,8 +26,10 @@ def join(windows: Sequence[str]) -> str:
 
 def embed_windowed(embed: Callable[[list[str]], object], texts: Sequence[str]):
     """``embed(texts)`` (rows of unit vectors, in order), where a text holding ``WINDOW_SEP``
-    is embedded window by window and gets the normalised mean of its windows' vectors. One
-    call of ``embed`` for all windows of all texts."""
+    is embedded window by window and gets the normalised mean of its windows' vectors. The
+    windows go to ``embed`` in calls of at most ``len(texts)`` of them: ``texts`` is a run the
+    queue sized for the model's window per text (``length_batches``), and a window is no
+    longer than that, so no call costs more memory than the run would have."""
     if not any(WINDOW_SEP in t for t in texts):
         return embed(list(texts))
     import numpy as np
@@ -38,7 +40,8 @@ def embed_windowed(embed: Callable[[list[str]], object], texts: Sequence[str]):
         parts = [p for p in text.split(WINDOW_SEP) if p.strip()] or [text]
         spans.append((len(flat), len(flat) + len(parts)))
         flat.extend(parts)
-    rows = np.asarray(embed(flat), dtype=np.float32).reshape(len(flat), -1)
+    step = len(texts)
+    rows = np.vstack([np.asarray(embed(flat[i : i + step]), dtype=np.float32) for i in range(0, len(flat), step)])
     out = np.empty((len(texts), rows.shape[1]), dtype=np.float32)
     for i, (start, stop) in enumerate(spans):
         mean = rows[start:stop].mean(axis=0)
