@@ -1,43 +1,59 @@
-"""Over-long prose lines are cut at sentence ends so the model sees every part of a note."""
+"""An over-long prose line stays one passage (BM25, the reader) and the model reads it by
+windows cut at sentence ends (the embed text's parts, joined by WINDOW_SEP)."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pms_tui.core.indexing.chunk import chunk_markdown, split_long_line
+from pms_tui.core.indexing.chunk import chunk_markdown
+from pms_tui.core.indexing.sentences import split_long_line
+from pms_tui.core.indexing.windows import WINDOW_SEP
 
 SENTENCE = "The quick brown fox jumps over the lazy dog near the river bank."  # 64 chars
 
 
-def test_a_5000_char_line_is_cut_at_sentence_ends():
+def windows(chunk) -> list[str]:
+    return chunk.embed_text.split(WINDOW_SEP)
+
+
+def test_a_5000_char_line_is_one_passage_read_in_windows_cut_at_sentence_ends():
     line = " ".join([SENTENCE] * 78)  # 5,069 chars, one line
-    chunks = chunk_markdown(f"# Title\n\n{line}\n", "Title", target_chars=1000)
-    assert len(chunks) >= 5
-    assert all(len(c.text) <= 1000 + len("# Title\n\n") for c in chunks)
-    for c in chunks:
-        body = c.text.split("\n")[-1]
-        assert body.startswith("The quick") and body.endswith("river bank.")
-    # every word of the line is in exactly one chunk, in order
-    words = " ".join(c.text.split("\n")[-1] for c in chunks).split()
-    assert words == line.split()
-    assert {(c.start_line, c.end_line) for c in chunks[1:]} == {(3, 3)}
-    assert chunks[0].start_line == 1
+    (chunk,) = chunk_markdown(f"# Title\n\n{line}\n", "Title", target_chars=1000)
+    assert chunk.text == f"# Title\n\n{line}" and (chunk.start_line, chunk.end_line) == (1, 3)
+    parts = windows(chunk)
+    assert len(parts) >= 5
+    assert all(p.startswith("Title\n\n") for p in parts)  # every window with the title
+    bodies = [p.split("\n")[-1] for p in parts]
+    assert all(len(b) <= 1000 for b in bodies)
+    assert all(b.startswith("The quick") and b.endswith("river bank.") for b in bodies)
+    # every word of the line is in exactly one window, in order
+    assert " ".join(bodies).split() == line.split()
 
 
-def test_parts_are_balanced_and_keep_the_heading_with_the_first():
+def test_windows_are_balanced_and_keep_the_heading_with_the_first():
     line = " ".join([SENTENCE] * 20)  # 1,299 chars
-    chunks = chunk_markdown(f"# T\n\n{line}\n", "T", target_chars=1000)
-    assert len(chunks) == 2
-    assert chunks[0].text.startswith("# T\n\nThe quick")
-    sizes = [len(c.text.split("\n")[-1]) for c in chunks]
+    (chunk,) = chunk_markdown(f"# T\n\n{line}\n", "T", target_chars=1000)
+    parts = windows(chunk)
+    assert len(parts) == 2
+    assert parts[0] == "T\n\n# T\n\n" + parts[0].split("\n")[-1]
+    sizes = [len(p.split("\n")[-1]) for p in parts]
     assert abs(sizes[0] - sizes[1]) <= len(SENTENCE) + 1
 
 
-def test_every_part_is_embedded_with_the_title():
-    line = " ".join([SENTENCE] * 40)
-    chunks = chunk_markdown(f"# Title\n\n{line}\n", "Title", target_chars=1000)
-    assert all(c.embed_text.startswith("Title\n\n") for c in chunks)
+def test_paragraphs_that_fit_have_one_window():
+    md = "# T\n\n" + " ".join([SENTENCE] * 5) + "\n"
+    (chunk,) = chunk_markdown(md, "T", target_chars=1000)
+    assert WINDOW_SEP not in chunk.embed_text and chunk.embed_text == "T\n\n" + md.strip()
+
+
+def test_each_long_paragraph_is_its_own_passage():
+    para = " ".join([SENTENCE] * 30)
+    md = f"# T\n\n{para}\n\n{para.upper()}\n\n## Next\n\nshort.\n"
+    chunks = chunk_markdown(md, "T", target_chars=1000)
+    assert [c.text.split("\n")[-1] for c in chunks[:2]] == [para, para.upper()]
+    assert all(len(windows(c)) == 2 for c in chunks[:2])
+    assert chunks[2].text.endswith("short.") and WINDOW_SEP not in chunks[2].embed_text
 
 
 def test_fences_are_never_cut():

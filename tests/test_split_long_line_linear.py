@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pms_tui.core.indexing.chunk import _SENTENCE_END, split_long_line
+from pms_tui.core.indexing.sentences import _SENTENCE_END, split_long_line
 
 
 def _reference(line: str, limit: int) -> list[str]:

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from .errors import describe
 from .indexing import chunk as _chunk_module
 from .indexing import frontmatter as _frontmatter_module
+from .indexing import windows as _windows_module
 from .store import check_driver, health
 from .store.writer_lock import WriterBusy
 
@@ -96,9 +97,10 @@ def _package_check() -> Check:
 
 
 def indexing_fingerprint() -> str:
-    """A hash of the source that decides chunks and their embed text (the chunker, the
-    frontmatter reader): when it changes, an index built before has other vectors."""
+    """A hash of the source that decides chunks, their embed text and how a passage's windows
+    become its vector (the chunker, the frontmatter reader, windows): when it changes, an
+    index built before has other vectors."""
     digest = hashlib.sha256()
-    for module in (_chunk_module, _frontmatter_module):
+    for module in (_chunk_module, _frontmatter_module, _windows_module):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:12]

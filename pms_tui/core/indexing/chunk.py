@@ -1,5 +1,5 @@
-"""Split a Markdown note into search chunks along its structure. (One module of ~430 lines on
-purpose: the cut scores, the spans and the long-line cuts are one algorithm with shared state.)
+"""Split a Markdown note into search chunks along its structure. (One module of ~500 lines on
+purpose: the cut scores, the spans and the long-line windows are one algorithm with shared state.)
 
 The document is parsed once with markdown-it (``core.markdown.scan``: block rules only;
 inline parsing is run just for heading text). Every body line gets a *cut score*: the value
@@ -33,14 +33,14 @@ out of fences. Line numbers are 1-based in the original file; lines are ``\\n``-
 after ``\\r\\n``/``\\r`` normalisation, exactly as markdown-it counts them. Only
 top-level headings are structure: a heading inside a list item or blockquote is text.
 
-Cuts go between lines, except in one case: a prose line longer than the target (a one-line
-paragraph, e.g. every abstract of a BEIR collection) would be one chunk whose end the
-model never reads (it embeds the first ``max_tokens`` tokens). Such a line is cut at
-sentence ends into balanced parts of at most ``target`` chars (at spaces where a sentence
-is longer still), and the chunk's lines and parts are packed again. Those chunks share
-that line's number; their text is the part, words kept and single-spaced. Fences,
-indented code and HTML blocks are never cut (docs/evaluation.md has what this measured),
-except where a chunk would grow past bounds: a line longer than ``MAX_CHUNK_FACTOR`` times the
+Cuts go between lines. A prose line longer than the target (a one-line paragraph: every
+BEIR abstract) stays whole in its chunk for BM25 and the reader; the model, which reads
+only the first ``max_tokens`` tokens, reads it by *windows* (the line cut at sentence ends
+into balanced parts of at most ``target`` chars, at spaces where a sentence is longer, and
+packed again with the chunk's lines, each led by the header), joined by ``WINDOW_SEP`` in the
+embed text; the vector is their mean (``windows``; measured: docs/evaluation.md, "Whole
+paragraphs"). Fences, indented code and HTML blocks are never cut, except where a chunk
+would grow past bounds: a line longer than ``MAX_CHUNK_FACTOR`` times the
 target is cut by size, a block of lines longer than ``MAX_BLOCK_FACTOR`` times it (a fence of a
 million lines) between lines.
 """
@@ -57,6 +57,8 @@ from pathlib import PurePath
 from ..errors import SkipFile
 from ..markdown import Structure, normalize_newlines, scan
 from .frontmatter import frontmatter_title, split_frontmatter
+from .sentences import MIN_CUT_LINE, split_long_line
+from .windows import join as join_windows
 
 __all__ = ["Chunk", "ParsedNote", "chunk_markdown", "parse_note"]
 
@@ -338,12 +340,14 @@ def _build_chunks(
                 first += 1
             if first > last:
                 continue
-        pieces = _pieces(layout, first, last, target) if cut_here else [
-            (first, last, "\n".join(layout.lines[first : last + 1]))]
+        whole = "\n".join(layout.lines[first : last + 1])
+        windows = [t for _, _, t in _pieces(layout, first, last, target)] if cut_here and len(whole) <= limit else []
         prev_last, prev_cut = last, cut_here
-        for start, end, text in _bounded(pieces, limit, block_limit):
+        for start, end, text in _bounded([(first, last, whole)], limit, block_limit):
             path = layout.path_at(start)
             header = embed_header(title, path)
+            parts = (windows or split_long_line(text, max(target, MIN_CUT_LINE))) if cut_here else []
+            lead = f"{header}\n\n" if header else ""
             chunks.append(
                 Chunk(
                     seq=len(chunks),
@@ -351,7 +355,7 @@ def _build_chunks(
                     end_line=end + 1 + line_offset,
                     heading_path=path,
                     text=text,
-                    embed_text=f"{header}\n\n{text}" if header else text,
+                    embed_text=join_windows([lead + part for part in parts]) if len(parts) > 1 else lead + text,
                 )
             )
     return chunks
@@ -410,48 +414,14 @@ def _cut_by_lines(start: int, text: str, block_limit: int, limit: int):
         yield first, first + len(lines) - 1, "\n".join(lines)
 
 
-# Lines shorter than this are never cut, whatever the target (a tiny target is a test's or a
-# benchmark's setting; the cut exists for the model's window of some hundreds of tokens).
-MIN_CUT_LINE = 400
-_SENTENCE_END = re.compile(r"(?<=[.!?;:])[)\]\"']*\s+")
-
-
-def split_long_line(line: str, limit: int) -> list[str]:
-    """Cut one over-long line into parts of at most ``limit`` chars, at sentence ends.
-
-    Parts are balanced (a 1,500-char line becomes two of ~750, not 1,000 + 500). Where no
-    sentence end falls in reach, the cut goes at the last space; a run of ``limit`` chars
-    without a space is cut hard. Joined with single spaces the parts give back the line's words.
-    """
-    line = line.strip()
-    parts: list[str] = []
-    pos, end = 0, len(line)  # positions: copying the rest after each cut was quadratic (19 s at 20 MB)
-    while end - pos > limit:
-        goal = (end - pos) / -(-(end - pos) // limit)
-        ends = [m.end() - pos for m in _SENTENCE_END.finditer(line, pos, pos + limit + 1)
-                if m.start() > pos and m.end() - pos <= limit]  # at pos: its lookbehind saw the last part
-        if ends:
-            cut = min(ends, key=lambda e: (abs(e - goal), -e))
-        else:
-            space = line.rfind(" ", pos, pos + limit + 1)
-            cut = space - pos + 1 if space > pos else limit
-        parts.append(line[pos:pos + cut].strip())
-        pos += cut
-        while pos < end and line[pos].isspace():
-            pos += 1
-    parts += [line[pos:]] if pos < end else []
-    return parts
-
-
 def _has_long_line(layout: _Layout, first: int, last: int, target: int) -> bool:
     limit = max(target, MIN_CUT_LINE)
     return any(len(layout.lines[i]) > limit and layout.prose[i] for i in range(first, last + 1))
 
 
 def _pieces(layout: _Layout, first: int, last: int, target: int) -> list[tuple[int, int, str]]:
-    """The chunk texts of one span: the span itself, unless it holds a prose line longer than
-    ``target`` (one-line paragraphs: every SciFact abstract). Such a line is cut at sentence
-    ends, and the span's lines and parts are packed again into texts of at most ``target``
+    """The model's windows of a span holding a prose line longer than ``target``: the line cut
+    at sentence ends, the span's lines and parts packed again into texts of at most ``target``
     chars, so the model, which reads only the start of a text, sees every part of it. Fences,
     indented code and HTML blocks are never cut."""
     lines = layout.lines

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from ..store import Store
 from ..store import vectors as vector_rows
 from .embed import length_batches
+from .windows import embed_windowed
 
 # Texts taken from the queue per hold of the writer lock: enough for length sorting to
 # pad little, few enough that another writer waits seconds, not minutes.
@@ -146,5 +147,5 @@ def _load_with_heartbeat(embedder, beat: Callable[[], None]) -> None:
 
 def _timed(fn, texts):
     started = time.perf_counter()
-    vectors = fn(texts)
+    vectors = embed_windowed(fn, texts)  # a long paragraph: the mean of its windows' vectors
     return time.perf_counter() - started, vectors

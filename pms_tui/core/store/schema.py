@@ -19,7 +19,7 @@ from .meta import SCHEMA_VERSION_KEY, get_meta, set_meta
 from .migrate_cjk import TOKENIZE as MIGRATION_TOKENIZE
 from .migrate_cjk import migrate_cjk
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -119,6 +119,16 @@ MIGRATIONS: list[str] = [
     # chunk (store.cjk), so a Chinese or Japanese word is found inside a run. Python fills it
     # for the chunks already indexed and the full-text index is rebuilt with progress.
     migrate_cjk,
+    # 6 -> 7: a long one-line paragraph is one chunk read by the model window by window
+    # (core/indexing/windows.py), no longer cut into chunks of its own. The notes indexed with
+    # such a cut (a one-line chunk sharing its line with another chunk of the note) are
+    # re-read by the next sync: their stat and hash no longer match. Other notes chunk the same.
+    """
+    UPDATE documents SET sha256 = '', mtime_ns = -1 WHERE id IN (
+        SELECT DISTINCT c.document_id FROM chunks c JOIN chunks o
+        ON o.document_id = c.document_id AND o.id <> c.id
+        AND c.start_line = c.end_line AND o.start_line <= c.start_line AND o.end_line >= c.start_line);
+    """,
 ]
 
 
