@@ -48,7 +48,12 @@ def test_search_while_a_sync_embeds_shows_results_of_the_current_query(tmp_path)
                     await pilot.press(char)
                     await pilot.pause(0.01)
                 assert await until(pilot, lambda: screen._shown_query == query and screen.results.hits)
-                assert all(query in hit.title for hit in screen.results.hits[:3])
+                hits = screen.results.hits
+                # while vectors are half in, a passage found by meaning alone may rank among the
+                # first (RRF, even first on a tie); every passage the words found is one of the
+                # query's notes, so these are the current query's results
+                assert all(query in hit.title for hit in hits if hit.bm25_rank is not None)
+                assert sum(hit.bm25_rank is not None for hit in hits) >= 3
                 assert screen.search_bar.value == query
                 await pilot.press("escape")  # clears the query (focus is in the search bar)
             assert screen.sync_running or app.search_screen.kb.vectors_pending == 0
