@@ -85,8 +85,9 @@ class Bm25Planner:
     Document frequencies come from an fts5vocab table, looked up by the stems that FTS5's own
     tokenizer makes of the query words (a temporary FTS5 table with the same tokenizer).
 
-    * *plain*: a query that matches few rows (counted without scoring, up to a cap) runs as
-      written. So does one whose phrases are all rare, or that has a single phrase.
+    * *plain*: a query that matches few rows runs as written: its phrases' frequencies decide
+      it when they can, otherwise its rows are counted without scoring, up to a cap. So does
+      one whose phrases are all rare, or that has a single phrase.
     * *split*: the rare phrases E (their postings within a budget) find the candidates. ``E``
       alone ranks them (exact scores for rows holding no common phrase C), ``(E) AND (C)``
       scores the rows that also hold a common phrase with every phrase. Merged, that is the
