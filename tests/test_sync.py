@@ -155,7 +155,8 @@ def test_model_mismatch_asks_for_reindex(synced_kb, tmp_path):
         other.sync()
     assert other.search("sourdough", mode="bm25")  # full text still answers
     report = other.reindex()
-    assert other.model_mismatch is None and len(report.added) == 3
+    # rebuilt in place: every note read again (modified, none new), every text embedded anew
+    assert other.model_mismatch is None and len(report.modified) == 3 and not report.added
     assert other.search("sourdough", k=1)[0].vector_rank == 1
     other.close()
 

@@ -182,13 +182,18 @@ class IndexingMixin:
             self.writer_lock.release()
 
     def reindex(self, progress: SyncProgress | None = None, cancel: threading.Event | None = None) -> SyncReport:
-        """Drop every vector and chunk, record the configured model, and index everything again."""
+        """Read every note again and re-embed every text with the configured model, in place:
+        one transaction retires every vector (a new vector table; no vector of the old model
+        stays findable), marks every note changed and records the model; the sync that follows
+        rewrites each note in its own transaction. Until a note is rewritten its old passages
+        stay searchable by their words, and a kill or cancel loses nothing: the next sync
+        carries on where this one stopped."""
         if not self._sync_lock.acquire(blocking=False):
             raise SyncBusyError("A sync is already running; wait for it to finish.")
         try:
             with self._writing(cancel), self.store.transaction() as conn:
-                document_rows.delete_all(conn)
-                vector_rows.drop_all(conn, self.embedder.dim)
+                document_rows.mark_all_stale(conn)
+                vector_rows.retire_all(conn, self.embedder.dim)
                 self._record_model(conn)
             self.model_mismatch = None
             self.vectors.reset(self.embedder.dim)

@@ -213,7 +213,7 @@ class SyncReport:
     @property
     def summary(self) -> str:
         if self.reindexed:
-            text = (f"Reindexed: {len(self.added)} notes, {len(self.skipped)} skipped; "
+            text = (f"Reindexed: {len(self.added) + len(self.modified)} notes, {len(self.skipped)} skipped; "
                     f"{self.chunks_embedded} chunks embedded in {self.seconds:.1f}s")
         else:
             text = (

@@ -63,8 +63,11 @@ def delete(conn, document_id: int) -> None:
     conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
 
 
-def delete_all(conn) -> None:
-    conn.execute("DELETE FROM documents")
+def mark_all_stale(conn) -> int:
+    """Make every document look changed to the next sync (no size, mtime or hash matches), so
+    it re-reads each note while the old rows, chunks and full-text rows stay searchable until
+    the note's new ones replace them. Returns how many."""
+    return conn.execute("UPDATE documents SET sha256 = '', size = -1, mtime_ns = -1").rowcount
 
 
 def upsert(conn, collection_id: int, path: str, values: DocumentValues) -> int:

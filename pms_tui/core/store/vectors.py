@@ -5,7 +5,9 @@ hex), so identical or unchanged chunks share one vector and are never embedded t
 write here bumps the generation counter that the in-memory mirror watches.
 
 The embedding queue lives here too: a row whose ``pending_text`` is set has no vec0 vector
-yet (sync writes text first; ``indexing.embed_queue`` fills the vectors in behind).
+yet (sync writes text first; ``indexing.embed_queue`` fills the vectors in behind). A row whose
+``pending_text`` is empty was *retired* by a reindex (``retire_all``): its chunks wait for
+their note to be re-read, which queues their texts as new rows; it is never embedded itself.
 """
 
 from __future__ import annotations
@@ -69,13 +71,15 @@ def enqueue(conn, texts: dict[str, str]) -> dict[str, int]:
 
 def pending_count(conn) -> int:
     """Texts waiting for their vector."""
-    return conn.execute("SELECT count(*) FROM vectors WHERE pending_text IS NOT NULL").fetchone()[0]
+    return conn.execute("SELECT count(*) FROM vectors WHERE pending_text IS NOT NULL AND pending_text != ''"
+                        ).fetchone()[0]
 
 
 def pending_batch(conn, limit: int) -> list[tuple[int, str]]:
     """The oldest ``limit`` queued texts as (row id, embed_text)."""
     return [(r[0], r[1]) for r in conn.execute(
-        "SELECT id, pending_text FROM vectors WHERE pending_text IS NOT NULL ORDER BY id LIMIT ?", (limit,)
+        "SELECT id, pending_text FROM vectors WHERE pending_text IS NOT NULL AND pending_text != '' "
+        "ORDER BY id LIMIT ?", (limit,)
     )]
 
 
@@ -137,13 +141,19 @@ def delete_unused(conn) -> int:
     return len(orphans)
 
 
-def drop_all(conn, dim: int) -> None:
-    """Forget every vector and make a new vec0 table of ``dim`` dimensions. In a transaction,
-    after the documents are gone."""
+def retire_all(conn, dim: int) -> int:
+    """Retire every vector for a reindex (a new model, or new chunking), keeping the chunks
+    that use them: the vec0 table is made anew with ``dim`` dimensions (no vector of the old
+    model is left to be found), and each row stays for its chunks' sake, its hash replaced by
+    one no text has (so no re-read chunk takes it up) and its ``pending_text`` emptied
+    (waiting for its note, never embedded). Re-reading the notes queues their texts as new
+    rows, and ``delete_unused`` then drops the retired ones. In a transaction; returns how
+    many rows were retired."""
+    retired = conn.execute("UPDATE vectors SET hash = CAST(-id AS BLOB), pending_text = ''").rowcount
     conn.execute("DROP TABLE IF EXISTS vec_vectors")
-    conn.execute("DELETE FROM vectors")
     bump_generation(conn)
     ensure_vector_table(conn, dim)
+    return retired
 
 
 def count(conn) -> int:
