@@ -1,11 +1,16 @@
 """UI latency of the terminal app, measured headless with Textual's Pilot.
 
     python benchmarks/ui_latency.py [HOME]
+    python benchmarks/ui_latency.py follow      # following links in the reader (obsidian-help)
 
 prints two numbers (and a JSON line): the app's start time to the first screen, and the
 median keystroke-to-results time over ~20 queries typed character by character (from the
 debounce timer firing to the results list rendered). Without HOME, a throwaway home with the
 bundled user guide is built and synced first.
+
+``follow``: link chosen -> target shown in the reader (the links controller's own timing),
+three links deep from obsidian-help's welcome note, then to a heading deep in its longest
+note (benchmarks/links.py's follow case; target <= 100 ms).
 """
 
 from __future__ import annotations
@@ -84,6 +89,70 @@ async def _run(home: Path, queries: list[str]) -> dict:
         }
 
 
+async def _lag_probe(lags: list[float], stop: asyncio.Event, step: float = 0.02) -> None:
+    """How late the event loop wakes a 20 ms sleep, in ms, until ``stop``: a stall of the app
+    (a worker thread holding the GIL, work on the loop) shows here even between keystrokes."""
+    while not stop.is_set():
+        started = time.perf_counter()
+        await asyncio.sleep(step)
+        lags.append(max(0.0, (time.perf_counter() - started - step) * 1000))
+
+
+async def _while_indexing(home: Path, queries: list[str]) -> dict:
+    """Press ctrl+s (the home has a folder whose text is not indexed yet) and, while the sync's
+    text phase runs, type queries; each query's time from its last key to its results shown
+    (the debounce included), and the event loop's lateness meanwhile."""
+    from pms_tui.tui.app import PmsApp
+
+    app = PmsApp(home=home, first_run_sample=False, read_clipboard=False, show_timings=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.search_screen
+        while screen.model_state == "loading":
+            await pilot.pause(0.05)
+        await app.wait_for_work()
+        lags: list[float] = []
+        stop = asyncio.Event()
+        started = time.perf_counter()
+        screen.start_sync()  # what ctrl+s does (a key press waits until the app is idle)
+        probe = asyncio.ensure_future(_lag_probe(lags, stop))
+        per_query: list[float] = []
+        index = 0
+        while not screen.syncing._text_done and time.perf_counter() - started < 600:
+            query = queries[index % len(queries)]
+            index += 1
+            await pilot.press("ctrl+u")
+            for char in query[:-1]:
+                await pilot.press("space" if char == " " else char)
+            count = screen.searches_shown
+            pressed = time.perf_counter()
+            await pilot.press(query[-1])
+            while (screen.searches_shown == count or screen.search_pending) and time.perf_counter() - pressed < 60:
+                await pilot.pause(0.005)
+            per_query.append((time.perf_counter() - pressed) * 1000)
+        text_seconds = time.perf_counter() - started
+        stop.set()
+        await probe
+        screen.action_stop_sync()
+        await app.wait_for_work()
+    per_query.sort()
+    lags.sort()
+    return {
+        "text_seconds": round(text_seconds, 1),
+        "queries": len(per_query),
+        "key_to_results_p50_ms": round(per_query[len(per_query) // 2], 1) if per_query else None,
+        "key_to_results_max_ms": round(per_query[-1], 1) if per_query else None,
+        "loop_lag_p99_ms": round(lags[int(len(lags) * 0.99)], 1) if lags else None,
+        "loop_lag_max_ms": round(lags[-1], 1) if lags else None,
+        "debounce_ms": app.settings.debounce_ms,
+    }
+
+
+def measure_while_indexing(home: str | Path, queries: list[str] | None = None) -> dict:
+    """Keystroke-to-results and event-loop lateness while a sync's text phase runs (the
+    big-note case: ``python benchmarks/big_notes.py --ui``)."""
+    return asyncio.run(_while_indexing(Path(home), queries or QUERIES))
+
+
 _COLD_START = """
 import time
 started = time.perf_counter()
@@ -129,7 +198,22 @@ def measure_ui(home: str | Path | None = None, queries: list[str] | None = None)
         return result
 
 
+def measure_follow() -> None:
+    """Following links in the app: benchmarks/links.py's follow case."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import links
+
+    if not links.HELP.exists():
+        print("obsidian-help is absent; nothing to measure")
+        return
+    with tempfile.TemporaryDirectory(prefix="pms-ui-follow-") as tmp:
+        links.follow_only(Path(tmp) / "help")
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["follow"]:
+        measure_follow()
+        sys.exit(0)
     result = measure_ui(sys.argv[1] if len(sys.argv) > 1 else None)
     print(f"app start to first screen: {result['first_screen_ms']:.0f} ms "
           f"({result['process_start_to_first_screen_ms']:.0f} ms from a new process, imports included)")

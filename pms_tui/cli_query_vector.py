@@ -1,16 +1,24 @@
 """A one-shot search's query vector, embedded in a helper process while the search opens the
 index and ranks BM25.
 
-Loading the model is most of a one-shot hybrid search: importing fastembed (which brings
-huggingface_hub, requests and httpx along) and opening the ONNX session take about 0.7 s of
-CPU, the rest of the search (importing the engine, opening the index, both lanes) about 0.3 s.
-Importing is Python work that holds the GIL, so a thread cannot overlap it with the rest;
-a process forked before the engine is imported can, on a second core. The child embeds the
-query (``kb.query_vector``) and writes ``text``, a newline and the float32 vector to a pipe;
-the search takes it from a future (``kb.expect_query_vector``). Whatever goes wrong in the
-child (a missing model, a kill), the search embeds the query itself, as before.
+A one-shot hybrid search used to spend most of its time loading the model: importing
+fastembed (its package imports every model family it has, huggingface_hub, requests and httpx)
+took about 0.45 s of CPU and opening the ONNX session 0.2 s, against about 0.3 s for the rest
+of the search (importing the engine, opening the index, both lanes). The helper now embeds the
+bundled model's query without importing fastembed (``core.indexing.query_model``: the same
+ONNX file, tokenizer settings and pooling, so the same vector; about 0.25 s of CPU with a
+session opened from a graph optimised once and kept on disk). Importing is Python work that
+holds the GIL, so a thread cannot overlap it with the rest; a process forked before the engine
+is imported can, on a second core. The child embeds the query
+(``core.query_embedding.query_vector``) and writes ``text``, a newline and the float32 vector
+to a pipe; the search takes it from a future (``kb.expect_query_vector``). Whatever goes wrong
+in the child (a missing model, a kill), the search embeds the query itself with fastembed.
 
-The vectors the helper made are kept in ``<home>/cache/query-vectors/`` (the newest
+Before forking, a search asks a running app or `pms-tui mcp` of the same home for the vector
+(``core.query_service``: a Unix socket in the home; the same vector, from a model already
+loaded); the helper is forked only when none answers.
+
+The vectors the helper made (or a server gave) are kept in ``<home>/cache/query-vectors/`` (the newest
 ``CACHE_FILES``, one small file each, named by a hash of the model, its window and the query):
 the same query again (a script, an editor plugin, the shell's history) needs no model at all.
 
@@ -58,6 +66,11 @@ def start(home: str | None, query: str) -> Future | None:
             known = _decoded(cached.read_bytes())
         except OSError:
             known = None
+        if known is None:  # a running app or `pms-tui mcp` of this home may have the model loaded
+            served = _ask_server(home, query)
+            known = _decoded(served) if served else None
+            if known is not None:
+                _remember(cached, served)
         if known is not None:
             future: Future = Future()
             future.set_result(known)
@@ -87,7 +100,7 @@ def _child(home: str | None, query: str, out: int) -> None:  # pragma: no cover 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)  # nothing of the child's reaches the terminal
         os.dup2(devnull, 2)
-        from .core.kb import query_vector
+        from .core.query_embedding import query_vector
 
         text, vector = query_vector(query, home)
         payload = json.dumps(text).encode("utf-8") + b"\n" + vector.astype("<f4").tobytes()
@@ -147,6 +160,19 @@ def _cache_file(home: str | None, query: str) -> Path | None:
         return None
     key = f"{settings.model}\0{settings.max_tokens}\0{query}".encode("utf-8", "surrogatepass")
     return root / "cache" / "query-vectors" / f"{hashlib.sha256(key).hexdigest()}.vec"
+
+
+def _ask_server(home: str | None, query: str) -> bytes | None:
+    """The query's vector from a running app or `pms-tui mcp` of this home (``query_service``)."""
+    try:
+        from .core.config import default_home, load_settings
+        from .core.query_service import ask
+
+        root = Path(home).expanduser() if home else default_home()
+        settings = load_settings(root)
+        return ask(root, query, settings.model, settings.max_tokens)
+    except Exception:  # noqa: BLE001 - the helper embeds the query instead
+        return None
 
 
 def _remember(path: Path, payload: bytes) -> None:

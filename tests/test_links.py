@@ -191,3 +191,15 @@ def test_an_index_from_before_the_link_graph_is_migrated_and_backfilled(graph_kb
         assert not report.changed
         assert {b.source for b in kb.backlinks("Project Alpha")} == {"Home.md"}
         assert kb.link_counts()["v"]["ambiguous"] == 1
+
+
+def test_an_embedded_block_shows_its_text_not_its_id(kb, tmp_path):
+    folder = tmp_path / "blocks"
+    write(folder, "Q.md", "# Q\n\n> [!hint] A quote\n> The quoted advice.\n^quote\n\nThe plan. ^blk1\n")
+    write(folder, "E.md", "# E\n\n![[Q#^quote]] and ![[Q#^blk1]]\n")
+    kb.collections.create(folder, name="b")
+    kb.sync(embed=False)
+    links = {link.anchor: link for link in kb.links("b/E.md")}
+    quote = kb.passage(links["^quote"])
+    assert "The quoted advice." in quote and "^quote" not in quote  # the block above its own-line id
+    assert kb.passage(links["^blk1"]) == "The plan."

@@ -54,6 +54,7 @@ from .indexing.notes import MAX_NOTE_BYTES, read_note, sha256_file
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
 from .kb_graph import GraphMixin
 from .kb_indexing import IndexingMixin
+from .query_embedding import query_vector  # noqa: F401 - part of the engine's contract
 from .results import (
     MODES,
     SNIPPET_CLOSE,
@@ -198,9 +199,10 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
         """True when vector search can run now: the model is loaded and matches the index."""
         return self.embedder.ready and not self.model_mismatch
 
-    def load_model(self) -> None:
+    def load_model(self, serve_queries: bool = False) -> None:
         """Load the embedding model (slow the first time; safe from a worker thread).
-        Raises EmbeddingModelError or ModelMismatchError with the sentence to show."""
+        Raises EmbeddingModelError or ModelMismatchError with the sentence to show.
+        ``serve_queries``: then :meth:`serve_query_vectors` (the app and the MCP server)."""
         self.require_vectors()
         self._model_state = "loading"
         try:
@@ -209,6 +211,8 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
             self._model_state, self.model_error = "error", str(exc)
             raise
         self._model_state, self.model_error = "ready", None
+        if serve_queries:
+            self.serve_query_vectors()
 
     def expect_query_vector(self, future) -> None:
         """Take a query's vector from ``future`` (a ``concurrent.futures.Future`` of what
@@ -320,7 +324,24 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
             "model": self.embedder.model_name,
         }
 
+    def serve_query_vectors(self) -> bool:
+        """Answer one-shot `pms-tui search` processes of this home with query vectors from this
+        process's loaded model (``query_service``: a Unix socket in the home, owner only) until
+        :meth:`close`. False where it cannot (the model not loaded, another process serving)."""
+        if not self.model_ready or getattr(self, "_query_server", None) is not None:
+            return False
+        from .query_service import QueryVectorServer
+
+        server = QueryVectorServer(self.home, self.embedder, lambda query: parse_query(as_query_text(query)).text)
+        if not server.start():
+            return False
+        self._query_server = server
+        return True
+
     def close(self) -> None:
+        server, self._query_server = getattr(self, "_query_server", None), None
+        if server is not None:
+            server.stop()
         self.retrieval.close()
         self.store.close()
 
@@ -329,17 +350,6 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def query_vector(query: str, home: str | os.PathLike | None = None) -> tuple[str, object]:
-    """``(text, vector)``: the vector a search for ``query`` embeds (its words without the
-    filters), made with the home's configured model without opening the index. The CLI runs
-    it in a helper process beside a one-shot search (``KnowledgeBase.expect_query_vector``)."""
-    home_path = Path(home).expanduser() if home else default_home()
-    settings = load_settings(home_path)
-    text = parse_query(as_query_text(query)).text
-    embedder = Embedder(settings.model, settings.embed_batch_size, settings.max_tokens)
-    return text, embedder.embed_query(text)
 
 
 def repair_home(home: str | os.PathLike | None = None, progress: SyncProgress | None = None,

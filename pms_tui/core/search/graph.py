@@ -5,6 +5,12 @@ Related notes: each passage of the note (at most ``RELATED_QUERIES``, spread ove
 query against the in-memory vector mirror; every stored passage keeps its best similarity to
 any of them, the nearest are gathered per note and each note is scored by its best pair. Notes the note
 already links to, or that link to it, are marked, not hidden.
+
+One scan, not one per passage: the mirror is scanned once with the mean of the note's passages,
+and the best-matching share of it (``SHORTLIST_SHARE``, at least ``SHORTLIST_MIN`` passages) is
+re-scored exactly against each passage. A passage near one of the note's passages is near their
+mean too, unless the note's passages point everywhere; benchmarks/links.py measures how often
+the top ten differ from the exact scan on obsidian-help and til.
 """
 
 from __future__ import annotations
@@ -20,8 +26,12 @@ from .vector_index import VectorIndex
 
 RELATED_QUERIES = 8  # passages of a long note used as queries (spread over it)
 RELATED_DEPTH = 40  # nearest passages kept: RELATED_DEPTH x 5 in all (a note's own passages among them)
+SHORTLIST_SHARE = 0.10  # of the stored passages, nearest the note's mean, re-scored per passage
+SHORTLIST_MIN = 2_000  # a smaller index is re-scored whole (exact)
 MENTION_SCAN = 400  # matching passages read for unlinked mentions
 MIN_MENTION_CHARS = 3  # a shorter title or alias is not looked for
+_BLOCK_ID = re.compile(r"\^[\w-]+")
+_BLOCK_ID_END = re.compile(r"(?:^|\s)\^[\w-]+\s*$")  # a block's id, not shown in its passage
 
 
 def _link(row: link_rows.LinkRow, conn, text: str = "") -> Link:
@@ -80,8 +90,10 @@ def mentions_of(conn, collection_id: int, document_id: int, title: str, limit: i
     return sorted(found.values(), key=lambda m: m.path)[:limit]
 
 
-def related_to(conn, vectors: VectorIndex, document_id: int, k: int = 10) -> list[RelatedNote]:
-    """The ``k`` notes nearest in meaning to the note (see the module's docstring)."""
+def related_to(conn, vectors: VectorIndex, document_id: int, k: int = 10,
+               shortlist: int | None = None) -> list[RelatedNote]:
+    """The ``k`` notes nearest in meaning to the note (see the module's docstring);
+    ``shortlist`` overrides how many passages are re-scored (an evaluation: 0 = all, exact)."""
     import numpy as np  # imported where vectors are used: a one-shot BM25 search never is
 
     own = link_rows.document_vectors(conn, document_id)
@@ -95,16 +107,27 @@ def related_to(conn, vectors: VectorIndex, document_id: int, k: int = 10) -> lis
         return []  # not embedded yet
     if len(rows) > RELATED_QUERIES:
         rows = rows[np.linspace(0, len(rows) - 1, RELATED_QUERIES).round().astype(int)]
-    # each stored passage keeps its best pair with the note's passages: one scan per query
-    # with einsum's single-threaded loop, as the vector lane does (a BLAS matrix product of
-    # all queries at once waits for its second thread on a busy machine: 16 queries took
-    # 130 ms at 100,000 x 384 where 8 einsum scans take 8 x 13 ms, side by side under load)
-    best_pair = np.einsum("ij,j->i", matrix, matrix[rows[0]])
-    for row in rows[1:]:
-        np.maximum(best_pair, np.einsum("ij,j->i", matrix, matrix[row]), out=best_pair)
-    depth = min(RELATED_DEPTH * 5 + len(rows), len(ids))
-    top = np.argpartition(best_pair, len(ids) - depth)[len(ids) - depth:]
-    best = {int(ids[r]): float(best_pair[r]) for r in top}
+    queries = matrix[rows]
+    if shortlist is None:
+        shortlist = max(SHORTLIST_MIN, int(SHORTLIST_SHARE * len(ids)))
+    if len(rows) > 1 and 0 < shortlist < len(ids):
+        # one scan with the passages' mean (einsum's single-threaded loop, as the vector lane:
+        # OpenBLAS's threads wait for each other on a busy 2-core machine), then the exact
+        # best pair over the shortlist alone
+        near_mean = np.einsum("ij,j->i", matrix, queries.mean(axis=0))
+        kept = np.sort(np.argpartition(near_mean, len(ids) - shortlist)[len(ids) - shortlist:])
+        candidates = np.take(matrix, kept, axis=0)
+    else:
+        kept, candidates = None, matrix
+    # each candidate passage keeps its best pair with the note's passages
+    best_pair = np.einsum("ij,j->i", candidates, queries[0])
+    for query in queries[1:]:
+        np.maximum(best_pair, np.einsum("ij,j->i", candidates, query), out=best_pair)
+    n = len(best_pair)
+    depth = min(RELATED_DEPTH * 5 + len(rows), n)
+    top = np.argpartition(best_pair, n - depth)[n - depth:]
+    rows_of = top if kept is None else kept[top]
+    best = {int(ids[r]): float(best_pair[t]) for r, t in zip(rows_of, top)}
     per_note: dict[int, tuple[float, tuple]] = {}
     for vid, doc_id, start, path, title, collection in link_rows.notes_of_vectors(conn, list(best)):
         if doc_id == document_id:
@@ -131,9 +154,13 @@ def passage(conn, collection_id: int, path: str, line: int, block: bool, max_cha
         return ""
     out: list[str] = []
     at = line if line in lines else min(lines)
+    if block and _BLOCK_ID.fullmatch(lines.get(at, "").strip()):
+        # an id on a line of its own names the block above it (a quote, a list, a table)
+        while at - 1 in lines and lines[at - 1].strip():
+            at -= 1
     size = 0
     while at in lines and size < max_chars:
-        text = lines[at]
+        text = _BLOCK_ID_END.sub("", lines[at]) if block else lines[at]
         if out and (text.lstrip().startswith("#") or block and not text.strip()):
             break
         if text.strip():

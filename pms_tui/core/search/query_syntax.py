@@ -319,3 +319,15 @@ def parse_date(value: str, today: _dt.date) -> _dt.date | None:
 def _month_days(year: int, month: int) -> int:
     nxt = _dt.date(year + month // 12, month % 12 + 1, 1)
     return (nxt - _dt.timedelta(days=1)).day
+
+
+def as_text(query: object) -> str:
+    """A query as text whatever it holds: lone surrogates (from undecodable argv bytes or a
+    fuzzer) become U+FFFD, which SQLite and the tokenizer can take."""
+    if not isinstance(query, str):
+        query = "" if query is None else str(query)
+    try:
+        query.encode("utf-8")
+        return query
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in query)

@@ -34,7 +34,7 @@ from .bm25 import Bm25Lane
 from .filters import Plan, plan
 from .fusion import Fused, fuse, mark_words
 from .hits import hit_from_row, preview
-from .query_syntax import Ignored, ParsedQuery, parse
+from .query_syntax import Ignored, ParsedQuery, as_text, parse
 from .vector_index import VectorIndex
 
 # A filter allowing fewer passages than this share of the index (and at least NARROW_MIN) is
@@ -390,15 +390,3 @@ class Retrieval:
                 vector_pending=f.chunk_id in pending,
             ))
         return hits
-
-
-def as_text(query: object) -> str:
-    """A query as text whatever it holds: lone surrogates (from undecodable argv bytes or a
-    fuzzer) become U+FFFD, which SQLite and the tokenizer can take."""
-    if not isinstance(query, str):
-        query = "" if query is None else str(query)
-    try:
-        query.encode("utf-8")
-        return query
-    except UnicodeEncodeError:
-        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in query)

@@ -223,10 +223,19 @@ class SnippetSource(NamedTuple):
     body: str
 
 
+# Characters of a body the snippet is looked for in. FTS5's snippet() grows faster than the
+# text with the matches in it: a 256 KB chunk of a 20 MB code fence whose every line holds the
+# query word took 3-4 s per hit (a search of 10 such hits: 84-124 s at load 15), its first
+# 10,000 characters milliseconds. Chunks of prose are far shorter; a big chunk whose word comes
+# later gets the caller's own marked window (``fusion.mark_words``) instead.
+SNIPPET_BODY_CHARS = 10_000
+
+
 def snippets(conn, rows: Sequence[SnippetSource], match: str, marks: tuple[str, str], tokens: int):
     """({chunk id: FTS5 snippet of its body}, changes made), on a scratch table holding just
     these rows with the index's tokenizer (the snippet depends only on the row and the query,
     and a MATCH there costs microseconds instead of seeking every word in the whole index)."""
+    rows = [r._replace(body=r.body[:SNIPPET_BODY_CHARS]) if len(r.body) > SNIPPET_BODY_CHARS else r for r in rows]
     before = conn.total_changes
     try:
         conn.executemany("INSERT INTO temp.pms_snip(rowid, title, heading, body) VALUES (?, ?, ?, ?)", rows)

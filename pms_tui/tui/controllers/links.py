@@ -24,6 +24,24 @@ from ..widgets.reader import Reader
 
 LINK_SCHEME = "pms-note:"  # what a followable link in the reader points to
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n]{0,800}?)\]\]")
+_TICKS = re.compile(r"`+")
+
+
+def code_spans(line: str) -> list[tuple[int, int]]:
+    """The inline code spans of one line, as (start, end) offsets: a run of backticks closed by
+    the next run of the same length (CommonMark); an unclosed run is literal text."""
+    spans: list[tuple[int, int]] = []
+    runs = list(_TICKS.finditer(line))
+    i = 0
+    while i < len(runs):
+        opening = runs[i]
+        close = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == len(opening.group())), None)
+        if close is None:
+            i += 1
+            continue
+        spans.append((opening.start(), runs[close].end()))
+        i = close + 1
+    return spans
 
 
 def _inner(link: Link) -> tuple[str, str]:
@@ -80,7 +98,9 @@ class LinksController:
         for i, line in enumerate(lines):
             found = self.links_by_line.get(first_line + i)
             if found:
-                lines[i] = _WIKI.sub(lambda m: self._render(m, found), line)
+                spans = code_spans(line) if "`" in line else []
+                lines[i] = _WIKI.sub(lambda m: m.group(0) if any(a <= m.start() < b for a, b in spans)
+                                     else self._render(m, found), line)
         return "\n".join(lines)
 
     def _render(self, match: re.Match, found: list[Link]) -> str:

@@ -194,7 +194,7 @@ class SearchScreen(Screen[None]):
     def load_model(self) -> None:
         started = time.perf_counter()
         try:
-            self.kb.load_model()
+            self.kb.load_model(serve_queries=True)  # one-shot `pms-tui search`es of this home ask it
         except Exception as exc:  # noqa: BLE001 - EmbeddingModelError and whatever onnx raises
             self.post_message(ModelFailed(describe(exc)))
             return

@@ -2,7 +2,10 @@
 
 Two views: the matched chunk alone, or the whole note scrolled to the chunk with the
 chunk's blocks marked. A long note is rendered as a window of lines around the chunk
-(Textual's Markdown mounts a widget per block, so 5,000 lines at once would stall).
+(Textual's Markdown mounts a widget per block, so 5,000 lines at once would stall), and the
+window itself in pieces: first a screenful or two from the chunk or the followed link's
+heading (what is shown at once), then the lines below it and those above it, a piece at a
+time, while the first part is already on the screen.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from pms_tui.core.results import Hit
 from pms_tui.core.safe_text import one_line, safe_text
 
 WINDOW_LINES = 600  # a longer note is shown as this many lines around the chunk
+FIRST_LINES = 40  # lines rendered before the note is shown (from the chunk or the link's heading)
+PIECE_LINES = 80  # then the rest of the window, this many lines at a time
 
 # A note larger than this is never read whole into the reader (its indexed chunk is shown).
 SHOW_WHOLE_BYTES = 2_000_000
@@ -91,6 +96,43 @@ def note_window(text: str, start_line: int, end_line: int, budget: int = WINDOW_
     return NoteWindow("\n".join(lines[lo:hi]), offset + lo + 1, total, True)
 
 
+def safe_cuts(lines: list[str]) -> list[int]:
+    """Where a window may be split into pieces rendered one after the other: headings and code
+    blocks' first lines, and blank lines before an unindented line (never inside a list item
+    or a code block: each piece is Markdown on its own)."""
+    points = _cut_points_of("\n".join(lines))
+    n = len(lines)
+    return [p for p in points if lines[p].strip() or (p + 1 < n and lines[p + 1][:1] not in ("", " ", "\t"))]
+
+
+def pieces(window: NoteWindow, line: int) -> list[tuple[int, int]]:
+    """The window split into (start, end) line ranges (0-based, of ``window.markdown``): first
+    the part from file line ``line`` (the cut at or before it) about ``FIRST_LINES`` long, then
+    the rest below it in ``PIECE_LINES`` steps, then what is above it (at most a quarter of the
+    window and a section: see :func:`note_window`)."""
+    lines = window.markdown.split("\n")
+    n = len(lines)
+    if n <= 2 * FIRST_LINES:  # splitting a short note costs more than it saves
+        return [(0, n)]
+    cuts = safe_cuts(lines)
+    at = min(max(0, line - window.first_line), n - 1)
+    lo = max((p for p in cuts if p <= at), default=0)
+    if at - lo > FIRST_LINES:  # a long section: start nearer the line
+        lo = max((p for p in cuts if p <= at and at - p <= FIRST_LINES), default=lo)
+
+    def end(start: int, size: int) -> int:
+        return min((p for p in cuts if p >= start + size), default=n)
+
+    hi = end(lo, FIRST_LINES)
+    out = [(lo, hi)]
+    while hi < n:
+        out.append((hi, end(hi, PIECE_LINES)))
+        hi = out[-1][1]
+    if lo > 0:
+        out.append((0, lo))
+    return out
+
+
 def read_window(hit: Hit) -> NoteWindow:
     """The window of the hit's note on disk; the indexed chunk with a note when it cannot be read."""
     path = Path(hit.path)
@@ -152,6 +194,8 @@ class Reader(Vertical):
         height: 1fr;
         & > VerticalScroll { height: 1fr; background: $background; }
         & NoteMarkdown { padding: 0 2 1 2; }
+        & #reader-above { padding: 0 2 0 2; display: none; }
+        & #reader-above.-shown { display: block; }
         & NoteMarkdown > .-match {
             background: $accent 12%;
             border-left: outer $accent;
@@ -174,6 +218,14 @@ class Reader(Vertical):
         # makes wikilinks followable; it keeps the line count
         self.decorate = decorate
         self.target_line: int | None = None  # the file line to scroll to once (a followed link)
+        # the window's pieces still to render, and the file lines of the first line of the
+        # main Markdown (the first piece and those below) and of the one above it
+        self._rest: list[tuple[int, int]] = []
+        self._main_first = 1
+        self._above_first = 1
+        self._rendered: tuple[int, int] = (0, 0)  # file lines [first, end) rendered so far
+        self._generation = 0  # a new render stops the filling of the last one
+        self._lock = asyncio.Lock()  # one render or one piece at a time (never a stale piece after a render)
 
     class HitShown(Message):
         """The reader finished rendering a hit (the links controller times following a link)."""
@@ -189,13 +241,26 @@ class Reader(Vertical):
         self.target_line = line
         self.show(hit)
 
-    def _block_at(self, line: int, window: NoteWindow) -> MarkdownBlock | None:
+    def _blocks(self):
+        """(block, first file line, end file line) of every top-level block shown, top down."""
+        for widget, first in ((self.above, self._above_first), (self.markdown, self._main_first)):
+            for block in widget.children:
+                if isinstance(block, MarkdownBlock):
+                    start, end = block.source_range
+                    yield block, first + start, first + end
+
+    def _block_at(self, line: int, window: NoteWindow | None = None) -> MarkdownBlock | None:
         """The top-level block holding file line ``line`` (or the first one after it)."""
-        at = line - window.first_line
-        for block in self.markdown.children:
-            if isinstance(block, MarkdownBlock) and (block.source_range[1] > at or block.source_range[0] >= at):
+        for block, start, end in self._blocks():
+            if end > line or start >= line:
                 return block
         return None
+
+    @property
+    def source(self) -> str:
+        """The Markdown shown (what is rendered so far), top down."""
+        above = self.above.source if self.above.has_class("-shown") else ""
+        return above + self.markdown.source
 
     def _decorated(self, hit: Hit, text: str, first_line: int) -> str:
         return self.decorate(hit, text, first_line) if self.decorate is not None else text
@@ -203,11 +268,18 @@ class Reader(Vertical):
     def compose(self) -> ComposeResult:
         yield Breadcrumb(id="breadcrumb")
         with VerticalScroll(id="reader-scroll"):
+            yield NoteMarkdown("", id="reader-above", open_links=False)
             yield NoteMarkdown(self.empty_text, id="reader-markdown", open_links=False)
 
     @property
     def markdown(self) -> NoteMarkdown:
-        return self.query_one(NoteMarkdown)
+        """The main Markdown: the chunk, or the note from the first piece of its window down."""
+        return self.query_one("#reader-markdown", NoteMarkdown)
+
+    @property
+    def above(self) -> NoteMarkdown:
+        """The note's lines above the first piece of its window (rendered after it)."""
+        return self.query_one("#reader-above", NoteMarkdown)
 
     def show(self, hit: Hit | None) -> None:
         """Render ``hit`` soon; a burst of calls (holding a key down) renders only the last."""
@@ -233,19 +305,29 @@ class Reader(Vertical):
             self._rendering = False
 
     async def _show_hit(self, hit: Hit | None) -> None:
+        self._generation += 1  # a piece being added finishes; no other follows
+        async with self._lock:
+            await self._show_hit_now(hit)
+
+    async def _show_hit_now(self, hit: Hit | None) -> None:
         key = (hit.chunk_id if hit else None, self.whole_note, hit.text if hit else "")
         self.hit = hit
-        if key == self._shown:
+        if key == self._shown and (self.target_line is None or self._rendered[0] <= self.target_line
+                                   < self._rendered[1] or not self._rest):
             if self.target_line is not None and self.window is not None:  # another place in the note shown
-                block = self._block_at(self.target_line, self.window)
+                block = self._block_at(self.target_line)
                 self.target_line = None
                 if block is not None:
                     self._scroll_to_match(block)
+                if self._rest:
+                    self.run_worker(self._fill(self._generation), group="reader-fill", exit_on_error=False)
                 self.post_message(self.HitShown(hit))
             return
+        self._rest = []
         breadcrumb = self.query_one(Breadcrumb)
         markdown = self.markdown
         scroll = self.query_one("#reader-scroll", VerticalScroll)
+        await self._clear_above()
         if hit is None:
             self.window = None
             breadcrumb.show_hit(None, self.whole_note)
@@ -257,19 +339,84 @@ class Reader(Vertical):
             scroll.scroll_home(animate=False)
         else:
             # reading and scanning a long note happens off the UI thread
-            self.window = window = await asyncio.to_thread(read_window, hit)
+            line = self.target_line or hit.start_line
+            window, parts = await asyncio.to_thread(self._plan, hit, line)
+            self.window = window
             breadcrumb.show_hit(hit, True, window)
-            await markdown.update(safe_text(self._decorated(hit, window.markdown, window.first_line)))
+            (lo, hi), self._rest = parts[0], parts[1:]
+            self._main_first = self._above_first = window.first_line + lo
+            self._rendered = (self._main_first, window.first_line + hi)
+            await markdown.update(self._piece(hit, window, lo, hi))
+            if self._rest:
+                self._continue_from_last_block(markdown)
             first = self._mark_chunk(hit, window)
             if self.target_line is not None:
-                first = self._block_at(self.target_line, window) or first
+                first = self._block_at(self.target_line) or first
                 self.target_line = None
             if first is not None:
                 self.call_after_refresh(self._scroll_to_match, first)
             else:
                 scroll.scroll_home(animate=False)
+            if self._rest:
+                self.run_worker(self._fill(self._generation), group="reader-fill", exit_on_error=False)
         self._shown = key
         self.post_message(self.HitShown(hit))
+
+    @staticmethod
+    def _continue_from_last_block(markdown: NoteMarkdown) -> None:
+        """Let ``append`` continue after ``update`` as it continues a stream: from the start of
+        the last block (which it re-parses and updates), not from the end of the text (where
+        it would put the next piece's first block in place of the last one)."""
+        blocks = [b for b in markdown.children if isinstance(b, MarkdownBlock)]
+        if blocks and hasattr(markdown, "_last_parsed_line"):  # Textual's streaming position
+            markdown._last_parsed_line = blocks[-1].source_range[0]
+
+    @staticmethod
+    def _plan(hit: Hit, line: int) -> tuple[NoteWindow, list[tuple[int, int]]]:
+        window = read_window(hit)
+        return window, pieces(window, line)
+
+    def _piece(self, hit: Hit, window: NoteWindow, lo: int, hi: int) -> str:
+        text = "\n".join(window.markdown.split("\n")[lo:hi]) + "\n"
+        return safe_text(self._decorated(hit, text, window.first_line + lo))
+
+    async def _clear_above(self) -> None:
+        above = self.above
+        if above.has_class("-shown"):
+            above.remove_class("-shown")
+            await above.update("")
+
+    async def _fill(self, generation: int) -> None:
+        """Render the rest of the window, a piece at a time: below the first piece, then above
+        it (keeping what is on the screen where it is)."""
+        scroll = self.query_one("#reader-scroll", VerticalScroll)
+        while True:
+            await asyncio.sleep(0)  # keys first
+            async with self._lock:
+                hit, window = self.hit, self.window
+                if generation != self._generation or not self._rest or hit is None or window is None:
+                    return
+                (lo, hi), self._rest = self._rest[0], self._rest[1:]
+                text = self._piece(hit, window, lo, hi)
+                if window.first_line + lo >= self._rendered[1]:  # below
+                    await self.markdown.append(text)
+                    self._rendered = (self._rendered[0], window.first_line + hi)
+                else:  # above: the lines above the first piece, in their own Markdown
+                    above = self.above
+                    height, y = above.outer_size.height, scroll.scroll_y
+                    above.add_class("-shown")
+                    self._above_first = window.first_line + lo
+                    await above.update(text)
+                    self._rendered = (self._above_first, self._rendered[1])
+                    self.call_after_refresh(self._keep_place, y, height)
+                self._mark_chunk(hit, window)
+
+    def _keep_place(self, y: float, height: int) -> None:
+        """Lines were added above the screen: scroll down by their height."""
+        grown = self.above.outer_size.height - height
+        if grown:
+            scroll = self.query_one("#reader-scroll", VerticalScroll)
+            scroll.scroll_to(y=y + grown, animate=False)
 
     def _scroll_to_match(self, block: MarkdownBlock, again: bool = True) -> None:
         """Scroll the chunk's first block to the top; once more after the next refresh, when the
@@ -283,14 +430,9 @@ class Reader(Vertical):
 
     def _mark_chunk(self, hit: Hit, window: NoteWindow) -> MarkdownBlock | None:
         """Mark the top-level blocks of the chunk; return the first."""
-        lo = hit.start_line - window.first_line
-        hi = hit.end_line - window.first_line
         first = None
-        for block in self.markdown.children:
-            if not isinstance(block, MarkdownBlock):
-                continue
-            start, end = block.source_range
-            inside = start <= hi and end > lo
+        for block, start, end in self._blocks():
+            inside = start <= hit.end_line and end > hit.start_line
             block.set_class(inside, "-match")
             if inside and first is None:
                 first = block
