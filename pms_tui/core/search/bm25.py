@@ -55,7 +55,8 @@ class Bm25Lane:
 
         try:
             if self.plan and text and not filters.positive:
-                return self.planner.ranked(conn, text, run, count, depth)
+                narrowed = bool(collection_ids) or filters.doc_ids is not None or bool(filters.negative)
+                return self.planner.ranked(conn, text, run, count, depth, narrowed)
             return lane.ranked(expression, depth)
         except OperationalError as exc:
             if "fts5" in str(exc) or "syntax" in str(exc):

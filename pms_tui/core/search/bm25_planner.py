@@ -85,8 +85,9 @@ class Bm25Planner:
     Document frequencies come from an fts5vocab table, looked up by the stems that FTS5's own
     tokenizer makes of the query words (a temporary FTS5 table with the same tokenizer).
 
-    * *plain*: a query that matches few rows (counted without scoring, up to a cap) runs as
-      written. So does one whose phrases are all rare, or that has a single phrase.
+    * *plain*: a query that matches few rows runs as written: its phrases' frequencies decide
+      it when they can, otherwise its rows are counted without scoring, up to a cap. So does
+      one whose phrases are all rare, or that has a single phrase.
     * *split*: the rare phrases E (their postings within a budget) find the candidates. ``E``
       alone ranks them (exact scores for rows holding no common phrase C), ``(E) AND (C)``
       scores the rows that also hold a common phrase with every phrase. Merged, that is the
@@ -221,22 +222,24 @@ class Bm25Planner:
             g.bound = g.count * (BM25_K1 + 1) * idf(rows, g.df)
         return rows, groups
 
-    def ranked(self, conn, match: str, run, count, depth: int) -> list[tuple[int, float]]:
+    def ranked(self, conn, match: str, run, count, depth: int, narrowed: bool = False) -> list[tuple[int, float]]:
         """The plain query's ranking, best first, at most ``depth`` rows.
 
         ``run(expression) -> [(rowid, bm25)]`` runs a MATCH expression ranked and limited;
         ``count(expression, cap)`` counts its rows, stopping at ``cap`` (no scoring: cheap).
+        ``narrowed``: ``run`` and ``count`` see only some rows (a filter), so a phrase's
+        frequency in the whole index is not a lower bound of what ``count`` finds.
         """
         # few rows: scoring them is cheap (and a long text is slower to plan than to run)
         cap = PLAN_MIN_POSTINGS * (3 if match.count(" OR ") + 1 >= LONG_QUERY_GROUPS else 1)
-        if count(match, cap) < cap:
-            self.last = PlanInfo("plain", True)
-            return run(match)
-        planned = self.groups(conn, match)
+        planned = self.groups(conn, match) if " OR " in match else None  # one phrase: as written
         if planned is None or len(planned[1]) < 2:
             self.last = PlanInfo("plain", True)
             return run(match)
         rows, groups = planned
+        if self._fewer_than(groups, cap, narrowed, lambda: count(match, cap)):
+            self.last = PlanInfo("plain", True)
+            return run(match)
         postings = sum(g.count * g.cost for g in groups)
         costly = postings > PLAN_APPROX_POSTINGS
         order = sorted(groups, key=lambda g: (-g.bound / g.count, g.cost, g.text))
@@ -299,6 +302,19 @@ class Bm25Planner:
         rest = " OR ".join(" OR ".join([t] * n) for t, n in extra if n)
         self.last = PlanInfo("conjunction", False, postings, cand)
         return self._merge(run, cand, rest, depth)[0]
+
+    @staticmethod
+    def _fewer_than(groups: list[_Group], cap: int, narrowed: bool, counted) -> bool:
+        """Whether the OR of these phrases matches fewer than ``cap`` rows. The document
+        frequencies answer it when they can (rows of one phrase are a lower bound, their sum an
+        upper bound); otherwise ``counted()`` counts (up to the cap), which reads the doclists
+        once more."""
+        if not narrowed and max(g.df for g in groups) >= cap:
+            return False
+        # cost bounds a phrase's rows, except a multi-token phrase whose last token is a prefix
+        if all(not (g.prefix and len(g.tokens) > 1) for g in groups) and sum(g.cost for g in groups) < cap:
+            return True
+        return counted() < cap
 
     @staticmethod
     def _or(groups: list[_Group]) -> str:

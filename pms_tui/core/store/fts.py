@@ -173,7 +173,27 @@ def change_key(conn) -> tuple[int, int]:
 
 
 def row_count(conn) -> int:
+    """Rows in the full-text index: the row count FTS5 keeps in its averages record (the N of
+    its own bm25 idf), one row read instead of a walk over every chunk's page. Falls back to
+    counting the chunks when the record is absent (an empty index) or unreadable."""
+    row = conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
+    if row is not None and row[0]:
+        try:
+            return _varint(bytes(row[0]))
+        except IndexError:
+            pass
     return conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+
+def _varint(data: bytes) -> int:
+    """The first SQLite varint of ``data`` (big-endian 7-bit groups; a ninth byte holds 8 bits)."""
+    value = 0
+    for i in range(8):
+        byte = data[i]
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value
+    return (value << 8) | data[8]
 
 
 def document_frequencies(conn, terms: Sequence[str]) -> dict[str, int]:

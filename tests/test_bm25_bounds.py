@@ -1,0 +1,113 @@
+"""The BM25 planner decides "few rows: run as written" from document frequencies when they
+can tell (a phrase's rows bound the OR-query's from below, their sum from above), and reads
+the index's row count from FTS5's own averages record. Checked on a real index against
+FTS5's own counts."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tests.kb_helpers import write
+from pms_tui.core.kb import KnowledgeBase
+from pms_tui.core.search import query as fts_query
+from pms_tui.core.search.bm25_planner import Bm25Planner, _Group
+from pms_tui.core.store import fts
+
+COMMON = ["file", "command", "value", "system", "output"]
+RARE = ["zoxide", "quokka", "fjord", "sextant"]
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory):
+    """300 notes (more than 127 rows: the row count's varint takes two bytes)."""
+    root = tmp_path_factory.mktemp("bounds")
+    rng = random.Random(5)
+    folder = root / "notes"
+    for i in range(300):
+        words = [rng.choice(COMMON) for _ in range(rng.randint(5, 20))]
+        if i % 7 == 0:
+            words.append(rng.choice(RARE))
+        write(folder, f"n{i:03}.md", f"# Note {i}\n\n" + " ".join(words) + "\n")
+    kb = KnowledgeBase(root / "home", embedder=None)
+    kb.collections.create(folder, name="notes")
+    kb.sync(embed=False)
+    yield kb
+    kb.close()
+
+
+def test_row_count_is_the_index_rows(kb):
+    conn = kb.store.conn
+    chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    assert chunks > 127
+    assert fts.row_count(conn) == chunks
+
+
+def test_row_count_of_an_empty_index(tmp_path):
+    empty = KnowledgeBase(tmp_path / "home", embedder=None)
+    try:
+        assert fts.row_count(empty.store.conn) == 0
+    finally:
+        empty.close()
+
+
+def test_varint_decodes_multi_byte_values():
+    assert fts._varint(bytes([0x05])) == 5
+    assert fts._varint(bytes([0x82, 0x2C, 0xFF])) == 300
+    assert fts._varint(bytes([0x86, 0x8D, 0x2E])) == 100_014
+    assert fts._varint(bytes([0xFF] * 8 + [0x01])) == (2**56 - 1) << 8 | 1
+
+
+class FakeCounter:
+    """Stands in for the index's counting query: returns a fixed number, records calls."""
+
+    def __init__(self, n: int):
+        self.n, self.calls = n, 0
+
+    def __call__(self) -> int:
+        self.calls += 1
+        return self.n
+
+
+def g(df: int, cost: int, tokens=("w",), prefix=False) -> _Group:
+    return _Group('"w"', 1, list(tokens), prefix, df, cost)
+
+
+def test_bounds_decide_without_counting():
+    many = FakeCounter(10**6)
+    assert Bm25Planner._fewer_than([g(700, 700), g(5, 5)], 600, False, many) is False
+    assert many.calls == 0  # one phrase alone holds more rows than the cap
+    few = FakeCounter(0)
+    assert Bm25Planner._fewer_than([g(300, 300), g(200, 200)], 600, False, few) is True
+    assert few.calls == 0  # all phrases together hold fewer
+
+
+def test_undecided_bounds_count():
+    counter = FakeCounter(599)
+    assert Bm25Planner._fewer_than([g(400, 400), g(300, 300)], 600, False, counter) is True
+    assert counter.calls == 1
+    # a filter narrows the rows: the whole index's frequency is no lower bound
+    counter = FakeCounter(10)
+    assert Bm25Planner._fewer_than([g(700, 700), g(5, 5)], 600, True, counter) is True
+    assert counter.calls == 1
+    # a phrase whose last token is a prefix: its cost is no upper bound
+    counter = FakeCounter(900)
+    phrase = g(0, 1, tokens=("a", "b"), prefix=True)
+    assert Bm25Planner._fewer_than([phrase, g(100, 100)], 600, False, counter) is False
+    assert counter.calls == 1
+
+
+@pytest.mark.parametrize("query", ["zoxide file", "quokka fjord", "file command value", "zoxide quokka fjord sextant",
+                                   "command outp", "fjord sextant system"])
+@pytest.mark.parametrize("cap", [1, 10, 50, 150, 299, 1000])
+def test_bound_decisions_agree_with_fts5_counts(kb, query, cap):
+    conn = kb.store.conn
+    match = fts_query.build_match(query)
+    planner = Bm25Planner()
+    rows, groups = planner.groups(conn, match)
+    true_count = conn.execute(
+        "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)", (match, cap)
+    ).fetchone()[0]
+    counter = FakeCounter(true_count)
+    assert Bm25Planner._fewer_than(groups, cap, False, counter) is (true_count < cap)
