@@ -67,3 +67,14 @@ def test_the_pilot_idle_patch_is_still_needed_and_still_applies():
         f"Textual now checks for idle every {granularity * 1000:g} ms by itself: "
         "remove pilot_idle_checks_every_5_ms from tests/conftest.py")
     assert idle == pytest.approx(granularity / 20), "Textual's idle ratio changed: re-check the conftest patch"
+
+
+def test_the_markdown_streaming_position_the_reader_sets_is_still_there():
+    """The reader appends a long note's later pieces after the first (widgets/reader.py) and
+    points Textual's streaming position at the last block it rendered; without the attribute
+    the guard skips that and the next piece would replace the last block."""
+    from textual.widgets import Markdown
+
+    assert hasattr(Markdown(), "_last_parsed_line"), (
+        "Textual's Markdown no longer has _last_parsed_line: widgets/reader.py's piecewise "
+        "rendering must change (tests/tui/test_tui_links.py counts the blocks it renders)")
