@@ -31,7 +31,6 @@ import os
 import platform
 import resource
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -98,26 +97,11 @@ def wait_quiet() -> float:
 def run_worker(name: str, **kwargs) -> dict:
     """Run one measurement in a fresh Python process; its result is the last stdout line."""
     load = wait_quiet() if name in ("queries", "ui", "sync", "throughput") else os.getloadavg()[0]
-    started = time.perf_counter()
-    # its own process group, so that a part that hangs (and any process it started) can be
-    # stopped as a whole after WORKER_TIMEOUT seconds
-    proc = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "--worker", name, json.dumps(kwargs)],
-        stdout=subprocess.PIPE, text=True, cwd=str(REPO), start_new_session=True,
-    )
-    try:
-        stdout, _ = proc.communicate(timeout=WORKER_TIMEOUT.get(name, 1800))
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise RuntimeError(f"worker {name} did not finish in {WORKER_TIMEOUT.get(name, 1800)} s") from None
-    if proc.returncode != 0:
-        raise RuntimeError(f"worker {name} failed (exit {proc.returncode})")
-    result = json.loads(stdout.strip().splitlines()[-1])
-    result["load_at_start"] = round(load, 2)
-    result["load_at_end"] = round(os.getloadavg()[0], 2)
-    result["measured_at"] = dt.datetime.now().strftime("%Y-%m-%d %H:%M")
-    log(f"  [{name}] done in {time.perf_counter() - started:.0f}s (load {load:.2f} -> {result['load_at_end']:.2f})")
+    from workers import run_json
+
+    result = run_json([sys.executable, str(Path(__file__).resolve()), "--worker", name, json.dumps(kwargs)],
+                      label=name, timeout=WORKER_TIMEOUT.get(name, 1800), cwd=str(REPO), load=load)
+    log(f"  [{name}] done in {result['wall_seconds']:.0f}s (load {load:.2f} -> {result['load_at_end']:.2f})")
     return result
 
 

@@ -14,11 +14,9 @@ percentiles are taken of the pool.
 from __future__ import annotations
 
 import copy
-import datetime as dt
 import json
 import math
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -70,24 +68,12 @@ def preflight(tree: Path) -> str | None:
 
 def tree_worker(tree: Path, name: str, **kwargs) -> dict:
     """One worker of ``tree``'s run.py in a fresh process (raw samples, see tree_worker.py)."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    load = os.getloadavg()[0]
-    started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, str(HERE / "tree_worker.py"), str(tree), name, json.dumps(kwargs)],
-                            stdout=subprocess.PIPE, text=True, cwd=str(tree), env=env, start_new_session=True)
-    try:
-        stdout, _ = proc.communicate(timeout=TIMEOUT.get(name, 1800))
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise RuntimeError(f"worker {name} of {tree} did not finish in {TIMEOUT.get(name, 1800)} s") from None
-    if proc.returncode != 0:
-        raise RuntimeError(f"worker {name} of {tree} failed (exit {proc.returncode})")
-    result = json.loads(stdout.strip().splitlines()[-1])
-    result["load_at_start"] = round(load, 2)
-    result["load_at_end"] = round(os.getloadavg()[0], 2)
-    result["measured_at"] = dt.datetime.now().strftime("%Y-%m-%d %H:%M")
-    result["wall_seconds"] = round(time.perf_counter() - started, 1)
+    from workers import run_json
+
+    result = run_json([sys.executable, str(HERE / "tree_worker.py"), str(tree), name, json.dumps(kwargs)],
+                      label=f"{name} of {tree}", timeout=TIMEOUT.get(name, 1800), cwd=str(tree),
+                      env=dict(os.environ, PYTHONPATH=str(tree)))
+    load = result["load_at_start"]
     log(f"  [{name} {tree.name}] done in {result['wall_seconds']:.0f}s "
         f"(load {load:.2f} -> {result['load_at_end']:.2f})")
     return result
