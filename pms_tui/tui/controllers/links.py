@@ -195,10 +195,11 @@ class LinksController:
             self.history.visit(Place(entry.collection, entry.path, entry.line, hit.title))
         self.reader.whole_note_at(hit, entry.line)
 
-    def shown(self) -> None:
-        """The reader finished rendering what ``open`` asked for."""
+    def shown(self, painted_at: float | None = None) -> None:
+        """The reader finished rendering what ``open`` asked for (and the screen showed it at
+        ``painted_at``, a ``time.perf_counter()``)."""
         if self._follow_started:
-            self.follow_latencies_ms.append((time.perf_counter() - self._follow_started) * 1000)
+            self.follow_latencies_ms.append(((painted_at or time.perf_counter()) - self._follow_started) * 1000)
             self._follow_started = 0.0
 
     def back(self) -> None:

@@ -360,7 +360,7 @@ class SearchScreen(Screen[None]):
             message.stop()
 
     def on_reader_hit_shown(self, message: Reader.HitShown) -> None:
-        self.links.shown()
+        self.links.shown(message.painted_at)
 
     # -- modes and filters ------------------------------------------------------------------------
     def set_mode(self, mode: str) -> None:

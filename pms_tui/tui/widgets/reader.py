@@ -11,6 +11,7 @@ time, while the first part is already on the screen.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,7 +32,7 @@ from pms_tui.core.results import Hit
 from pms_tui.core.safe_text import one_line, safe_text
 
 WINDOW_LINES = 600  # a longer note is shown as this many lines around the chunk
-FIRST_LINES = 40  # lines rendered before the note is shown (from the chunk or the link's heading)
+FIRST_LINES = 25  # lines rendered before the note is shown (from the chunk or the link's heading): ~a screen
 PIECE_LINES = 80  # then the rest of the window, this many lines at a time
 
 # A note larger than this is never read whole into the reader (its indexed chunk is shown).
@@ -112,7 +113,7 @@ def pieces(window: NoteWindow, line: int) -> list[tuple[int, int]]:
     window and a section: see :func:`note_window`)."""
     lines = window.markdown.split("\n")
     n = len(lines)
-    if n <= 2 * FIRST_LINES:  # splitting a short note costs more than it saves
+    if n <= FIRST_LINES + FIRST_LINES // 2:  # splitting a screenful costs more than it saves
         return [(0, n)]
     cuts = safe_cuts(lines)
     at = min(max(0, line - window.first_line), n - 1)
@@ -194,8 +195,7 @@ class Reader(Vertical):
         height: 1fr;
         & > VerticalScroll { height: 1fr; background: $background; }
         & NoteMarkdown { padding: 0 2 1 2; }
-        & #reader-above { padding: 0 2 0 2; display: none; }
-        & #reader-above.-shown { display: block; }
+        & #reader-above { padding: 0 2 0 2; }
         & NoteMarkdown > .-match {
             background: $accent 12%;
             border-left: outer $accent;
@@ -226,13 +226,16 @@ class Reader(Vertical):
         self._rendered: tuple[int, int] = (0, 0)  # file lines [first, end) rendered so far
         self._generation = 0  # a new render stops the filling of the last one
         self._lock = asyncio.Lock()  # one render or one piece at a time (never a stale piece after a render)
+        self._main = NoteMarkdown(self.empty_text, open_links=False)  # replaced by each render
+        self._stale: list[NoteMarkdown] = []  # main Markdowns swapped out, removed once the new one is painted
 
     class HitShown(Message):
         """The reader finished rendering a hit (the links controller times following a link)."""
 
-        def __init__(self, hit: Hit | None) -> None:
+        def __init__(self, hit: Hit | None, painted_at: float | None = None) -> None:
             super().__init__()
             self.hit = hit
+            self.painted_at = painted_at  # time.perf_counter() when the screen showed it
 
     def whole_note_at(self, hit: Hit, line: int | None = None) -> None:
         """Show ``hit``'s whole note scrolled to it, or to the block holding file line
@@ -244,6 +247,8 @@ class Reader(Vertical):
     def _blocks(self):
         """(block, first file line, end file line) of every top-level block shown, top down."""
         for widget, first in ((self.above, self._above_first), (self.markdown, self._main_first)):
+            if widget is self.above and not widget.display:
+                continue  # hidden: empty, or the last note's lines above (replaced when it is filled)
             for block in widget.children:
                 if isinstance(block, MarkdownBlock):
                     start, end = block.source_range
@@ -259,7 +264,7 @@ class Reader(Vertical):
     @property
     def source(self) -> str:
         """The Markdown shown (what is rendered so far), top down."""
-        above = self.above.source if self.above.has_class("-shown") else ""
+        above = self.above.source if self.above.display else ""
         return above + self.markdown.source
 
     def _decorated(self, hit: Hit, text: str, first_line: int) -> str:
@@ -268,13 +273,31 @@ class Reader(Vertical):
     def compose(self) -> ComposeResult:
         yield Breadcrumb(id="breadcrumb")
         with VerticalScroll(id="reader-scroll"):
-            yield NoteMarkdown("", id="reader-above", open_links=False)
-            yield NoteMarkdown(self.empty_text, id="reader-markdown", open_links=False)
+            above = NoteMarkdown("", id="reader-above", open_links=False)
+            above.display = False
+            yield above
+            yield self._main
 
     @property
     def markdown(self) -> NoteMarkdown:
         """The main Markdown: the chunk, or the note from the first piece of its window down."""
-        return self.query_one("#reader-markdown", NoteMarkdown)
+        return self._main
+
+    async def _replace_main(self, text: str) -> NoteMarkdown:
+        """Render ``text`` as the main Markdown: into a new, hidden one, then swapped for the
+        old one, which is removed after the screen shows the new one (removing a long note's
+        hundreds of block widgets took as long as mounting the next note's, before its first
+        paint)."""
+        old = self.markdown
+        new = NoteMarkdown(open_links=False)
+        new.display = False  # (display, not a class: a class change restyles every block below it)
+        await self.query_one("#reader-scroll", VerticalScroll).mount(new, after=old)
+        await new.update(text)
+        with self.app.batch_update():
+            old.display, new.display = False, True
+        self._main = new
+        self._stale.append(old)
+        return new
 
     @property
     def above(self) -> NoteMarkdown:
@@ -319,23 +342,20 @@ class Reader(Vertical):
                 self.target_line = None
                 if block is not None:
                     self._scroll_to_match(block)
-                if self._rest:
-                    self.run_worker(self._fill(self._generation), group="reader-fill", exit_on_error=False)
-                self.post_message(self.HitShown(hit))
+                self._shown_then_fill(hit)
             return
         self._rest = []
         breadcrumb = self.query_one(Breadcrumb)
-        markdown = self.markdown
         scroll = self.query_one("#reader-scroll", VerticalScroll)
-        await self._clear_above()
+        self.above.display = False  # its blocks stay hidden until the next note's lines above replace them
         if hit is None:
             self.window = None
             breadcrumb.show_hit(None, self.whole_note)
-            await markdown.update(self.empty_text)
+            await self._replace_main(self.empty_text)
         elif not self.whole_note:
             self.window = None
             breadcrumb.show_hit(hit, False)
-            await markdown.update(safe_text(self._decorated(hit, hit.text, hit.start_line)))
+            await self._replace_main(safe_text(self._decorated(hit, hit.text, hit.start_line)))
             scroll.scroll_home(animate=False)
         else:
             # reading and scanning a long note happens off the UI thread
@@ -346,7 +366,7 @@ class Reader(Vertical):
             (lo, hi), self._rest = parts[0], parts[1:]
             self._main_first = self._above_first = window.first_line + lo
             self._rendered = (self._main_first, window.first_line + hi)
-            await markdown.update(self._piece(hit, window, lo, hi))
+            markdown = await self._replace_main(self._piece(hit, window, lo, hi))
             if self._rest:
                 self._continue_from_last_block(markdown)
             first = self._mark_chunk(hit, window)
@@ -357,10 +377,23 @@ class Reader(Vertical):
                 self.call_after_refresh(self._scroll_to_match, first)
             else:
                 scroll.scroll_home(animate=False)
-            if self._rest:
-                self.run_worker(self._fill(self._generation), group="reader-fill", exit_on_error=False)
         self._shown = key
-        self.post_message(self.HitShown(hit))
+        self._shown_then_fill(hit)
+
+    def _shown_then_fill(self, hit: Hit | None) -> None:
+        """Once the screen shows what was rendered: say so (HitShown), then render the rest of
+        the window (the pieces would otherwise be laid out before the first one is painted)."""
+        generation = self._generation
+
+        def after_paint() -> None:
+            self.post_message(self.HitShown(hit, time.perf_counter()))
+            stale, self._stale = self._stale, []
+            for widget in stale:
+                widget.remove()
+            if self._rest and generation == self._generation:
+                self.run_worker(self._fill(generation), group="reader-fill", exit_on_error=False)
+
+        self.call_after_refresh(after_paint)
 
     @staticmethod
     def _continue_from_last_block(markdown: NoteMarkdown) -> None:
@@ -380,12 +413,6 @@ class Reader(Vertical):
         text = "\n".join(window.markdown.split("\n")[lo:hi]) + "\n"
         return safe_text(self._decorated(hit, text, window.first_line + lo))
 
-    async def _clear_above(self) -> None:
-        above = self.above
-        if above.has_class("-shown"):
-            above.remove_class("-shown")
-            await above.update("")
-
     async def _fill(self, generation: int) -> None:
         """Render the rest of the window, a piece at a time: below the first piece, then above
         it (keeping what is on the screen where it is)."""
@@ -403,10 +430,10 @@ class Reader(Vertical):
                     self._rendered = (self._rendered[0], window.first_line + hi)
                 else:  # above: the lines above the first piece, in their own Markdown
                     above = self.above
-                    height, y = above.outer_size.height, scroll.scroll_y
-                    above.add_class("-shown")
+                    height, y = 0, scroll.scroll_y  # hidden until now
                     self._above_first = window.first_line + lo
-                    await above.update(text)
+                    await above.update(text)  # (replacing what the last note left in it, hidden)
+                    above.display = True
                     self._rendered = (self._above_first, self._rendered[1])
                     self.call_after_refresh(self._keep_place, y, height)
                 self._mark_chunk(hit, window)
