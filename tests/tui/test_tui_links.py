@@ -205,3 +205,55 @@ def test_a_long_note_is_shown_from_the_followed_heading_and_filled_in_around_it(
             await settle(app, pilot)
             assert _reader_note(app) == "Start.md" and "# Long" not in reader.source
     run(scenario())
+
+
+def test_a_note_of_a_few_screens_is_painted_from_its_first_screen_and_the_last_note_goes_after(tmp_path: Path):
+    """Following a link paints a screenful first (any note longer than a screen and a half,
+    not only long ones), says when it was painted, then fills in the rest; the note it left
+    is removed only after that, so the reader holds one note's blocks once it settles."""
+    from textual.widgets import Markdown
+
+    from pms_tui.core.kb import KnowledgeBase
+    from pms_tui.tui.widgets.links_panel import PanelEntry
+    from pms_tui.tui.widgets.reader import FIRST_LINES, Reader
+
+    folder = tmp_path / "vault"
+    paragraphs = [f"Paragraph {i} of the mid note, which is a few screens long." for i in range(30)]
+    write_note(folder, "Mid.md", "# Mid\n\n" + "\n\n".join(paragraphs) + "\n")  # 61 lines
+    write_note(folder, "Big.md", "# Big\n\n" + "\n".join(f"- point {i}" for i in range(200)) + "\n\nSee [[Mid]].\n")
+    home = tmp_path / "home"
+    with KnowledgeBase(home=home) as kb:
+        kb.collections.create(folder, name="v")
+        kb.sync(embed=False)
+
+    async def scenario():
+        app = make_app(home, load_model=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(app, pilot)
+            screen = app.search_screen
+            reader = screen.reader
+            shown: list[tuple[str, float | None, int]] = []
+            post = reader.post_message
+
+            def record(message) -> bool:
+                if isinstance(message, Reader.HitShown):
+                    scroll = screen.query_one("#reader-scroll")
+                    shown.append((reader.source, message.painted_at, len(scroll.query_children(Markdown))))
+                return post(message)
+
+            reader.post_message = record
+            screen.links.open(PanelEntry("v", "Big.md", 1))
+            await settle(app, pilot)
+            assert "- point 199" in reader.source
+            big_blocks = reader.markdown
+            screen.links.open(PanelEntry("v", "Mid.md", 1))
+            await settle(app, pilot)
+            first, painted_at, markdowns = shown[-1]
+            assert first.startswith("# Mid") and "Paragraph 0 " in first and "Paragraph 29" not in first
+            assert first.count("\n") <= FIRST_LINES + 2
+            assert painted_at is not None and screen.links.follow_latencies_ms
+            assert markdowns == 3  # the lines above, the new note, and the old one (hidden), until then
+            assert "Paragraph 29" in reader.source  # the rest arrived
+            assert not big_blocks.is_attached and len(screen.query_one("#reader-scroll").children) == 2
+            assert reader.markdown.display and "- point" not in reader.source
+    run(scenario())

@@ -344,39 +344,40 @@ class Reader(Vertical):
                     self._scroll_to_match(block)
                 self._shown_then_fill(hit)
             return
-        self._rest = []
-        breadcrumb = self.query_one(Breadcrumb)
-        scroll = self.query_one("#reader-scroll", VerticalScroll)
-        self.above.display = False  # its blocks stay hidden until the next note's lines above replace them
-        if hit is None:
-            self.window = None
-            breadcrumb.show_hit(None, self.whole_note)
-            await self._replace_main(self.empty_text)
-        elif not self.whole_note:
-            self.window = None
-            breadcrumb.show_hit(hit, False)
-            await self._replace_main(safe_text(self._decorated(hit, hit.text, hit.start_line)))
-            scroll.scroll_home(animate=False)
-        else:
-            # reading and scanning a long note happens off the UI thread
-            line = self.target_line or hit.start_line
-            window, parts = await asyncio.to_thread(self._plan, hit, line)
-            self.window = window
-            breadcrumb.show_hit(hit, True, window)
-            (lo, hi), self._rest = parts[0], parts[1:]
-            self._main_first = self._above_first = window.first_line + lo
-            self._rendered = (self._main_first, window.first_line + hi)
-            markdown = await self._replace_main(self._piece(hit, window, lo, hi))
-            if self._rest:
-                self._continue_from_last_block(markdown)
-            first = self._mark_chunk(hit, window)
-            if self.target_line is not None:
-                first = self._block_at(self.target_line) or first
-                self.target_line = None
-            if first is not None:
-                self.call_after_refresh(self._scroll_to_match, first)
-            else:
+        with self.app.batch_update():  # one layout when it is all in place, none while it is built
+            self._rest = []
+            breadcrumb = self.query_one(Breadcrumb)
+            scroll = self.query_one("#reader-scroll", VerticalScroll)
+            self.above.display = False  # its blocks stay hidden until the next note's lines above replace them
+            if hit is None:
+                self.window = None
+                breadcrumb.show_hit(None, self.whole_note)
+                await self._replace_main(self.empty_text)
+            elif not self.whole_note:
+                self.window = None
+                breadcrumb.show_hit(hit, False)
+                await self._replace_main(safe_text(self._decorated(hit, hit.text, hit.start_line)))
                 scroll.scroll_home(animate=False)
+            else:
+                # reading and scanning a long note happens off the UI thread
+                line = self.target_line or hit.start_line
+                window, parts = await asyncio.to_thread(self._plan, hit, line)
+                self.window = window
+                breadcrumb.show_hit(hit, True, window)
+                (lo, hi), self._rest = parts[0], parts[1:]
+                self._main_first = self._above_first = window.first_line + lo
+                self._rendered = (self._main_first, window.first_line + hi)
+                markdown = await self._replace_main(self._piece(hit, window, lo, hi))
+                if self._rest:
+                    self._continue_from_last_block(markdown)
+                first = self._mark_chunk(hit, window)
+                if self.target_line is not None:
+                    first = self._block_at(self.target_line) or first
+                    self.target_line = None
+                if first is not None:
+                    self.call_after_refresh(self._scroll_to_match, first)
+                else:
+                    scroll.scroll_home(animate=False)
         self._shown = key
         self._shown_then_fill(hit)
 
