@@ -8,7 +8,7 @@ median keystroke-to-results time over ~20 queries typed character by character (
 debounce timer firing to the results list rendered). Without HOME, a throwaway home with the
 bundled user guide is built and synced first.
 
-``follow``: link chosen -> target shown in the reader (the links controller's own timing),
+``follow``: link chosen -> target painted in the reader (the links controller's own timing),
 three links deep from obsidian-help's welcome note, then to a heading deep in its longest
 note (benchmarks/links.py's follow case; target <= 100 ms).
 """

@@ -22,7 +22,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 from textual.widgets.markdown import MarkdownBlock
 
 from pms_tui.core.errors import PmsError
@@ -30,6 +30,8 @@ from pms_tui.core.kb import read_note, split_frontmatter
 from pms_tui.core.markdown import normalize_newlines, scan
 from pms_tui.core.results import Hit
 from pms_tui.core.safe_text import one_line, safe_text
+
+from .note_markdown import NoteMarkdown
 
 WINDOW_LINES = 600  # a longer note is shown as this many lines around the chunk
 FIRST_LINES = 25  # lines rendered before the note is shown (from the chunk or the link's heading): ~a screen
@@ -181,10 +183,6 @@ class Breadcrumb(Static):
             (view, "$text-muted italic"),
         )
         self.update(Content("\n").join([Content.assemble(*parts), location]))
-
-
-class NoteMarkdown(Markdown, can_focus_children=False):
-    """Markdown that never takes focus from navigation."""
 
 
 class Reader(Vertical):

@@ -1,0 +1,70 @@
+"""The reader's Markdown widget: Textual's Markdown with fewer widgets per list item.
+
+Textual's Markdown mounts four widgets for every list item (a row, its bullet, a column and
+the item's paragraph), and mounting, styling and laying out widgets is what following a link
+costs. An item that is one paragraph (most are) gets a row holding its bullet and that
+paragraph, which looks the same; other items keep Textual's column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Markdown
+from textual.widgets._markdown import (  # private: tests/tui/test_note_markdown.py checks the look
+    MarkdownBlock,
+    MarkdownBullet,
+    MarkdownBulletList,
+    MarkdownListItem,
+    MarkdownOrderedList,
+    MarkdownOrderedListItem,
+    MarkdownParagraph,
+)
+
+
+class ItemRow(Horizontal):
+    """A list item of one paragraph: its bullet beside it."""
+
+    DEFAULT_CSS = """
+    ItemRow { height: auto; width: 1fr; }
+    ItemRow > MarkdownParagraph { width: 1fr; }
+    """
+
+
+def _rows(items: Iterable[tuple[MarkdownListItem, str]]) -> ComposeResult:
+    for item, symbol in items:
+        bullet = MarkdownBullet()
+        bullet.symbol = symbol
+        blocks: list[MarkdownBlock] = item._blocks
+        if len(blocks) == 1 and type(blocks[0]) is MarkdownParagraph:
+            yield ItemRow(bullet, blocks[0])
+        else:
+            yield Horizontal(bullet, Vertical(*blocks))
+
+
+class LightBulletList(MarkdownBulletList):
+    def compose(self) -> ComposeResult:
+        yield from _rows((b, b.bullet) for b in self._blocks if isinstance(b, MarkdownListItem))
+        self._blocks.clear()
+
+
+class LightOrderedList(MarkdownOrderedList):
+    def compose(self) -> ComposeResult:  # numbered as Textual numbers them
+        items = [b for b in self._blocks if isinstance(b, MarkdownListItem)]
+        start = 1
+        if items and isinstance(items[0], MarkdownOrderedListItem):
+            try:
+                start = int(items[0].bullet)
+            except ValueError:
+                pass
+        width = max((len(f"{n}. ") for n in range(start, start + len(items))), default=0)
+        yield from _rows((b, f"{n}. ".rjust(width + 1)) for n, b in enumerate(items, start))
+        self._blocks.clear()
+
+
+class NoteMarkdown(Markdown, can_focus_children=False):
+    """Markdown that never takes focus from navigation, with lighter list items."""
+
+    BLOCKS = {**Markdown.BLOCKS, "bullet_list_open": LightBulletList, "ordered_list_open": LightOrderedList}
