@@ -123,6 +123,9 @@ def _pruned_model(model: Path, models: Path) -> Path:
         tmp = pruned.with_name(f".{pruned.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_bytes(data)
         os.replace(tmp, pruned)  # whole or not at all: the app and a `pms-tui sync` may both write it
+        from .query_model import drop_stale_copies
+
+        drop_stale_copies(pruned.parent, f"{model.stem}-", pruned)
         return pruned
     except Exception:  # noqa: BLE001 - a read-only cache, a full disk, an unexpected file: as shipped
         return model
