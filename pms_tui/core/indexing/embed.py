@@ -7,7 +7,7 @@ assemble from links to those installed files plus two small config files we writ
 the real limit of 256 tokens (the shipped tokenizer truncates at 128 and pads to a fixed
 length; fastembed re-pads each batch to its longest text). The model file linked there is the
 shipped one with its attention NaN guards pruned (``model_graph``): bit-equal vectors for
-7-8% less CPU per run, written once into the model cache; fastembed runs it as it runs any
+2-8% less CPU per run, written once into the model cache; fastembed runs it as it runs any
 model file.
 
 Any other fastembed model can be named in config; fastembed downloads it where the
@@ -106,7 +106,7 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 
 
 def _pruned_model(model: Path, models: Path) -> Path:
-    """The bundled model without its NaN guards (``model_graph``: bit-equal vectors, 7-8% less
+    """The bundled model without its NaN guards (``model_graph``: bit-equal vectors, 2-8% less
     CPU per run), written once into the model cache and keyed by the shipped file; the shipped
     file itself if the graph cannot be edited or the copy cannot be written."""
     stat = model.stat()

@@ -1,4 +1,4 @@
-"""The bundled model's graph without its NaN guards: the same vectors, 7-8% less CPU per run.
+"""The bundled model's graph without its NaN guards: the same vectors, 2-8% less CPU per run.
 
 The bundled all-MiniLM-L6-v2 was exported by PyTorch's dynamo exporter, which writes
 scaled-dot-product attention as ``Softmax`` followed by ``Where(IsNaN(p), 0, p)`` in each of
@@ -8,8 +8,11 @@ guard never changes a value, yet it reads and writes the whole batch x 12 x L x 
 tensor twice per layer (12% of a run's kernel time at 2 x 256 tokens, ONNX Runtime's
 profiler). ``pruned_model`` writes the model with those two nodes dropped and their consumer
 reading the softmax directly; the vectors are bit-equal (``tests/test_model_graph.py``).
-Measured on 100 real chunks, sequential runs on one thread, three alternating rounds, load
-~10: 7.64 s CPU with the guard, 7.06 s without (best of three each).
+Measured on real chunks in length-sorted runs, sequential on one thread, alternating rounds:
+100 chunks, 3 rounds, load ~10: 7.64 s CPU with the guards, 7.06 s without (best of each,
+-7.6 %); 150 chunks, 4 rounds, load ~5: 10.53 s and 10.21 s (best, -3 %; means -1.6 %). The
+guards are memory-bound passes over the attention tensor, which cost more when the cache is
+shared with other busy programs.
 
 The model file is edited at the protobuf wire level (ModelProto.graph = field 7, GraphProto.node
 = field 1, NodeProto input / output / op_type = fields 1 / 2 / 4), so no ``onnx`` package is
