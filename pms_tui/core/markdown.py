@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
+from collections.abc import Sequence
 from itertools import accumulate
 from dataclasses import dataclass
 from functools import cache
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import SkipFile
@@ -37,7 +37,7 @@ def _parser(block_only: bool) -> MarkdownIt:
 def _normalize(state) -> None:
     """markdown-it's own ``normalize`` rule, the same text out: its two regex passes held the
     GIL 0.1-0.4 s on a 20 MB line (the app's loop stalled while a big note was indexed); a
-    text without ``\r`` or NUL, all of them once ``normalize_newlines`` has run, is not copied."""
+    text without ``\\r`` or NUL, all of them once ``normalize_newlines`` has run, is not copied."""
     src = state.src
     if "\r" in src:
         src = src.replace("\r\n", "\n").replace("\r", "\n")
@@ -89,7 +89,7 @@ SPLIT_PIECE_CHARS = 1 << 18
 
 
 def split_lines(text: str) -> list[str]:
-    """``text.split("\n")``, done a piece of about ``SPLIT_PIECE_CHARS`` at a time (cut at a
+    """``text.split("\\n")``, done a piece of about ``SPLIT_PIECE_CHARS`` at a time (cut at a
     line break), so other threads run between the pieces."""
     if len(text) <= SPLIT_PIECE_CHARS:
         return text.split("\n")
@@ -106,7 +106,7 @@ def split_lines(text: str) -> list[str]:
 
 
 def join_lines(lines: Sequence[str], first: int = 0, end: int | None = None) -> str:
-    """``"\n".join(lines[first:end])``, in pieces of lines (see ``split_lines``)."""
+    """``"\\n".join(lines[first:end])``, in pieces of lines (see ``split_lines``)."""
     end = len(lines) if end is None else min(end, len(lines))
     if end - first <= 4096:
         return "\n".join(lines[first:end])

@@ -63,7 +63,8 @@ def mark_words(text: str, words: Iterable[str], width: int = 220) -> str:
     if len(text) <= MARK_SCAN_CHARS:
         return _mark(text, words, width)
     lowered = text.lower()
-    keys = {w[:5].lower() for w in words if len(w) > 1} | {w for w in words if cjk.has_cjk(w)}
+    keys = {w[:5].lower() for w in words if len(w) > 1 and not cjk.has_cjk(w)}
+    keys |= {p for w in words if cjk.has_cjk(w) for p in [w, *cjk.query_pairs(w)[0]] if cjk.has_cjk(p)}
     found = [at for at in (lowered.find(key) for key in keys) if at >= 0] if len(lowered) == len(text) else [0]
     if not found:  # no word's letters anywhere: nothing to mark, the head is shown
         return _mark(text[:width * 4], [], width, after=True)
