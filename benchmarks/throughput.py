@@ -107,7 +107,7 @@ def measure(folder: str) -> dict:
         if settings.model == DEFAULT_MODEL:
             _register_bundled_model()
             model = TextEmbedding(model_name=DEFAULT_MODEL,
-                                  specific_model_path=str(bundled_model_dir(settings.max_tokens, as_shipped=True)))
+                                  specific_model_path=str(bundled_model_dir(settings.max_tokens)))
         else:
             model = TextEmbedding(model_name=settings.model)
         list(model.embed(texts[:8], batch_size=8))  # warm up, as the pipeline's model was

@@ -60,7 +60,7 @@ def test_copies_for_older_keys_go_once_a_week_old(tmp_path):
     keep = tmp_path / "minilm-int8-256-3-4-ort1.onnx"
     old = tmp_path / "minilm-int8-256-1-2-ort1.onnx"
     recent = tmp_path / "minilm-int8-256-5-6-ort1.onnx"
-    other_folder = tmp_path / "minilm-int8-256-pruned-1-2-ort1.onnx"
+    other_folder = tmp_path / "minilm-int8-256-other-1-2-ort1.onnx"
     for path in (keep, old, recent, other_folder):
         path.write_bytes(b"x")
     week_ago = os.path.getmtime(keep) - query_model.STALE_SECONDS - 60

@@ -39,7 +39,7 @@ STALE_SECONDS = 7 * 86400
 
 def drop_stale_copies(directory: Path, prefix: str, keep: Path) -> None:
     """Delete the files ``prefix`` + a key (which starts with a digit: ``minilm-int8-256-``
-    never matches ``minilm-int8-256-pruned-...``) in ``directory``, other than ``keep``, not
+    never matches ``minilm-int8-256-other-...``) in ``directory``, other than ``keep``, not
     written for ``STALE_SECONDS``; a file that cannot be deleted stays."""
     import time
 
