@@ -16,10 +16,11 @@ from .connection import transaction
 from .facets import BACKFILL_KEY, MIGRATION_FACETS
 from .links import BACKFILL_KEY as LINKS_BACKFILL_KEY, MIGRATION_LINKS
 from .meta import SCHEMA_VERSION_KEY, get_meta, set_meta
+from .migrate_anchors import migrate_anchors
 from .migrate_cjk import TOKENIZE as MIGRATION_TOKENIZE
 from .migrate_cjk import migrate_cjk
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -129,6 +130,9 @@ MIGRATIONS: list[str] = [
         ON o.document_id = c.document_id AND o.id <> c.id
         AND c.start_line = c.end_line AND o.start_line <= c.start_line AND o.end_line >= c.start_line);
     """,
+    # 7 -> 8: a note's anchors in one row, each key once with its first line (the one thing
+    # asked of them), instead of a row and an index entry per anchor (store.migrate_anchors)
+    migrate_anchors,
 ]
 
 
