@@ -20,7 +20,7 @@ from .migrate_anchors import migrate_anchors
 from .migrate_cjk import TOKENIZE as MIGRATION_TOKENIZE
 from .migrate_cjk import migrate_cjk
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -51,7 +51,7 @@ CREATE TABLE documents (
 );
 CREATE TABLE vectors (
     id   INTEGER PRIMARY KEY AUTOINCREMENT,
-    hash BLOB NOT NULL UNIQUE             -- sha256 of embed_text, 32 raw bytes
+    hash BLOB NOT NULL UNIQUE             -- sha256 of embed_text, raw bytes: 32, 16 since schema 9
 );
 CREATE TABLE chunks (
     id          INTEGER PRIMARY KEY,
@@ -133,6 +133,12 @@ MIGRATIONS: list[str] = [
     # 7 -> 8: a note's anchors in one row, each key once with its first line (the one thing
     # asked of them), instead of a row and an index entry per anchor (store.migrate_anchors)
     migrate_anchors,
+    # 8 -> 9: an embedding is keyed by the first 16 bytes of its text's SHA-256, not all 32
+    # (indexing.embed.embed_hash): the stored keys are cut to match, so every vector is found
+    # again by the same text. A retired row's key (its negative id) is shorter and stays.
+    """
+    UPDATE vectors SET hash = substr(hash, 1, 16) WHERE length(hash) = 32;
+    """,
 ]
 
 

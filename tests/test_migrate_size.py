@@ -1,6 +1,6 @@
-"""Schema 7 -> 8: the note anchors (headings, ``^block`` ids) packed into one row per note.
-An index written by schema 7 (a row per anchor in ``note_anchors``) is upgraded in place with
-progress, and links to ``#heading`` and ``#^block`` still lead to the right line."""
+"""Schemas 8 and 9, a smaller index: the note anchors (headings, ``^block`` ids) packed into one
+row per note (8), and vectors keyed by 16 bytes of SHA-256 instead of 32 (9). An index of the
+previous schema is upgraded in place, and links and vectors are found as before."""
 
 from __future__ import annotations
 
@@ -93,3 +93,34 @@ def test_pack_and_unpack_keep_the_first_line_of_each_key():
     assert packed == "2\ta\n3\tb\n9\t^x-1"
     assert link_rows.unpack_anchors(packed) == [("a", 2), ("b", 3), ("^x-1", 9)]
     assert link_rows.unpack_anchors("") == []
+
+
+def test_an_index_from_schema_8_keeps_its_vectors_under_16_byte_keys(tmp_path: Path, monkeypatch):
+    """Schema 8 keyed a vector by all 32 bytes of its text's SHA-256. After the upgrade the
+    keys are cut to 16 bytes, and a note copied in afterwards finds its chunks' vectors: nothing
+    is queued or embedded again."""
+    import hashlib
+
+    from pms_tui.core.indexing import sync
+    from pms_tui.core.kb import KnowledgeBase
+
+    folder = tmp_path / "notes"
+    for rel, text in NOTES.items():
+        write(folder, rel, text)
+    home = tmp_path / "home"
+    with monkeypatch.context() as patch:  # schema 8's key
+        patch.setattr(sync, "embed_hash", lambda text: hashlib.sha256(text.encode("utf-8")).hexdigest())
+        with KnowledgeBase(home=home) as kb:
+            kb.collections.create(folder, name="n")
+            kb.sync()
+            with kb.store.transaction() as conn:
+                assert {r[0] for r in conn.execute("SELECT length(hash) FROM vectors")} == {32}
+                conn.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
+            vectors = kb.stats()["vectors"]
+    with KnowledgeBase(home=home) as kb:
+        conn = kb.store.conn
+        assert {r[0] for r in conn.execute("SELECT length(hash) FROM vectors")} == {16}
+        write(folder, "copy/Target.md", NOTES["Target.md"])
+        report = kb.sync()
+        assert report.changed and kb.vectors_pending == 0
+        assert kb.stats()["vectors"] == vectors  # the copy's chunks share the vectors they had
