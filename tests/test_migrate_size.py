@@ -65,7 +65,8 @@ def test_an_index_from_schema_7_is_upgraded_with_progress(tmp_path: Path):
         report = kb.sync(embed=False)
         assert not report.changed  # nothing to re-read
         assert _targets(kb) == expected
-    assert seen and seen[-1][0] == seen[-1][1] == 2 and "anchors" in seen[-1][2]
+    packing = [a for a in seen if "anchors" in a[2]]
+    assert packing[0][0] == 0 and packing[-1][0] == packing[-1][1] == 2  # two notes have anchors
 
 
 def test_anchors_follow_an_edit_and_leave_with_the_note(kb, tmp_path: Path):
@@ -117,9 +118,11 @@ def test_an_index_from_schema_8_keeps_its_vectors_under_16_byte_keys(tmp_path: P
                 assert {r[0] for r in conn.execute("SELECT length(hash) FROM vectors")} == {32}
                 conn.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
             vectors = kb.stats()["vectors"]
-    with KnowledgeBase(home=home) as kb:
+    seen = []
+    with KnowledgeBase(home=home, upgrade_progress=lambda *a: seen.append(a)) as kb:
         conn = kb.store.conn
         assert {r[0] for r in conn.execute("SELECT length(hash) FROM vectors")} == {16}
+        assert seen[-1][0] == seen[-1][1] and "vector keys" in seen[-1][2]
         write(folder, "copy/Target.md", NOTES["Target.md"])
         report = kb.sync()
         assert report.changed and kb.vectors_pending == 0

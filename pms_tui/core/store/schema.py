@@ -19,6 +19,7 @@ from .meta import SCHEMA_VERSION_KEY, get_meta, set_meta
 from .migrate_anchors import migrate_anchors
 from .migrate_cjk import TOKENIZE as MIGRATION_TOKENIZE
 from .migrate_cjk import migrate_cjk
+from .migrate_hashes import migrate_hashes
 
 SCHEMA_VERSION = 9
 # The full-text tokenizer; search uses it too, to find the stems of query words.
@@ -134,11 +135,8 @@ MIGRATIONS: list[str] = [
     # asked of them), instead of a row and an index entry per anchor (store.migrate_anchors)
     migrate_anchors,
     # 8 -> 9: an embedding is keyed by the first 16 bytes of its text's SHA-256, not all 32
-    # (indexing.embed.embed_hash): the stored keys are cut to match, so every vector is found
-    # again by the same text. A retired row's key (its negative id) is shorter and stays.
-    """
-    UPDATE vectors SET hash = substr(hash, 1, 16) WHERE length(hash) = 32;
-    """,
+    # (indexing.embed.embed_hash): the stored keys are cut to match (store.migrate_hashes)
+    migrate_hashes,
 ]
 
 
