@@ -908,8 +908,9 @@ def render_details(r: dict) -> list[str]:
             + f". A 1,000-character chunk is estimated as the fixed part per chunk ({d['fixed_per_chunk']:.0f} B: "
               f"vector, hash, row indexes, document row and link tables, title and heading with their postings) "
               f"plus 1,000 × the text part per character ({d['text_per_char']:.2f} B: the body on the chunk rows' "
-              f"pages and the body's share of the full-text index, {100 * d.get('fts_body_share', 1):.0f}% measured "
-              f"by re-indexing a sample with and without the other columns)."
+              + (f"pages and the body's share of the full-text index, {100 * d['fts_body_share']:.0f}% measured "
+                 f"by re-indexing a sample with and without the other columns)." if "fts_body_share" in d else
+                 "pages and the whole full-text index).")
             + (f" Free pages in the file: {d['free_bytes'] / d['chunks']:.0f} B per chunk." if "free_bytes" in d else "")
         )
         bd = (r.get("base100k") or {}).get("db") if key == "db100k" else None
