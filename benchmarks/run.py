@@ -172,6 +172,40 @@ def _db_breakdown(conn) -> tuple[dict, dict]:
     return sizes, payload
 
 
+FTS_SAMPLE_CHUNKS = 10_000  # chunks re-indexed in a scratch file to split the full-text index
+
+
+def _fts_body_share(conn, chunks: int) -> float:
+    """The share of the full-text index that grows with the text: a sample of the chunks
+    (every k-th id) is indexed twice in a scratch file with the index's own tokenizer, once
+    with every column and once with the body alone; body-only / all columns. The rest (the
+    title's and the heading's postings) is paid per chunk whatever its length."""
+    import re
+    import tempfile
+
+    sql = (conn.execute("SELECT sql FROM sqlite_schema WHERE name = 'chunks_fts'").fetchone() or [""])[0]
+    tokenize = re.search(r"tokenize\s*=\s*'([^']*)'", sql or "")
+    columns = [d[0] for d in conn.execute("SELECT * FROM chunks_fts LIMIT 0").description]
+    if not chunks or not tokenize or "body" not in columns:
+        return 1.0
+    step = max(1, chunks // FTS_SAMPLE_CHUNKS)
+    with tempfile.TemporaryDirectory() as tmp:
+        conn.execute("ATTACH ? AS scratch", (str(Path(tmp) / "split.sqlite"),))
+        try:
+            sizes = {}
+            for name, cols in (("all_columns", columns), ("body_only", ["body"])):
+                conn.execute(f"CREATE VIRTUAL TABLE scratch.{name} USING fts5({', '.join(cols)}, content='', "
+                             f"tokenize='{tokenize.group(1)}')")
+                conn.execute(f"INSERT INTO scratch.{name}(rowid, {', '.join(cols)}) "
+                             f"SELECT id, {', '.join(cols)} FROM chunks WHERE id % {step} = 0")
+                conn.execute(f"INSERT INTO scratch.{name}({name}) VALUES ('optimize')")
+                sizes[name] = conn.execute("SELECT sum(pgsize) FROM dbstat('scratch') WHERE name = ?",
+                                           (f"{name}_data",)).fetchone()[0] or 0
+        finally:
+            conn.execute("DETACH scratch")
+    return sizes["body_only"] / sizes["all_columns"] if sizes["all_columns"] else 1.0
+
+
 def w_dbsize(home: str) -> dict:
     from pms_tui.core import store as st
 
@@ -187,21 +221,29 @@ def w_dbsize(home: str) -> dict:
     ).fetchone()
     tables, payload = _db_breakdown(conn)
     free = conn.execute("PRAGMA freelist_count").fetchone()[0] * conn.execute("PRAGMA page_size").fetchone()[0]
+    body_share = _fts_body_share(conn, chunks)
     conn.close()
     total = sum(files.values())
-    # What grows with the text: the body bytes on the chunk rows' pages, and the full-text
-    # index. Everything else (vectors, hashes, row indexes, documents, titles and headings)
-    # is paid per chunk. A 1,000-character chunk then costs fixed + 1,000 x text-per-character.
+    # What grows with the text: the body bytes on the chunk rows' pages, and the body's share
+    # of the full-text index. Everything else (vectors, hashes, row indexes, documents, link
+    # tables, titles and headings, and their postings in the full-text index) is paid per
+    # chunk. A 1,000-character chunk then costs fixed + 1,000 x text-per-character.
     fill = tables.get("chunks", 0) / payload["chunks"] if payload.get("chunks") else 1.0
-    text_part = body_bytes * fill + tables.get("chunks_fts_data", 0)
+    fts = tables.get("chunks_fts_data", 0)
+    text_part = body_bytes * fill + fts * body_share
     fixed = total - text_part
+    # the formula before (the whole full-text index counted as text), for comparison
+    text_all_fts = body_bytes * fill + fts
     return {
         "files": files, "total": total, "free_bytes": free, "chunks": chunks, "chars": chars, "tables": tables,
         "per_chunk": total / chunks if chunks else 0, "per_1000_chars": 1000 * total / chars if chars else 0,
         "avg_chunk_chars": chars / chunks if chunks else 0,
         "fixed_per_chunk": fixed / chunks if chunks else 0,
         "text_per_char": text_part / chars if chars else 0,
+        "fts_body_share": body_share,
         "est_per_1000_char_chunk": (fixed / chunks + 1000 * text_part / chars) if chunks and chars else 0,
+        "est_per_1000_char_chunk_all_fts_as_text": ((total - text_all_fts) / chunks + 1000 * text_all_fts / chars)
+        if chunks and chars else 0,
     }
 
 
@@ -794,8 +836,11 @@ def render_details(r: dict) -> list[str]:
             f"({d['chars'] / 1e6:.1f} M characters of chunk text). Largest parts per chunk: "
             + ", ".join(f"{name} {size / d['chunks']:.0f} B" for name, size in top)
             + f". A 1,000-character chunk is estimated as the fixed part per chunk ({d['fixed_per_chunk']:.0f} B: "
-              f"vector, hash, row indexes, document row, title and heading) plus 1,000 × the text part per "
-              f"character ({d['text_per_char']:.2f} B: the body on the chunk rows' pages and the full-text index)."
+              f"vector, hash, row indexes, document row and link tables, title and heading with their postings) "
+              f"plus 1,000 × the text part per character ({d['text_per_char']:.2f} B: the body on the chunk rows' "
+              + (f"pages and the body's share of the full-text index, {100 * d['fts_body_share']:.0f}% measured "
+                 f"by re-indexing a sample with and without the other columns)." if "fts_body_share" in d else
+                 "pages and the whole full-text index).")
             + (f" Free pages in the file: {d['free_bytes'] / d['chunks']:.0f} B per chunk." if "free_bytes" in d else "")
         )
         bd = (r.get("base100k") or {}).get("db") if key == "db100k" else None
