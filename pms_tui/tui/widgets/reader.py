@@ -31,6 +31,7 @@ from pms_tui.core.markdown import normalize_newlines, scan
 from pms_tui.core.results import Hit
 from pms_tui.core.safe_text import one_line, safe_text
 
+from ..passage import bounded
 from .note_markdown import NoteMarkdown
 
 WINDOW_LINES = 600  # a longer note is shown as this many lines around the chunk
@@ -147,7 +148,7 @@ def read_window(hit: Hit) -> NoteWindow:
         reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
         message = (f"> The note cannot be read from disk ({reason}); the indexed chunk is shown. "
                    "Sync to bring the index up to date.\n\n")
-        return NoteWindow(message + hit.text, hit.start_line - message.count("\n"), hit.end_line, False)
+        return NoteWindow(message + bounded(hit.text), hit.start_line - message.count("\n"), hit.end_line, False)
     return note_window(text, hit.start_line, hit.end_line)
 
 
@@ -354,7 +355,7 @@ class Reader(Vertical):
             elif not self.whole_note:
                 self.window = None
                 breadcrumb.show_hit(hit, False)
-                await self._replace_main(safe_text(self._decorated(hit, hit.text, hit.start_line)))
+                await self._replace_main(safe_text(self._decorated(hit, bounded(hit.text), hit.start_line)))
                 scroll.scroll_home(animate=False)
             else:
                 # reading and scanning a long note happens off the UI thread
