@@ -25,7 +25,7 @@ def _home(tmp_path: Path) -> Path:
     from pms_tui.core.kb import KnowledgeBase
 
     folder = tmp_path / "big"
-    _long_folder(folder, 1000)  # 3,000 texts: a minute or more of embedding even on an idle machine
+    _long_folder(folder, 400)  # 1,200 texts: half a minute or more of embedding even on an idle machine
     home = tmp_path / "home"
     with KnowledgeBase(home=home) as kb:
         kb.collections.create(folder, name="big")
