@@ -114,6 +114,9 @@ class Bm25Planner:
     * *conjunction*: a costly query whose phrases are all common ranks the rows holding its
       rarest few phrases together (an AND sized to the budget), by their full score. Also an
       approximation (a row missing one of those words is not considered).
+
+    Before any of these, a text of more than ``MAX_PHRASES`` distinct phrases keeps only its
+    strongest (:func:`strongest`): "the plain query" above means the query those phrases make.
     """
 
     def __init__(self) -> None:
