@@ -172,6 +172,40 @@ def _db_breakdown(conn) -> tuple[dict, dict]:
     return sizes, payload
 
 
+FTS_SAMPLE_CHUNKS = 10_000  # chunks re-indexed in a scratch file to split the full-text index
+
+
+def _fts_body_share(conn, chunks: int) -> float:
+    """The share of the full-text index that grows with the text: a sample of the chunks
+    (every k-th id) is indexed twice in a scratch file with the index's own tokenizer, once
+    with every column and once with the body alone; body-only / all columns. The rest (the
+    title's and the heading's postings) is paid per chunk whatever its length."""
+    import re
+    import tempfile
+
+    sql = (conn.execute("SELECT sql FROM sqlite_schema WHERE name = 'chunks_fts'").fetchone() or [""])[0]
+    tokenize = re.search(r"tokenize\s*=\s*'([^']*)'", sql or "")
+    columns = [d[0] for d in conn.execute("SELECT * FROM chunks_fts LIMIT 0").description]
+    if not chunks or not tokenize or "body" not in columns:
+        return 1.0
+    step = max(1, chunks // FTS_SAMPLE_CHUNKS)
+    with tempfile.TemporaryDirectory() as tmp:
+        conn.execute("ATTACH ? AS scratch", (str(Path(tmp) / "split.sqlite"),))
+        try:
+            sizes = {}
+            for name, cols in (("all_columns", columns), ("body_only", ["body"])):
+                conn.execute(f"CREATE VIRTUAL TABLE scratch.{name} USING fts5({', '.join(cols)}, content='', "
+                             f"tokenize='{tokenize.group(1)}')")
+                conn.execute(f"INSERT INTO scratch.{name}(rowid, {', '.join(cols)}) "
+                             f"SELECT id, {', '.join(cols)} FROM chunks WHERE id % {step} = 0")
+                conn.execute(f"INSERT INTO scratch.{name}({name}) VALUES ('optimize')")
+                sizes[name] = conn.execute("SELECT sum(pgsize) FROM dbstat('scratch') WHERE name = ?",
+                                           (f"{name}_data",)).fetchone()[0] or 0
+        finally:
+            conn.execute("DETACH scratch")
+    return sizes["body_only"] / sizes["all_columns"] if sizes["all_columns"] else 1.0
+
+
 def w_dbsize(home: str) -> dict:
     from pms_tui.core import store as st
 
@@ -187,21 +221,29 @@ def w_dbsize(home: str) -> dict:
     ).fetchone()
     tables, payload = _db_breakdown(conn)
     free = conn.execute("PRAGMA freelist_count").fetchone()[0] * conn.execute("PRAGMA page_size").fetchone()[0]
+    body_share = _fts_body_share(conn, chunks)
     conn.close()
     total = sum(files.values())
-    # What grows with the text: the body bytes on the chunk rows' pages, and the full-text
-    # index. Everything else (vectors, hashes, row indexes, documents, titles and headings)
-    # is paid per chunk. A 1,000-character chunk then costs fixed + 1,000 x text-per-character.
+    # What grows with the text: the body bytes on the chunk rows' pages, and the body's share
+    # of the full-text index. Everything else (vectors, hashes, row indexes, documents, link
+    # tables, titles and headings, and their postings in the full-text index) is paid per
+    # chunk. A 1,000-character chunk then costs fixed + 1,000 x text-per-character.
     fill = tables.get("chunks", 0) / payload["chunks"] if payload.get("chunks") else 1.0
-    text_part = body_bytes * fill + tables.get("chunks_fts_data", 0)
+    fts = tables.get("chunks_fts_data", 0)
+    text_part = body_bytes * fill + fts * body_share
     fixed = total - text_part
+    # the formula before (the whole full-text index counted as text), for comparison
+    text_all_fts = body_bytes * fill + fts
     return {
         "files": files, "total": total, "free_bytes": free, "chunks": chunks, "chars": chars, "tables": tables,
         "per_chunk": total / chunks if chunks else 0, "per_1000_chars": 1000 * total / chars if chars else 0,
         "avg_chunk_chars": chars / chunks if chunks else 0,
         "fixed_per_chunk": fixed / chunks if chunks else 0,
         "text_per_char": text_part / chars if chars else 0,
+        "fts_body_share": body_share,
         "est_per_1000_char_chunk": (fixed / chunks + 1000 * text_part / chars) if chunks and chars else 0,
+        "est_per_1000_char_chunk_all_fts_as_text": ((total - text_all_fts) / chunks + 1000 * text_all_fts / chars)
+        if chunks and chars else 0,
     }
 
 
@@ -327,69 +369,12 @@ def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: 
 
 
 def w_throughput(folder: str) -> dict:
-    """Whole-pipeline indexing of real notes with the real model, and naive batching."""
-    from pms_tui.core.indexing.chunk import parse_note
-    from pms_tui.core.indexing.notes import walk_notes
-    from pms_tui.core.indexing.embed import Embedder
-    from pms_tui.core.kb import KnowledgeBase
+    """Whole-pipeline indexing of real notes with the real model, and naive batching
+    (benchmarks/throughput.py)."""
+    from throughput import measure
 
-    with tempfile.TemporaryDirectory(prefix="pms-bench-tp-") as tmp:
-        kb = KnowledgeBase(Path(tmp) / "home")
-        kb.embedder.load()  # model load is not indexing throughput
-        kb.collections.create(folder, name="sample")
-        marks: dict[str, float] = {}  # when each phase was first told: the wall-clock split
-
-        def progress(done: int, total: int, phase: str) -> None:
-            marks.setdefault(phase, time.perf_counter())
-
-        started = time.perf_counter()
-        report = kb.sync(progress=progress)
-        ended = time.perf_counter()
-        settings = kb.settings
-        chunks_written = report.chunks_written
-        embedding_from = marks.get("embedding", ended)
-        result = {
-            "notes": len(report.added), "chunks": chunks_written, "embedded": report.chunks_embedded,
-            "reused": report.chunks_reused, "seconds": report.seconds,
-            # the sum of the ONNX runs' own times: two run at once, so it can exceed the wall time
-            "embed_seconds": report.embed_seconds,
-            # wall-clock phases, which add up to the sync's time
-            "text_seconds": embedding_from - started,
-            "embed_phase_seconds": marks.get("done", ended) - embedding_from,
-            "rest_seconds": ended - marks.get("done", ended),
-            "workers": kb.embedder.workers,
-        }
-        kb.close()
-    texts = []
-    for rel, _ in sorted(walk_notes(Path(folder))):
-        note = parse_note((Path(folder) / rel).read_text(encoding="utf-8-sig"), Path(rel).name,
-                          settings.chunk_target, settings.chunk_overlap)
-        texts.extend(c.embed_text for c in note.chunks)
-    # the naive baseline: fastembed as it comes (ONNX Runtime's default threads), batch 32
-    from fastembed import TextEmbedding
-
-    from pms_tui.core.config import DEFAULT_MODEL
-    from pms_tui.core.indexing.embed import _register_bundled_model, bundled_model_dir
-
-    if settings.model == DEFAULT_MODEL:
-        _register_bundled_model()
-        model = TextEmbedding(model_name=DEFAULT_MODEL, specific_model_path=str(bundled_model_dir(settings.max_tokens)))
-    else:
-        model = TextEmbedding(model_name=settings.model)
-    list(model.embed(texts[:8], batch_size=8))  # warm up, as the pipeline's model was
-    t = time.perf_counter()
-    rows = list(model.embed(texts, batch_size=32))
-    naive = time.perf_counter() - t
-    assert len(rows) == len(texts)
-    tokenizer = Embedder(settings.model, settings.embed_batch_size, settings.max_tokens)
-    tokenizer._model = model
-    lengths = tokenizer.token_lengths(texts) or []
-    result.update({
-        "naive_texts": len(texts), "naive_distinct": len(set(texts)), "naive_seconds": naive,
-        "mean_tokens": statistics.mean(lengths) if lengths else None,
-        "share_at_cap": sum(1 for n in lengths if n >= settings.max_tokens) / len(lengths) if lengths else None,
-        "maxrss_mb": maxrss_mb(),
-    })
+    result = measure(folder)
+    result["maxrss_mb"] = maxrss_mb()
     return result
 
 
@@ -604,6 +589,11 @@ def main() -> int:
         if "throughput" not in skip:
             log("indexing throughput: real notes, real model (the slow part)")
             results["throughput"] = run_worker("throughput", folder=str(throughput_folder(opts.quick)))
+            last = results_file(opts.quick)
+            before = json.loads(last.read_text()).get("throughput") if last.exists() else None
+            if before:  # the previous run's figures, printed beside this run's
+                before.pop("previous", None)
+                results["throughput"]["previous"] = before
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     previous_file = results_file(opts.quick)
@@ -703,23 +693,10 @@ def render(r: dict) -> str:
         row("UI: keystroke to results, median", "not measured" + (f" ({ui['error']})" if ui else ""), "≤ 50 ms", "")
     tp = r.get("throughput")
     if tp:
-        pipe = tp["chunks"] / tp["seconds"]
-        naive = tp["naive_texts"] / tp["naive_seconds"]
-        row(f"indexing throughput, whole pipeline ({tp['notes']} real notes, {tp['chunks']} chunks)",
-            f"{pipe:.1f} chunks/s", f"≥ 2 × naive = {2 * naive:.1f}", _ok(pipe / naive, 2.0, lower_is_better=False))
-        row("raw model throughput, naive fastembed batching (batch 32, unsorted, same texts)",
-            f"{naive:.1f} chunks/s", "", f"ratio {pipe / naive:.2f}×")
-        if "text_seconds" in tp:  # wall-clock phases of the sync, which add up to its time
-            total = tp["text_seconds"] + tp["embed_phase_seconds"] + tp["rest_seconds"]
-            row("share of indexing time: text (reading, chunking, hashing, DB writes)",
-                f"{100 * tp['text_seconds'] / total:.1f} %", "< 10 %", _ok(tp["text_seconds"] / total, 0.10))
-            row("share of indexing time: embedding phase (model runs, storing vectors)",
-                f"{100 * tp['embed_phase_seconds'] / total:.1f} %", "", "")
-            row("share of indexing time: after the embedding (garbage collection, counts)",
-                f"{100 * tp['rest_seconds'] / total:.1f} %", "", "")
-            busy = tp["embed_seconds"] / (tp["workers"] * tp["embed_phase_seconds"]) if tp["embed_phase_seconds"] else 0
-            row(f"model runs in flight during the embedding phase (sum of run times / {tp['workers']} slots)",
-                f"{100 * busy:.1f} %", "", "")
+        from throughput import rows as throughput_rows
+
+        for name, val, target, met, before in throughput_rows(tp, tp.get("previous")):
+            row(name, val, target, "" if met is None else ("met" if met else "**not met**"), before)
     s = r.get("sync")
     if s:
         row(f"sync with nothing changed ({s['files']:,} files)", f"{1000 * statistics.median(s['unchanged']):.0f} ms",
@@ -834,14 +811,9 @@ def render_details(r: dict) -> list[str]:
     out.append("")
     tp = r.get("throughput")
     if tp:
-        out.append(
-            f"**Indexing** ({tp['notes']} notes: jbranchaud-til + powershell-docs sample, real model): "
-            f"{tp['chunks']} chunks ({tp['embedded']} embedded, {tp['reused']} identical texts reused) in "
-            f"{tp['seconds']:.1f} s, of which embedding {tp['embed_seconds']:.1f} s. Naive: "
-            f"`TextEmbedding.embed(texts, batch_size=32)` over the same {tp['naive_texts']} chunk texts in file order "
-            f"({tp['naive_distinct']} distinct) in {tp['naive_seconds']:.1f} s. Mean length "
-            f"{tp['mean_tokens'] or 0:.0f} tokens, {100 * (tp['share_at_cap'] or 0):.0f}% at the 256-token cap."
-        )
+        from throughput import paragraph
+
+        out.append(paragraph(tp))
         out.append("")
     s = r.get("sync")
     if s:
@@ -864,8 +836,11 @@ def render_details(r: dict) -> list[str]:
             f"({d['chars'] / 1e6:.1f} M characters of chunk text). Largest parts per chunk: "
             + ", ".join(f"{name} {size / d['chunks']:.0f} B" for name, size in top)
             + f". A 1,000-character chunk is estimated as the fixed part per chunk ({d['fixed_per_chunk']:.0f} B: "
-              f"vector, hash, row indexes, document row, title and heading) plus 1,000 × the text part per "
-              f"character ({d['text_per_char']:.2f} B: the body on the chunk rows' pages and the full-text index)."
+              f"vector, hash, row indexes, document row and link tables, title and heading with their postings) "
+              f"plus 1,000 × the text part per character ({d['text_per_char']:.2f} B: the body on the chunk rows' "
+              + (f"pages and the body's share of the full-text index, {100 * d['fts_body_share']:.0f}% measured "
+                 f"by re-indexing a sample with and without the other columns)." if "fts_body_share" in d else
+                 "pages and the whole full-text index).")
             + (f" Free pages in the file: {d['free_bytes'] / d['chunks']:.0f} B per chunk." if "free_bytes" in d else "")
         )
         bd = (r.get("base100k") or {}).get("db") if key == "db100k" else None

@@ -145,7 +145,8 @@ def measure(cols: list, homes: dict[str, Path], trees: dict[str, Path], reps: in
         else:
             log(f"100k tier ({label}): indexing (random stored vectors)")
             out[label]["build"] = tree_worker(tree, "build", home=str(homes[label]), collections=cols)
-        out[label]["db"] = _resolve(tree_worker(tree, "dbsize", home=str(homes[label])))
+        # sized by this tree's dbsize worker (it only reads the file), so both estimates use one formula
+        out[label]["db"] = _resolve(tree_worker(next(iter(trees.values())), "dbsize", home=str(homes[label])))
     labels = list(trees)
     rounds: dict[str, list[dict]] = {label: [] for label in labels}
     for i in range(reps):

@@ -326,7 +326,7 @@ def test_the_drained_queue_gives_its_pages_back(kb, tmp_path):
     assert table_bytes() / rows > 500  # the queued texts fill the table's pages
     assert kb.embed_pending() == rows
     assert kb.vectors_pending == 0 and kb.stats()["vectors"] == rows
-    assert table_bytes() / rows < 200  # 32-byte hashes and ids, densely packed
+    assert table_bytes() / rows < 200  # 16-byte hashes and ids, densely packed
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
     joined = conn.execute("SELECT count(*) FROM chunks c JOIN vectors v ON v.id = c.vector_id "
                           "JOIN vec_vectors x ON x.rowid = v.id").fetchone()[0]

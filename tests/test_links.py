@@ -181,7 +181,7 @@ def test_an_index_from_before_the_link_graph_is_migrated_and_backfilled(graph_kb
     home = graph_kb.home
     with graph_kb.store.transaction() as conn:
         conn.execute("DROP TRIGGER documents_bd_links")
-        for table in ("links", "note_names", "note_anchors"):
+        for table in ("links", "note_names", "note_anchor_keys"):
             conn.execute(f"DROP TABLE {table}")
         conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     graph_kb.close()

@@ -178,4 +178,4 @@ def test_vector_mirror_follows_deletes_and_adds(tmp_path):
 
 def test_vector_hashes_are_stored_as_bytes(big_kb):
     (kind, size) = big_kb.store.conn.execute("SELECT typeof(hash), length(hash) FROM vectors LIMIT 1").fetchone()
-    assert (kind, size) == ("blob", 32)
+    assert (kind, size) == ("blob", 16)

@@ -52,3 +52,20 @@ def test_a_damaged_optimised_copy_is_written_again(fastembed_model):
     vector = query_model.embed_query("compress a folder", folder)
     assert np.array_equal(vector, fastembed_model.embed_query("compress a folder"))
     assert copy.stat().st_size > 1_000_000  # a real model again
+
+
+def test_copies_for_older_keys_go_once_a_week_old(tmp_path):
+    import os
+
+    keep = tmp_path / "minilm-int8-256-3-4-ort1.onnx"
+    old = tmp_path / "minilm-int8-256-1-2-ort1.onnx"
+    recent = tmp_path / "minilm-int8-256-5-6-ort1.onnx"
+    other_folder = tmp_path / "minilm-int8-256-other-1-2-ort1.onnx"
+    for path in (keep, old, recent, other_folder):
+        path.write_bytes(b"x")
+    week_ago = os.path.getmtime(keep) - query_model.STALE_SECONDS - 60
+    for path in (keep, old, other_folder):
+        os.utime(path, (week_ago, week_ago))
+    query_model.drop_stale_copies(tmp_path, "minilm-int8-256-", keep)
+    assert keep.exists() and recent.exists() and other_folder.exists()  # in use, too new, another folder's
+    assert not old.exists()

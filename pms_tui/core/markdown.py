@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
+from collections.abc import Sequence
 from itertools import accumulate
 from dataclasses import dataclass
 from functools import cache
@@ -29,7 +30,20 @@ def _parser(block_only: bool) -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark")
+    md.core.ruler.at("normalize", _normalize)
     return md.disable("inline") if block_only else md
+
+
+def _normalize(state) -> None:
+    """markdown-it's own ``normalize`` rule, the same text out: its two regex passes held the
+    GIL 0.1-0.4 s on a 20 MB line (the app's loop stalled while a big note was indexed); a
+    text without ``\\r`` or NUL, all of them once ``normalize_newlines`` has run, is not copied."""
+    src = state.src
+    if "\r" in src:
+        src = src.replace("\r\n", "\n").replace("\r", "\n")
+    if "\0" in src:
+        src = src.replace("\0", "\ufffd")
+    state.src = src
 
 
 class Block(NamedTuple):
@@ -69,6 +83,36 @@ def normalize_newlines(text: str) -> str:
     return text
 
 
+# Lines are split this many characters at a time: one ``str.split`` of a 20 MB note holds the
+# GIL for 0.1-0.3 s, which the app's event loop (the sync runs in a thread) waits out.
+SPLIT_PIECE_CHARS = 1 << 18
+
+
+def split_lines(text: str) -> list[str]:
+    """``text.split("\\n")``, done a piece of about ``SPLIT_PIECE_CHARS`` at a time (cut at a
+    line break), so other threads run between the pieces."""
+    if len(text) <= SPLIT_PIECE_CHARS:
+        return text.split("\n")
+    lines: list[str] = []
+    start, size = 0, len(text)
+    while start + SPLIT_PIECE_CHARS < size:
+        end = text.find("\n", start + SPLIT_PIECE_CHARS)
+        if end < 0:
+            break
+        lines += text[start:end].split("\n")
+        start = end + 1
+    lines += text[start:].split("\n")
+    return lines
+
+
+def join_lines(lines: Sequence[str], first: int = 0, end: int | None = None) -> str:
+    """``"\\n".join(lines[first:end])``, in pieces of lines (see ``split_lines``)."""
+    end = len(lines) if end is None else min(end, len(lines))
+    if end - first <= 4096:
+        return "\n".join(lines[first:end])
+    return "\n".join(["\n".join(lines[i:min(i + 4096, end)]) for i in range(first, end, 4096)])
+
+
 # markdown-it holds a token object per block, about 130 bytes of memory per byte of a note
 # of one-line blocks (4 MB of headings: 0.5 GB): a long note is parsed a window at a time.
 WINDOW_CHARS = 64_000
@@ -94,7 +138,7 @@ def scan(text: str, lines: list[str] | None = None, max_blocks: int | None = Non
     if len(text) <= WINDOW_CHARS:
         return _scan_window(text, 0)[0]
     if lines is None:  # the caller may have split it already (the chunker has)
-        lines = text.split("\n")
+        lines = split_lines(text)
     n = len(lines)
     starts = array("q", accumulate((len(line) + 1 for line in lines), initial=0))  # 8 bytes a line
     blocks: list[Block] = []

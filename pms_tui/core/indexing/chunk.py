@@ -55,7 +55,7 @@ from itertools import accumulate
 from pathlib import PurePath
 
 from ..errors import SkipFile
-from ..markdown import Structure, normalize_newlines, scan
+from ..markdown import Structure, join_lines, normalize_newlines, scan, split_lines
 from .frontmatter import frontmatter_title, split_frontmatter
 from .sentences import MIN_CUT_LINE, split_long_line
 from .windows import join as join_windows
@@ -179,7 +179,7 @@ class _Layout:
         if body.count("\n") >= MAX_NOTE_LINES:
             raise SkipFile(f"too many lines ({body.count(chr(10)) + 1:,}; notes of up to {MAX_NOTE_LINES:,} "
                            "lines are indexed, the limit that keeps indexing within bounded memory)")
-        lines = body.split("\n")
+        lines = split_lines(body)  # in pieces, so the app's event loop runs between them
         n = len(lines)
         self.lines = lines
         self.blank = blank = bytearray(not line.strip() for line in lines)
@@ -340,10 +340,10 @@ def _build_chunks(
                 first += 1
             if first > last:
                 continue
-        whole = "\n".join(layout.lines[first : last + 1])
-        windows = [t for _, _, t in _pieces(layout, first, last, target)] if cut_here and len(whole) <= limit else []
+        size = layout.cum[last + 1] - layout.cum[first] - 1  # of the span's text
+        windows = [t for _, _, t in _pieces(layout, first, last, target)] if cut_here and size <= limit else []
         prev_last, prev_cut = last, cut_here
-        for start, end, text in _bounded([(first, last, whole)], limit, block_limit):
+        for start, end, text in _bounded(layout.lines, first, last, size, limit, block_limit):
             path = layout.path_at(start)
             header = embed_header(title, path)
             parts = (windows or split_long_line(text, max(target, MIN_CUT_LINE))) if cut_here else []
@@ -379,39 +379,38 @@ def _cut_by_size(text: str, limit: int):
         start = end
 
 
-def _bounded(pieces: list[tuple[int, int, str]], limit: int, block_limit: int):
-    """The pieces, with what one chunk may cost bounded: one line too long to cut by
-    structure or sentences (a 15 MB base64 image, a fence line of megabytes) cut by size into
-    parts of ``limit``; a piece of many lines longer than ``block_limit`` (a fence of a million
-    lines) cut between lines, each part keeping its exact lines."""
-    for start, end, text in pieces:
-        if start == end and len(text) > limit:
-            for part in _cut_by_size(text, limit):
-                yield start, end, part
-        elif len(text) > block_limit and text.count("\n") == end - start:
-            yield from _cut_by_lines(start, text, block_limit, limit)
-        else:
-            yield start, end, text
+def _bounded(lines: list[str], first: int, last: int, size: int, limit: int, block_limit: int):
+    """The text of lines ``first``..``last`` (``size`` characters), with what one chunk may cost
+    bounded: one line too long to cut by structure or sentences (a 15 MB base64 image, a fence
+    line of megabytes) cut by size into parts of ``limit``; a span of many lines longer than
+    ``block_limit`` (a fence of a million lines) cut between lines, each part keeping its exact
+    lines (taken from ``lines``: the span is never joined whole and split again)."""
+    if first == last and size > limit:
+        for part in _cut_by_size(lines[first], limit):
+            yield first, last, part
+    elif size > block_limit:
+        yield from _cut_by_lines(lines, first, last, block_limit, limit)
+    else:
+        yield first, last, join_lines(lines, first, last + 1)
 
 
-def _cut_by_lines(start: int, text: str, block_limit: int, limit: int):
-    """``text`` (lines ``start``.. of the note) as parts of whole lines of at most
-    ``block_limit`` characters; a line longer than ``limit`` is cut by size on its own."""
-    first, size, lines = start, 0, []
-    for line_no, line in enumerate(text.split("\n"), start):
-        if lines and (size + 1 + len(line) > block_limit or len(line) > limit):
-            yield first, line_no - 1, "\n".join(lines)
-            lines, size = [], 0
+def _cut_by_lines(lines: list[str], first: int, last: int, block_limit: int, limit: int):
+    """Lines ``first``..``last`` as parts of whole lines of at most ``block_limit`` characters;
+    a line longer than ``limit`` is cut by size on its own."""
+    start, size = first, -1  # the part so far: lines [start, line_no), size chars joined
+    for line_no in range(first, last + 1):
+        line = lines[line_no]
+        if line_no > start and (size + 1 + len(line) > block_limit or len(line) > limit):
+            yield start, line_no - 1, join_lines(lines, start, line_no)
+            start, size = line_no, -1
         if len(line) > limit:
             for part in _cut_by_size(line, limit):
                 yield line_no, line_no, part
+            start, size = line_no + 1, -1
             continue
-        if not lines:
-            first = line_no
-        lines.append(line)
-        size += len(line) + (1 if len(lines) > 1 else 0)
-    if lines:
-        yield first, first + len(lines) - 1, "\n".join(lines)
+        size += len(line) + 1
+    if start <= last:
+        yield start, last, join_lines(lines, start, last + 1)
 
 
 def _has_long_line(layout: _Layout, first: int, last: int, target: int) -> bool:

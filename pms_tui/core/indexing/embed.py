@@ -63,8 +63,10 @@ _loaded_lock = threading.Lock()
 
 
 def embed_hash(text: str) -> str:
-    """The key of an embedding: identical embed_text is never embedded twice."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """The key of an embedding: identical embed_text is never embedded twice. The first 16
+    bytes of its SHA-256 (hex): two texts sharing them is a 2^-128 chance per pair, and the
+    index stores half the bytes, twice (the row and its unique index; schema 9)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 def _package_dir(name: str) -> Path:

@@ -19,7 +19,8 @@ the model file and the onnxruntime version; if it cannot be written or read, the
 model is opened as fastembed opens it; a copy that cannot be read is written again. The copy
 takes 90 MB (the int8 model is 23 MB: the optimiser stores some weights dequantised), one per
 window size (``max_tokens``), in the model cache folder (``~/.cache/pms-tui/models/optimized``
-on Linux); deleting it is safe.
+on Linux); deleting it is safe, and a copy for an older key is deleted once it is a week old
+(``drop_stale_copies``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,26 @@ import os
 from pathlib import Path
 
 _FILE = "model.onnx"
+# A copy written for another key (an older install of the model or of onnxruntime) is deleted
+# when a new one is written, once it is this old: every reinstall (a new file time) wrote
+# another 90 MB copy before, and two installs in use side by side must not delete each
+# other's copy on every start.
+STALE_SECONDS = 7 * 86400
+
+
+def drop_stale_copies(directory: Path, prefix: str, keep: Path) -> None:
+    """Delete the files ``prefix`` + a key (which starts with a digit: ``minilm-int8-256-``
+    never matches ``minilm-int8-256-other-...``) in ``directory``, other than ``keep``, not
+    written for ``STALE_SECONDS``; a file that cannot be deleted stays."""
+    import time
+
+    limit = time.time() - STALE_SECONDS
+    try:
+        for path in directory.glob(f"{prefix}[0-9]*"):
+            if path != keep and path.is_file() and path.stat().st_mtime < limit:
+                path.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _optimized_path(folder: Path) -> Path:
@@ -66,6 +87,7 @@ def _session(folder: Path):
         so.optimized_model_filepath = str(tmp)
         session = ort.InferenceSession(str(folder / _FILE), so, providers=providers)
         os.replace(tmp, optimized)  # whole or not at all: two searches may write it at once
+        drop_stale_copies(optimized.parent, f"{folder.name}-", optimized)
         return session
     except Exception:  # noqa: BLE001 - a read-only cache, a damaged copy: opened as fastembed opens it
         return ort.InferenceSession(str(folder / _FILE), options(ort.GraphOptimizationLevel.ORT_ENABLE_ALL),

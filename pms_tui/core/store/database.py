@@ -8,11 +8,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import sqlean as sqlite3
+
 from ..errors import StoreError, describe_database_error
 from .connection import Connection, DatabaseError, connect, is_read_only_error, transaction
 from .schema import FTS_TOKENIZE, SCHEMA_VERSION, ensure_schema, schema_version
 
 IDLE_CONNECTIONS = 4  # connections of ended threads kept open for the next threads
+# A new file's page size. 8 KB pages hold a chunk row of 0.6-1 KB with less left over at the
+# end of each page than 4 KB (SQLite's default): the chunks table 742 against 783 bytes a chunk
+# at 100,000 chunks (the same rows, VACUUMed at each size). Set once, before the first write
+# (a WAL file keeps its page size): an index made before keeps 4 KB pages.
+PAGE_SIZE = 8192
 
 
 class Store:
@@ -35,6 +42,8 @@ class Store:
         if not self.read_only:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
+                if not path.exists():
+                    _new_file(path)
                 ensure_schema(self.conn, progress)
                 return
             except (DatabaseError, StoreError, OSError) as exc:
@@ -136,6 +145,16 @@ def check_driver() -> tuple[str, str, str]:
     finally:
         conn.close()
     return importlib.metadata.version("sqlean.py"), sqlite_version, vec_version
+
+
+def _new_file(path: Path) -> None:
+    """Create the database file with ``PAGE_SIZE`` pages, in WAL mode (what ``connect`` sets)."""
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
+        conn.execute("PRAGMA journal_mode = WAL")
+    finally:
+        conn.close()
 
 
 def _writable(path: Path) -> bool:

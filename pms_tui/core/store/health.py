@@ -200,6 +200,8 @@ def salvage_into(old, new) -> tuple[int, int]:
             if blob is None or digest is None:
                 continue
             try:
+                if isinstance(digest, bytes) and len(digest) == 32:  # a key from before schema 9
+                    digest = digest[:16]
                 new.execute("INSERT INTO vectors(id, hash) VALUES (?, ?)", (vid, digest))
                 new.execute("INSERT INTO vec_vectors(rowid, embedding) VALUES (?, ?)", (vid, blob))
                 vectors += 1

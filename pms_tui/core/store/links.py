@@ -1,6 +1,7 @@
 """The link graph: ``links`` (every link a note makes, and where it leads), ``note_names``
 (the names a note can be linked by: its file name and its aliases, lower case) and
-``note_anchors`` (its headings and ``^block`` ids, with their lines).
+``note_anchor_keys`` (the keys of its headings and ``^block`` ids with their first line, one
+row per note, packed as text: see ``pack_anchors``; schema 8, store.migrate_anchors).
 
 A link is written ``pending`` with the note that makes it; ``indexing.link_resolve`` then
 resolves every pending link of a collection, once per sync. Whatever could change where a
@@ -41,7 +42,7 @@ CREATE TABLE IF NOT EXISTS note_names (
     PRIMARY KEY (name, document_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS note_names_by_document ON note_names(document_id);
-CREATE TABLE IF NOT EXISTS note_anchors (
+CREATE TABLE IF NOT EXISTS note_anchors (  -- until schema 8 (store.migrate_anchors)
     document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     key         TEXT NOT NULL,
     kind        TEXT NOT NULL,           -- 'heading' or 'block'
@@ -132,9 +133,32 @@ def write(conn, document_id: int, collection_id: int, names: dict[str, str], lin
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
         [(document_id, *link) for link in links],
     )
-    conn.execute("DELETE FROM note_anchors WHERE document_id = ?", (document_id,))
-    conn.executemany("INSERT INTO note_anchors(document_id, key, kind, line, text) VALUES (?, ?, ?, ?, ?)",
-                     [(document_id, *a) for a in anchors])
+    packed = pack_anchors((key, line) for key, _kind, line, _text in anchors)
+    if packed:
+        conn.execute("INSERT OR REPLACE INTO note_anchor_keys(document_id, anchors) VALUES (?, ?)",
+                     (document_id, packed))
+    else:
+        conn.execute("DELETE FROM note_anchor_keys WHERE document_id = ?", (document_id,))
+
+
+def pack_anchors(anchors: Iterable[tuple[str, int]]) -> str:
+    """A note's anchors, (key, line), as stored: 'line<TAB>key' for each key at its first line,
+    in line order, one a line. A key holds no tab or newline (``anchor_key`` folds white space;
+    a block id is letters, digits and '-')."""
+    first: dict[str, int] = {}
+    for key, line in anchors:
+        if key not in first or line < first[key]:
+            first[key] = line
+    return "\n".join(f"{line}\t{key}" for key, line in sorted(first.items(), key=lambda kv: (kv[1], kv[0])))
+
+
+def unpack_anchors(packed: str) -> list[tuple[str, int]]:
+    """(key, first line) of a packed row, in line order."""
+    out = []
+    for entry in packed.split("\n") if packed else []:
+        line, _, key = entry.partition("\t")
+        out.append((key, int(line)))
+    return out
 
 
 def pending(conn, collection_id: int) -> list[PendingLink]:
@@ -182,15 +206,14 @@ def incoming(conn, document_id: int) -> list[LinkRow]:
 
 
 def anchor_line(conn, document_id: int, key: str) -> int | None:
-    row = conn.execute("SELECT line FROM note_anchors WHERE document_id = ? AND key = ? ORDER BY line LIMIT 1",
-                       (document_id, key)).fetchone()
-    return row[0] if row else None
+    """The first line of a heading (``anchor_key``) or ``^block`` id in a note, None if it has none."""
+    return next((line for k, line in anchors(conn, document_id) if k == key), None)
 
 
-def anchors(conn, document_id: int) -> list[tuple[str, str, int, str]]:
-    """(key, kind, line, text) of a note's headings and block ids, in line order."""
-    return [tuple(r) for r in conn.execute(
-        "SELECT key, kind, line, text FROM note_anchors WHERE document_id = ? ORDER BY line", (document_id,))]
+def anchors(conn, document_id: int) -> list[tuple[str, int]]:
+    """(key, first line) of a note's headings and block ids, in line order."""
+    row = conn.execute("SELECT anchors FROM note_anchor_keys WHERE document_id = ?", (document_id,)).fetchone()
+    return unpack_anchors(row[0]) if row else []
 
 
 def names(conn, document_id: int) -> list[tuple[str, str]]:

@@ -16,10 +16,12 @@ from .connection import transaction
 from .facets import BACKFILL_KEY, MIGRATION_FACETS
 from .links import BACKFILL_KEY as LINKS_BACKFILL_KEY, MIGRATION_LINKS
 from .meta import SCHEMA_VERSION_KEY, get_meta, set_meta
+from .migrate_anchors import migrate_anchors
 from .migrate_cjk import TOKENIZE as MIGRATION_TOKENIZE
 from .migrate_cjk import migrate_cjk
+from .migrate_hashes import migrate_hashes
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 9
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -50,7 +52,7 @@ CREATE TABLE documents (
 );
 CREATE TABLE vectors (
     id   INTEGER PRIMARY KEY AUTOINCREMENT,
-    hash BLOB NOT NULL UNIQUE             -- sha256 of embed_text, 32 raw bytes
+    hash BLOB NOT NULL UNIQUE             -- sha256 of embed_text, raw bytes: 32, 16 since schema 9
 );
 CREATE TABLE chunks (
     id          INTEGER PRIMARY KEY,
@@ -129,6 +131,12 @@ MIGRATIONS: list[str] = [
         ON o.document_id = c.document_id AND o.id <> c.id
         AND c.start_line = c.end_line AND o.start_line <= c.start_line AND o.end_line >= c.start_line);
     """,
+    # 7 -> 8: a note's anchors in one row, each key once with its first line (the one thing
+    # asked of them), instead of a row and an index entry per anchor (store.migrate_anchors)
+    migrate_anchors,
+    # 8 -> 9: an embedding is keyed by the first 16 bytes of its text's SHA-256, not all 32
+    # (indexing.embed.embed_hash): the stored keys are cut to match (store.migrate_hashes)
+    migrate_hashes,
 ]
 
 

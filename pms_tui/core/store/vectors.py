@@ -1,7 +1,7 @@
 """The ``vectors`` table and its vec0 twin ``vec_vectors``: one row per distinct embed text.
 
-A vector's key is the SHA-256 of the text it embeds (stored as 32 raw bytes: half the size of
-hex), so identical or unchanged chunks share one vector and are never embedded twice. Every
+A vector's key is the SHA-256 of the text it embeds, its first 16 bytes stored raw (schema 9;
+``indexing.embed.embed_hash``), so identical or unchanged chunks share one vector and are never embedded twice. Every
 write here bumps the generation counter that the in-memory mirror watches.
 
 The embedding queue lives here too: a row whose ``pending_text`` is set has no vec0 vector

@@ -30,6 +30,8 @@ from pms_tui.core.markdown import normalize_newlines, scan
 from pms_tui.core.results import Hit
 from pms_tui.core.safe_text import one_line, safe_text
 
+from ..passage import bounded
+
 WINDOW_LINES = 600  # a longer note is shown as this many lines around the chunk
 FIRST_LINES = 40  # lines rendered before the note is shown (from the chunk or the link's heading)
 PIECE_LINES = 80  # then the rest of the window, this many lines at a time
@@ -144,7 +146,7 @@ def read_window(hit: Hit) -> NoteWindow:
         reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
         message = (f"> The note cannot be read from disk ({reason}); the indexed chunk is shown. "
                    "Sync to bring the index up to date.\n\n")
-        return NoteWindow(message + hit.text, hit.start_line - message.count("\n"), hit.end_line, False)
+        return NoteWindow(message + bounded(hit.text), hit.start_line - message.count("\n"), hit.end_line, False)
     return note_window(text, hit.start_line, hit.end_line)
 
 
@@ -335,7 +337,7 @@ class Reader(Vertical):
         elif not self.whole_note:
             self.window = None
             breadcrumb.show_hit(hit, False)
-            await markdown.update(safe_text(self._decorated(hit, hit.text, hit.start_line)))
+            await markdown.update(safe_text(self._decorated(hit, bounded(hit.text), hit.start_line)))
             scroll.scroll_home(animate=False)
         else:
             # reading and scanning a long note happens off the UI thread
