@@ -26,6 +26,12 @@ PLAN_APPROX_POSTINGS = 40_000
 # A pasted paragraph (this many distinct phrases or more) ranks the rows holding its rare
 # phrases, by their full score, without the extra round that would prove it exact.
 LONG_QUERY_GROUPS = 8
+# A longer text (more distinct phrases than this) is ranked by its strongest phrases only (the
+# largest count * idf, as Lucene's MoreLikeThis keeps a text's most distinctive terms): each
+# phrase costs a full read of its doclist for bm25()'s idf however little it adds. Chosen on
+# CISI (long queries) as the fewest phrases that cost no nDCG@10; docs/benchmarks.md reports
+# every set.
+MAX_PHRASES = 20
 # Caches (each bounded; a request never reads back what its own insertions may evict)
 STEM_CACHE_SIZE = 4096  # words -> FTS5 tokens, per connection, least recently used first out
 DF_CACHE_SIZE = 50_000  # document frequencies, per connection, dropped whole when full
@@ -67,6 +73,14 @@ class PlanInfo:
     exact: bool  # the ranking is provably the one the plain query gives
     postings: int = 0  # postings of the whole query
     candidates: str = ""
+    dropped: int = 0  # distinct phrases left out of a long text (MAX_PHRASES)
+
+
+def strongest(groups: list[_Group], n: int) -> list[_Group]:
+    """The ``n`` phrases that add most to a row's score at most (count * idf), in the query's
+    order; a phrase no row holds (its cost 0) comes last, ties go to the earlier phrase."""
+    keep = sorted(range(len(groups)), key=lambda i: (groups[i].cost == 0, -groups[i].bound, i))[:n]
+    return [groups[i] for i in sorted(keep)]
 
 
 def idf(rows: int, hits: int) -> float:
@@ -100,6 +114,9 @@ class Bm25Planner:
     * *conjunction*: a costly query whose phrases are all common ranks the rows holding its
       rarest few phrases together (an AND sized to the budget), by their full score. Also an
       approximation (a row missing one of those words is not considered).
+
+    Before any of these, a text of more than ``MAX_PHRASES`` distinct phrases keeps only its
+    strongest (:func:`strongest`): "the plain query" above means the query those phrases make.
     """
 
     def __init__(self) -> None:
@@ -237,6 +254,15 @@ class Bm25Planner:
             self.last = PlanInfo("plain", True)
             return run(match)
         rows, groups = planned
+        dropped = 0
+        if len(groups) > MAX_PHRASES:
+            groups, dropped = strongest(groups, MAX_PHRASES), len(groups) - MAX_PHRASES
+            match = self._or(groups)
+        ranked = self._planned(match, run, count, depth, narrowed, rows, groups, cap)
+        self.last.dropped = dropped
+        return ranked
+
+    def _planned(self, match, run, count, depth, narrowed, rows, groups, cap) -> list[tuple[int, float]]:
         if self._fewer_than(groups, cap, narrowed, lambda: count(match, cap)):
             self.last = PlanInfo("plain", True)
             return run(match)
