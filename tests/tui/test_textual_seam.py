@@ -78,3 +78,20 @@ def test_the_markdown_streaming_position_the_reader_sets_is_still_there():
     assert hasattr(Markdown(), "_last_parsed_line"), (
         "Textual's Markdown no longer has _last_parsed_line: widgets/reader.py's piecewise "
         "rendering must change (tests/tui/test_tui_links.py counts the blocks it renders)")
+
+
+def test_the_markdown_list_names_the_reader_overrides_are_still_there():
+    """widgets/note_markdown.py swaps Textual's list blocks for lighter ones through
+    ``Markdown.BLOCKS`` and reads a list item's ``_blocks`` and ``bullet``; a Textual that
+    renames them would leave the reader on Textual's own lists (or failing to compose)."""
+    from markdown_it.token import Token
+    from textual.widgets import Markdown
+    from textual.widgets._markdown import MarkdownBulletList, MarkdownListItem, MarkdownOrderedList
+
+    assert Markdown.BLOCKS.get("bullet_list_open") is MarkdownBulletList, (
+        "Textual's Markdown.BLOCKS no longer maps bullet_list_open: widgets/note_markdown.py must change")
+    assert Markdown.BLOCKS.get("ordered_list_open") is MarkdownOrderedList, (
+        "Textual's Markdown.BLOCKS no longer maps ordered_list_open: widgets/note_markdown.py must change")
+    item = MarkdownListItem(Markdown(), Token("list_item_open", "li", 1), "•")
+    assert isinstance(item._blocks, list) and item.bullet == "•", (
+        "Textual's MarkdownListItem no longer keeps _blocks and bullet: widgets/note_markdown.py must change")
