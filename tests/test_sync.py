@@ -177,9 +177,16 @@ def test_locked_database_gives_one_sentence(synced_kb, notes_dir, monkeypatch):
     assert synced_kb.sync().added == ["notes/new.md"]
 
 
-def test_interrupted_sync_is_completed_next_time(kb, notes_dir, monkeypatch):
+@pytest.mark.parametrize(("group_notes", "committed"), [(1, 1), (64, 0)])
+def test_interrupted_sync_is_completed_next_time(kb, notes_dir, monkeypatch, group_notes, committed):
+    """Notes are written in groups, one transaction each: a crash while writing the second
+    note keeps the groups committed before it (a group of one note: the first note) and
+    nothing of the group it hit."""
     kb.collections.create(notes_dir, name="notes")
     from pms_tui.core.indexing import sync as sync_mod
+
+    monkeypatch.setattr(sync_mod, "GROUP_NOTES", group_notes)
+    monkeypatch.setattr(sync_mod, "GROUP_SECONDS", 60.0)  # a slow machine must not cut the group
 
     real = sync_mod.Indexer._write_document
     calls = {"n": 0}
@@ -194,9 +201,9 @@ def test_interrupted_sync_is_completed_next_time(kb, notes_dir, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         kb.sync()
     monkeypatch.setattr(sync_mod.Indexer, "_write_document", real)
-    assert kb.stats()["documents"] == 1  # the first document committed whole, nothing half-written
+    assert kb.stats()["documents"] == committed  # whole groups committed, nothing half-written
     report = kb.sync()
-    assert len(report.added) == 2
+    assert len(report.added) == 3 - committed
     docs, chunks, vectors = counts(kb)
     assert docs == 3 and vectors == chunks
 

@@ -1,9 +1,12 @@
 """Sync: bring the index in step with the folders, doing only the work that changed.
 
 The plan (``plan.py``) says which notes are new, modified, touched or deleted. Changed notes
-are chunked and written, text first: the document, its chunks and their full-text rows go in
-one transaction per note, so every note is searchable by its words within seconds and a
-crash, kill or cancel between notes leaves a consistent index that the next sync completes.
+are chunked and written, text first: the documents, their chunks and their full-text rows go in
+one transaction per group of notes (at most ``GROUP_NOTES`` notes, ``GROUP_CHARS`` of chunk
+text, or ``GROUP_SECONDS`` from the group's first note), so every note is searchable by its
+words within a fraction of a second and a crash, kill or cancel between groups leaves a
+consistent index that the next sync completes. A transaction per note cost twice the text
+phase of 38ea43d's sync (every commit also flushes FTS5's pending terms as a new segment).
 Chunk texts never embedded before are queued (``vectors.pending_text``) rather than
 embedded here; ``embed_queue.drain`` fills their vectors in behind. Vectors are keyed by the
 hash of their embed_text, so an edited paragraph queues one chunk and identical chunks share
@@ -42,6 +45,11 @@ from .plan import CollectionPlan, FileState, plan_collection
 # Progress is reported at most this often (seconds) within a phase; a front end that redraws
 # on every note would take CPU from the model (see docs/benchmarks.md, app vs CLI).
 PROGRESS_EVERY = 0.1
+# A group of notes written in one transaction (see the module's docstring): bounded in count,
+# in text held in memory, and in how long its first note waits to be searchable.
+GROUP_NOTES = 64
+GROUP_CHARS = 4_000_000
+GROUP_SECONDS = 0.1
 # Merge the full-text index after a sync that wrote at least this many chunks and this share
 # of the index (see Indexer._compact_fts).
 FTS_COMPACT_MIN_CHUNKS = 1000
@@ -126,13 +134,25 @@ class Indexer:
         if any(p.new or p.modified for p in plans):
             self._phase, self._last_progress = "reading", 0.0  # the first note is always told
             self.progress(self.done, self.total, "reading")
+        group: list[PreparedDoc] = []
+        group_chars, group_started = 0, 0.0
         for plan in plans:
             for state, is_new in [(s, True) for s in plan.new] + [(s, False) for s in plan.modified]:
                 if self._cancelled():
                     break
                 doc = self._prepare(plan.collection, state, is_new)
-                if doc is not None:
-                    self._write(doc)
+                if doc is None:
+                    continue
+                if not group:
+                    group_started = time.monotonic()
+                group.append(doc)
+                group_chars += sum(len(c.text) for c in doc.chunks)
+                if (len(group) >= GROUP_NOTES or group_chars >= GROUP_CHARS
+                        or time.monotonic() - group_started >= GROUP_SECONDS):
+                    self._write(group)
+                    group, group_chars = [], 0
+        if group:
+            self._write(group)
         if self.extract_links:
             self._link_notes(plans, only_paths)
         # every sync: an edit, a delete, a removed collection or a killed run may have left
@@ -261,23 +281,27 @@ class Indexer:
             ((a.key, a.kind, a.line, a.text) for a in found.anchors),
         )
 
-    def _write(self, doc: PreparedDoc) -> None:
-        """One note in one transaction: its row, its chunks, and its new texts queued."""
+    def _write(self, docs: list[PreparedDoc]) -> None:
+        """Notes in one transaction: their rows, their chunks, and their new texts queued."""
+        queued = []
         with self.store.transaction() as conn:
-            wanted: dict[str, str] = {}
-            for chunk, h in zip(doc.chunks, doc.hashes):
-                wanted.setdefault(h, chunk.embed_text)
-            known = vector_rows.lookup(conn, list(wanted))
-            missing = {h: text for h, text in wanted.items() if h not in known}
-            if missing:
-                known.update(vector_rows.enqueue(conn, missing))
-            self._write_document(doc, known)
-            skipped_rows.forget(conn, doc.collection.id, [doc.state.rel])
-        self.report.chunks_queued += len(missing)
-        self.report.chunks_reused += len(doc.chunks) - len(missing)
-        (self.report.added if doc.is_new else self.report.modified).append(f"{doc.collection.name}/{doc.state.rel}")
-        self.report.chunks_written += len(doc.chunks)
-        self._tick("reading")
+            for doc in docs:
+                wanted: dict[str, str] = {}
+                for chunk, h in zip(doc.chunks, doc.hashes):
+                    wanted.setdefault(h, chunk.embed_text)
+                known = vector_rows.lookup(conn, list(wanted))
+                missing = {h: text for h, text in wanted.items() if h not in known}
+                if missing:
+                    known.update(vector_rows.enqueue(conn, missing))
+                self._write_document(doc, known)
+                skipped_rows.forget(conn, doc.collection.id, [doc.state.rel])
+                queued.append(len(missing))
+        for doc, missing in zip(docs, queued):
+            self.report.chunks_queued += missing
+            self.report.chunks_reused += len(doc.chunks) - missing
+            (self.report.added if doc.is_new else self.report.modified).append(f"{doc.collection.name}/{doc.state.rel}")
+            self.report.chunks_written += len(doc.chunks)
+            self._tick("reading")
 
     def _write_document(self, doc: PreparedDoc, vector_ids: dict[str, int]) -> None:
         """One note's row and chunks; runs inside the caller's transaction."""
