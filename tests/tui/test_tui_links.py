@@ -257,3 +257,34 @@ def test_a_note_of_a_few_screens_is_painted_from_its_first_screen_and_the_last_n
             assert not big_blocks.is_attached and len(screen.query_one("#reader-scroll").children) == 2
             assert reader.markdown.display and "- point" not in reader.source
     run(scenario())
+
+
+def test_a_refresh_of_the_results_leaves_a_followed_note_in_the_reader(vault_home):
+    """A sync (or an edit) re-runs the shown query and lays the same results out again: the
+    note reached by a link stays in the reader; a new query's hit takes its place."""
+    async def scenario():
+        app = make_app(vault_home, load_model=False)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(app, pilot)
+            screen = app.search_screen
+            for ch in "home":
+                await pilot.press(ch)
+            await settle(app, pilot)
+            assert _reader_note(app) == "Home.md"
+            markdown = screen.reader.markdown.source
+            href = next(part.split(")")[0] for part in markdown.split("](")[1:] if part.startswith("pms-note:"))
+            assert screen.links.follow_href(href)
+            await settle(app, pilot)
+            assert _reader_note(app) == "Alpha.md"
+            screen.request_search(immediate=True)  # what a sync's refresh does: the same query again
+            await settle(app, pilot)
+            assert screen.results.hits and screen.results.hits[0].relpath == "Home.md"
+            assert _reader_note(app) == "Alpha.md"  # the walk stays
+            for _ in "home":
+                await pilot.press("backspace")
+            for ch in "gamma":
+                await pilot.press(ch)
+            await settle(app, pilot)
+            assert _reader_note(app) == screen.results.hits[0].relpath == "Gamma.md"
+
+    run(scenario())

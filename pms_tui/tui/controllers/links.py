@@ -59,6 +59,7 @@ class LinksController:
         self.title = ""  # its title
         self.follow_latencies_ms: list[float] = []  # link chosen -> target shown (the app's benchmark)
         self._follow_started = 0.0
+        self._results_key: tuple[int | None, str | None] | None = None  # the results' last highlighted passage, query
 
     @property
     def kb(self):
@@ -145,6 +146,17 @@ class LinksController:
             if self.panel.has_class("-shown"):
                 self.fill_panel(hit)
         self.panel.show_trail(self.history.trail(), self.history.can_go_back, self.history.can_go_forward)
+
+    def show_result(self, hit: Hit | None, query: str | None) -> None:
+        """Show the results' highlighted ``hit`` in the reader, unless the results were only
+        refreshed (the same query, the same passage highlighted: a sync's or an edit's new
+        rows) while the reader shows a note reached by following a link: the walk stays."""
+        key = (hit.chunk_id if hit else None, query)
+        refreshed, self._results_key = key == self._results_key, key
+        shown = self.reader.hit
+        if refreshed and hit is not None and shown is not None and shown.chunk_id != hit.chunk_id:
+            return
+        self.reader.show(hit)
 
     # -- following ---------------------------------------------------------------------------------
     def follow_href(self, href: str) -> bool:

@@ -321,7 +321,7 @@ class SearchScreen(Screen[None]):
     # -- moving through the results ---------------------------------------------------------------
     @while_running
     def on_results_list_hit_highlighted(self, message: ResultsList.HitHighlighted) -> None:
-        self.reader.show(message.hit)
+        self.links.show_result(message.hit, self._shown_query)
         self.queries.show_evidence(message.hit)
         self.queries.watch_reading(message.hit)
 
