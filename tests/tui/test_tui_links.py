@@ -43,6 +43,31 @@ def vault_home(tmp_path: Path) -> Path:
     return home
 
 
+def text_only_home(tmp_path: Path, folder: Path) -> Path:
+    """A home holding ``folder`` as collection "v", synced without vectors."""
+    from pms_tui.core.kb import KnowledgeBase
+
+    home = tmp_path / "home"
+    with KnowledgeBase(home=home) as kb:
+        kb.collections.create(folder, name="v")
+        kb.sync(embed=False)
+    return home
+
+
+async def _search_home(app, pilot) -> str:
+    """Type "home"; the reader shows Home.md: its rendered source."""
+    await settle(app, pilot)
+    for ch in "home":
+        await pilot.press(ch)
+    await settle(app, pilot)
+    assert _reader_note(app) == "Home.md"
+    return app.search_screen.reader.markdown.source
+
+
+def _first_link(markdown: str) -> str:
+    return next(part.split(")")[0] for part in markdown.split("](")[1:] if part.startswith("pms-note:"))
+
+
 def _reader_note(app) -> str:
     hit = app.search_screen.reader.hit
     return hit.relpath if hit else ""
@@ -52,17 +77,12 @@ def test_follow_links_back_forward_and_panel(vault_home):
     async def scenario():
         app = make_app(vault_home, load_model=False)
         async with app.run_test(size=(140, 40)) as pilot:
-            await settle(app, pilot)
             screen = app.search_screen
-            for ch in "home":
-                await pilot.press(ch)
-            await settle(app, pilot)
-            assert _reader_note(app) == "Home.md"
-            markdown = screen.reader.markdown.source
+            markdown = await _search_home(app, pilot)
             assert "pms-note:" in markdown and "~~Nowhere~~" in markdown  # live vs dangling
             assert "The plan of beta" in markdown  # the embed's passage, in place
             # follow the first link from the reader (what a click does)
-            href = next(part.split(")")[0] for part in markdown.split("](")[1:] if part.startswith("pms-note:"))
+            href = _first_link(markdown)
             assert screen.links.follow_href(href)
             await settle(app, pilot)
             assert _reader_note(app) == "Alpha.md" and screen.reader.whole_note
@@ -126,16 +146,12 @@ def test_code_spans_of_a_line():
 
 
 def test_wikilink_in_inline_code_beside_a_real_link_stays_code(tmp_path: Path):
-    from pms_tui.core.kb import KnowledgeBase
     from pms_tui.tui.widgets.links_panel import PanelEntry
 
     folder = tmp_path / "vault"
     write_note(folder, "Alpha.md", "# Alpha\n\nAlpha text.\n")
     write_note(folder, "Code.md", "# Code\n\nWrite `[[Alpha]]` to link, like this: [[Alpha]].\n")
-    home = tmp_path / "home"
-    with KnowledgeBase(home=home) as kb:
-        kb.collections.create(folder, name="v")
-        kb.sync(embed=False)
+    home = text_only_home(tmp_path, folder)
 
     async def scenario():
         app = make_app(home, load_model=False)
@@ -151,7 +167,6 @@ def test_wikilink_in_inline_code_beside_a_real_link_stays_code(tmp_path: Path):
 
 
 def test_a_long_note_is_shown_from_the_followed_heading_and_filled_in_around_it(tmp_path: Path):
-    from pms_tui.core.kb import KnowledgeBase
     from pms_tui.tui.widgets.links_panel import PanelEntry
     from pms_tui.tui.widgets.reader import FIRST_LINES, Reader
 
@@ -159,10 +174,7 @@ def test_a_long_note_is_shown_from_the_followed_heading_and_filled_in_around_it(
     sections = [f"## Part {i}\n\n" + "".join(f"- item {i}.{j} of the long note\n" for j in range(8)) for i in range(40)]
     write_note(folder, "Long.md", "# Long\n\nIntro.\n\n" + "\n".join(sections))
     write_note(folder, "Start.md", "# Start\n\nRead [[Long#Part 30]] now.\n")
-    home = tmp_path / "home"
-    with KnowledgeBase(home=home) as kb:
-        kb.collections.create(folder, name="v")
-        kb.sync(embed=False)
+    home = text_only_home(tmp_path, folder)
     lines = (folder / "Long.md").read_text().split("\n")
     part30 = lines.index("## Part 30") + 1
 
@@ -213,7 +225,6 @@ def test_a_note_of_a_few_screens_is_painted_from_its_first_screen_and_the_last_n
     is removed only after that, so the reader holds one note's blocks once it settles."""
     from textual.widgets import Markdown
 
-    from pms_tui.core.kb import KnowledgeBase
     from pms_tui.tui.widgets.links_panel import PanelEntry
     from pms_tui.tui.widgets.reader import FIRST_LINES, Reader
 
@@ -221,10 +232,7 @@ def test_a_note_of_a_few_screens_is_painted_from_its_first_screen_and_the_last_n
     paragraphs = [f"Paragraph {i} of the mid note, which is a few screens long." for i in range(30)]
     write_note(folder, "Mid.md", "# Mid\n\n" + "\n\n".join(paragraphs) + "\n")  # 61 lines
     write_note(folder, "Big.md", "# Big\n\n" + "\n".join(f"- point {i}" for i in range(200)) + "\n\nSee [[Mid]].\n")
-    home = tmp_path / "home"
-    with KnowledgeBase(home=home) as kb:
-        kb.collections.create(folder, name="v")
-        kb.sync(embed=False)
+    home = text_only_home(tmp_path, folder)
 
     async def scenario():
         app = make_app(home, load_model=False)
@@ -265,15 +273,8 @@ def test_a_refresh_of_the_results_leaves_a_followed_note_in_the_reader(vault_hom
     async def scenario():
         app = make_app(vault_home, load_model=False)
         async with app.run_test(size=(140, 40)) as pilot:
-            await settle(app, pilot)
             screen = app.search_screen
-            for ch in "home":
-                await pilot.press(ch)
-            await settle(app, pilot)
-            assert _reader_note(app) == "Home.md"
-            markdown = screen.reader.markdown.source
-            href = next(part.split(")")[0] for part in markdown.split("](")[1:] if part.startswith("pms-note:"))
-            assert screen.links.follow_href(href)
+            assert screen.links.follow_href(_first_link(await _search_home(app, pilot)))
             await settle(app, pilot)
             assert _reader_note(app) == "Alpha.md"
             screen.request_search(immediate=True)  # what a sync's refresh does: the same query again
