@@ -343,6 +343,11 @@ class Reader(Vertical):
                     self._scroll_to_match(block)
                 self._shown_then_fill(hit)
             return
+        planned, whole = None, self.whole_note  # (a toggle meanwhile renders again after this)
+        if hit is not None and whole:
+            # reading and scanning a long note happens off the UI thread, before the batch
+            # below (which holds back every repaint of the screen until it ends)
+            planned = await asyncio.to_thread(self._plan, hit, self.target_line or hit.start_line)
         with self.app.batch_update():  # one layout when it is all in place, none while it is built
             self._rest = []
             breadcrumb = self.query_one(Breadcrumb)
@@ -352,15 +357,13 @@ class Reader(Vertical):
                 self.window = None
                 breadcrumb.show_hit(None, self.whole_note)
                 await self._replace_main(self.empty_text)
-            elif not self.whole_note:
+            elif planned is None:
                 self.window = None
                 breadcrumb.show_hit(hit, False)
                 await self._replace_main(safe_text(self._decorated(hit, bounded(hit.text), hit.start_line)))
                 scroll.scroll_home(animate=False)
             else:
-                # reading and scanning a long note happens off the UI thread
-                line = self.target_line or hit.start_line
-                window, parts = await asyncio.to_thread(self._plan, hit, line)
+                window, parts = planned
                 self.window = window
                 breadcrumb.show_hit(hit, True, window)
                 (lo, hi), self._rest = parts[0], parts[1:]
