@@ -146,6 +146,7 @@ class Indexer:
                 if not group:
                     group_started = time.monotonic()
                 group.append(doc)
+                self._tick("reading")  # read: a cancel now stops before the next note, this group written
                 group_chars += sum(len(c.text) for c in doc.chunks)
                 if (len(group) >= GROUP_NOTES or group_chars >= GROUP_CHARS
                         or time.monotonic() - group_started >= GROUP_SECONDS):
@@ -301,7 +302,6 @@ class Indexer:
             self.report.chunks_reused += len(doc.chunks) - missing
             (self.report.added if doc.is_new else self.report.modified).append(f"{doc.collection.name}/{doc.state.rel}")
             self.report.chunks_written += len(doc.chunks)
-            self._tick("reading")
 
     def _write_document(self, doc: PreparedDoc, vector_ids: dict[str, int]) -> None:
         """One note's row and chunks; runs inside the caller's transaction."""
