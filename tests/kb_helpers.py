@@ -16,6 +16,16 @@ def write(folder: Path, rel: str, text: str) -> Path:
     return path
 
 
+def text_only_kb(home: Path, folder: Path, name: str = "notes"):
+    """A KnowledgeBase holding ``folder`` as one collection, synced by its words only (no model)."""
+    from pms_tui.core.kb import KnowledgeBase
+
+    kb = KnowledgeBase(home, embedder=None)
+    kb.collections.create(folder, name=name)
+    kb.sync(embed=False)
+    return kb
+
+
 NOTES = {
     "git/undo-commit.md": """
         ---

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from tests.kb_helpers import write
+from tests.kb_helpers import text_only_kb, write
 from pms_tui.core.kb import KnowledgeBase
 from pms_tui.core.search import query as fts_query
 from pms_tui.core.search.bm25_planner import Bm25Planner, _Group
@@ -30,9 +30,7 @@ def kb(tmp_path_factory):
         if i % 7 == 0:
             words.append(rng.choice(RARE))
         write(folder, f"n{i:03}.md", f"# Note {i}\n\n" + " ".join(words) + "\n")
-    kb = KnowledgeBase(root / "home", embedder=None)
-    kb.collections.create(folder, name="notes")
-    kb.sync(embed=False)
+    kb = text_only_kb(root / "home", folder)
     yield kb
     kb.close()
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.kb_helpers import write
-from pms_tui.core.kb import KnowledgeBase
+from tests.kb_helpers import text_only_kb, write
 from pms_tui.core.search import bm25_planner
 from pms_tui.core.search.bm25_planner import MAX_PHRASES
 
@@ -22,9 +21,7 @@ def kb(tmp_path_factory):
     for n in range(240):
         words = [w for i, w in enumerate(WORDS) if n % (i + 2) == 0] or ["plain"]
         write(folder, f"n{n:03}.md", f"# Note {n}\n\n" + " ".join(words) + " filler text\n")
-    kb = KnowledgeBase(root / "home", embedder=None)
-    kb.collections.create(folder, name="notes")
-    kb.sync(embed=False)
+    kb = text_only_kb(root / "home", folder)
     yield kb
     kb.close()
 
