@@ -96,8 +96,10 @@ class Bm25Planner:
     of 100,000 chunks costs ~30 ms, however rare the query's other words are. FTS5's bm25 is a
     sum over the query's phrases, and a phrase found in ``n`` of ``N`` rows adds at most
     ``(k1+1) * idf(n)`` to any row, however often it occurs (its frequency term saturates).
-    Document frequencies come from an fts5vocab table, looked up by the stems that FTS5's own
-    tokenizer makes of the query words (a temporary FTS5 table with the same tokenizer).
+    Document frequencies come from the counts the writer keeps beside the index
+    (store.term_counts: a lookup, where fts5vocab reads each term's whole doclist), looked up by
+    the stems that FTS5's own tokenizer makes of the query words (a temporary FTS5 table with
+    the same tokenizer).
 
     * *plain*: a query that matches few rows runs as written: its phrases' frequencies decide
       it when they can, otherwise its rows are counted without scoring, up to a cap. So does
