@@ -10,7 +10,7 @@ import pytest
 
 from tests.kb_helpers import text_only_kb, write
 from pms_tui.core.kb import KnowledgeBase
-from pms_tui.core.store import SCHEMA_VERSION, fts, term_counts
+from pms_tui.core.store import SCHEMA_VERSION, fts, health, term_counts
 from pms_tui.core.store.migrate_cjk import TRIGGERS_V5
 
 WORDS = ["file", "command", "value", "system", "output", "running", "runs", "zoxide", "quokka",
@@ -144,3 +144,43 @@ def test_without_the_counts_the_vocabulary_answers(kb):
         conn.execute("DROP TABLE fts_df")
     assert fts.document_frequencies(conn, ["file", "quokka"]) == {"file": truth["file"], "quokka": truth.get("quokka", 0)}
     assert fts.prefix_frequency(conn, "run")[1] == sum(n for t, n in truth.items() if t.startswith("run"))
+
+
+def test_repair_recounts_whatever_the_counts_held(kb):
+    conn = kb.store.conn
+    truth = vocabulary(conn)
+    with kb.store.transaction():
+        conn.execute("DROP TABLE vec_vectors")  # no model here: repair would forget notes without vectors
+        conn.execute("UPDATE fts_df SET doc = doc + 7 WHERE term IN ('file', 'quokka')")
+        conn.execute("DELETE FROM fts_df WHERE term = 'fjord'")
+    assert kept(conn, truth) != truth
+    health.repair_in_place(conn)
+    assert kept(conn, truth) == vocabulary(conn) == truth
+    assert delta_rows(conn) == 0
+
+
+def test_an_index_from_schema_5_gets_its_counts_from_the_rebuilt_index(kb):
+    """From schema 5 the full-text index is rebuilt (store.migrate_cjk) in the same upgrade
+    transaction as the counts are taken: they must see the rebuilt index."""
+    conn = kb.store.conn
+    truth = vocabulary(conn)
+    with kb.store.transaction():
+        for table in ("fts_df_added_v", "fts_df_removed_v", "fts_df_added", "fts_df_removed", "fts_df"):
+            conn.execute(f"DROP TABLE {table}")
+        for trigger in ("chunks_ai", "chunks_ad", "chunks_au"):
+            conn.execute(f"DROP TRIGGER {trigger}")
+        conn.execute("DROP TABLE chunks_fts")
+        conn.execute("ALTER TABLE chunks DROP COLUMN cjk")
+        conn.execute("CREATE VIRTUAL TABLE chunks_fts USING fts5(title, heading, body, content='chunks', "
+                     "content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')")
+        conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+        conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    home = kb.home
+    kb.close()
+    old = KnowledgeBase(home, embedder=None)
+    try:
+        conn = old.store.conn
+        assert vocabulary(conn) == truth
+        assert kept(conn, truth) == truth
+    finally:
+        old.close()
