@@ -63,3 +63,13 @@ def test_strongest_keeps_the_query_order_and_puts_unmatched_last():
               g('"c"', 1, ["c"], False, 1, 1, 3.0), g('"d"', 2, ["d"], False, 50, 50, 2.0)]
     assert [x.text for x in bm25_planner.strongest(groups, 2)] == ['"c"', '"d"']
     assert [x.text for x in bm25_planner.strongest(groups, 3)] == ['"a"', '"c"', '"d"']
+
+
+def test_an_explanation_ranks_a_long_text_as_the_lane_does(kb):
+    """`explain` scores the phrases the lane ranked by: the rank it gives a note is the rank the
+    search showed (scored with all 30 phrases, notes holding the dropped common ones moved)."""
+    query = " ".join(WORDS) + " "
+    hits = kb.search(query, k=10, mode="bm25").hits
+    assert len(hits) == 10
+    ranks = [(h.bm25_rank, kb.explain(query, h.path, vector=False).bm25_rank) for h in hits]
+    assert all(shown == explained for shown, explained in ranks), ranks

@@ -63,6 +63,15 @@ class Bm25Lane:
                 return []
             raise
 
+    def as_ranked(self, match: str) -> str:
+        """The OR-query this lane ranks ``match`` by (a long text: its strongest phrases)."""
+        if not self.plan:
+            return match
+        try:
+            return self.planner.as_ranked(self.store.conn, match)
+        except OperationalError:
+            return match
+
     def rank_within(self, expression: str, chunk_ids: Sequence[int],
                     document_ids: Sequence[int] | None = None) -> tuple[int | None, int | None]:
         """(rank of the best of these chunks for the expression among all rows the notes

@@ -269,6 +269,15 @@ class Bm25Planner:
         self.last.dropped = dropped
         return ranked
 
+    def as_ranked(self, conn, match: str) -> str:
+        """The OR-query :meth:`ranked` ranks ``match`` by: ``match`` itself, or for a text of
+        more than ``MAX_PHRASES`` distinct phrases, its strongest ones (what an explanation of
+        a rank must score, so that its rank is the lane's)."""
+        planned = self.groups(conn, match) if " OR " in match else None
+        if planned is None or len(planned[1]) <= MAX_PHRASES:
+            return match
+        return self._or(strongest(planned[1], MAX_PHRASES))
+
     def _planned(self, match, run, count, depth, narrowed, rows, groups, cap) -> list[tuple[int, float]]:
         def counted(part: list[_Group] | None) -> int:
             return count(match if part is None else " OR ".join(g.text for g in part), cap)
