@@ -3,7 +3,8 @@
 Textual's Markdown mounts four widgets for every list item (a row, its bullet, a column and
 the item's paragraph), and mounting, styling and laying out widgets is what following a link
 costs. An item that is one paragraph (most are) gets a row holding its bullet and that
-paragraph, which looks the same; other items keep Textual's column.
+paragraph, which looks the same; other items keep Textual's column. A followed note's first
+screen can be shown as one widget until its blocks are mounted (:mod:`.first_screen`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from textual.widgets._markdown import (  # private: tests/tui/test_note_markdown
     MarkdownOrderedListItem,
     MarkdownParagraph,
 )
+
+from .first_screen import FirstScreen
 
 
 class ItemRow(Horizontal):
@@ -68,3 +71,16 @@ class NoteMarkdown(Markdown, can_focus_children=False):
     """Markdown that never takes focus from navigation, with lighter list items."""
 
     BLOCKS = {**Markdown.BLOCKS, "bullet_list_open": LightBulletList, "ordered_list_open": LightOrderedList}
+
+    async def show_first_screen(self, stand_in: FirstScreen) -> None:
+        """Show a screenful of a note as one widget (see :mod:`.first_screen`); the source is
+        the note's text, whose blocks ``update(stand_in.text)`` mounts after the first paint."""
+        async with self.lock:  # after the update of the (empty) text this was mounted with
+            await self.query(MarkdownBlock).remove()
+            self._markdown = stand_in.text  # Textual's source
+            await self.mount(stand_in)
+
+    @property
+    def first_screen(self) -> FirstScreen | None:
+        """The stand-in shown until the note's blocks are mounted (None once they are)."""
+        return next((w for w in self.children if isinstance(w, FirstScreen)), None)
