@@ -352,7 +352,10 @@ class Reader(Vertical):
         generation = self._generation
 
         def after_paint() -> None:
-            self.post_message(self.HitShown(hit, time.perf_counter()))
+            now = time.perf_counter()
+            self.post_message(self.HitShown(hit, now))
+            if self._incomplete is None:  # the blocks were painted (no first screen stood in)
+                self.complete_painted_at = now
             self._release_collection()
             stale, self._stale = self._stale, []
             for widget in stale:
