@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.events import Mount
 from textual.widgets import Markdown
 from textual.widgets._markdown import (  # private: tests/tui/test_note_markdown.py checks the look
     MarkdownBlock,
@@ -72,13 +73,24 @@ class NoteMarkdown(Markdown, can_focus_children=False):
 
     BLOCKS = {**Markdown.BLOCKS, "bullet_list_open": LightBulletList, "ordered_list_open": LightOrderedList}
 
-    async def show_first_screen(self, stand_in: FirstScreen) -> None:
-        """Show a screenful of a note as one widget (see :mod:`.first_screen`); the source is
-        the note's text, whose blocks ``update(stand_in.text)`` mounts after the first paint."""
-        async with self.lock:  # after the update of the (empty) text this was mounted with
-            await self.query(MarkdownBlock).remove()
-            self._markdown = stand_in.text  # Textual's source
-            await self.mount(stand_in)
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._first_screen: FirstScreen | None = None
+
+    def stand_in(self, first_screen: FirstScreen) -> None:
+        """Before this is mounted: show ``first_screen`` (a screenful of the note as one
+        widget, see :mod:`.first_screen`), mounted with this; ``update(first_screen.text)``
+        mounts the note's blocks later."""
+        self._first_screen = first_screen
+        self._markdown = first_screen.text  # Textual's source
+
+    def compose(self) -> ComposeResult:
+        if self._first_screen is not None:
+            yield self._first_screen
+
+    def _on_mount(self, event: Mount) -> None:
+        if self._first_screen is not None:  # not Textual's Markdown's: no update with "" (a thread, a lock)
+            event.prevent_default()
 
     @property
     def first_screen(self) -> FirstScreen | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import time
 from collections.abc import Callable
 
@@ -41,11 +42,17 @@ from ..passage import bounded
 from .first_screen import FirstScreen
 from .note_markdown import NoteMarkdown
 
-
+PLAN_HERE_BYTES = 16_000  # a note this small is read and split into pieces on the UI thread
 # Python's full garbage collection (100 ms over the app's objects at load 1) is held back from a
 # render until its first paint, or this long at most.
 HOLD_COLLECTION_SECONDS = 1.0
 
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # (read_window says why it cannot be read)
 
 
 def welcome_text(key: Callable[[str], str]) -> str:
@@ -206,10 +213,9 @@ class Reader(Vertical):
         on below ``text``, the lines of ``text`` marked as the passage): show a screenful of
         it as one widget, and mount the blocks after the screen showed it (:meth:`_complete`)."""
         old = self.markdown
+        scroll = self.query_one("#reader-scroll", VerticalScroll)
         new = NoteMarkdown(open_links=False)
         new.display = False  # (display, not a class: a class change restyles every block below it)
-        scroll = self.query_one("#reader-scroll", VerticalScroll)
-        await scroll.mount(new, after=old)
         self._incomplete = None
         stand_in = None
         if first_screen is not None:
@@ -220,12 +226,13 @@ class Reader(Vertical):
             if start and not more and stand_in.ends_on_screen(width):
                 stand_in = None  # the note ends on this screen: the reader scrolls back from the line
         if stand_in is not None:
+            new.stand_in(stand_in)  # mounted with it
             # the scrollbar the note will have, at once (Textual would add or remove it a frame
             # later, re-wrapping the text); until _complete
             scroll.styles.overflow_y = "scroll" if stand_in.overflows(width) else "hidden"
-            await new.show_first_screen(stand_in)
             self._incomplete = text
-        else:
+        await scroll.mount(new, after=old)
+        if stand_in is None:
             await new.update(text)
         with self.app.batch_update():
             old.display, new.display = False, True
@@ -287,7 +294,9 @@ class Reader(Vertical):
         self.hit = hit
         if key == self._shown and (self.target_line is None or self._rendered[0] <= self.target_line
                                    < self._rendered[1] or not self._rest):
-            if self.target_line is not None and self.window is not None:  # another place in the note shown
+            if self.target_line is not None and self._incomplete is not None:  # its blocks are yet to come
+                self._incomplete_target, self.target_line = self.target_line, None
+            elif self.target_line is not None and self.window is not None:  # another place in the note shown
                 block = self._block_at(self.target_line)
                 self.target_line = None
                 if block is not None:
@@ -297,8 +306,13 @@ class Reader(Vertical):
         planned, whole = None, self.whole_note  # (a toggle meanwhile renders again after this)
         if hit is not None and whole:
             # reading and scanning a long note happens off the UI thread, before the batch
-            # below (which holds back every repaint of the screen until it ends)
-            planned = await asyncio.to_thread(self._plan, hit, self.target_line or hit.start_line)
+            # below (which holds back every repaint of the screen until it ends); a small one
+            # here (1-2 ms: the hop to a thread took 5-20 ms of a followed link's time at load 2)
+            line = self.target_line or hit.start_line
+            if _size(hit.path) <= PLAN_HERE_BYTES:
+                planned = self._plan(hit, line)
+            else:
+                planned = await asyncio.to_thread(self._plan, hit, line)
         with self.app.batch_update():  # one layout when it is all in place, none while it is built
             self._rest = []
             breadcrumb = self.query_one(Breadcrumb)
