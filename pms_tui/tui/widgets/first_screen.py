@@ -12,7 +12,10 @@ blocks right after the first paint (:meth:`Reader._complete`). What it cannot la
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
 from textual.content import Content
 from textual.widgets.markdown import Markdown, MarkdownBlock
@@ -25,6 +28,17 @@ _MATCH_STYLE = "on $accent 12%"  # the reader's .-match
 _MATCH_BORDER = "$accent"
 _FENCE_STYLE = "rgb(210,210,210) on black 10%"
 _BULLET_STYLE = "$text-primary"
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    """The parser Textual's Markdown uses (made once: making one takes a few milliseconds)."""
+    return MarkdownIt("gfm-like")
+
+
+def parse(text: str) -> SyntaxTreeNode:
+    """``text``'s blocks as Textual's Markdown parses them."""
+    return SyntaxTreeNode(_parser().parse(text))
 
 
 class Unsupported(Exception):
@@ -148,10 +162,9 @@ class FirstScreen(MarkdownBlock):
         When the note will not fit the screen, the widget is taller than it, so the reader's
         scrollbar is there from the start (the text wraps as it will). ``marked``: the [start,
         end) lines of ``text`` whose top-level blocks the reader marks as the passage."""
-        tokens = MarkdownIt("gfm-like").parse(text)
-        super().__init__(markdown, tokens[0] if tokens else None, (0, 0))
+        tree = parse(text)
+        super().__init__(markdown, Token("first_screen", "", 0), (0, 0))  # (its name and class)
         self.text = text
-        tree = SyntaxTreeNode(tokens)
         self.nodes = [n for n in tree.children if n.map is None or n.map[1] > from_line]
         self.rows = rows
         self.fill = more or len(self.nodes) < len(tree.children)
