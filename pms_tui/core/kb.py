@@ -76,6 +76,7 @@ from .search.query_syntax import Ignored, ParsedQuery, parse as parse_query
 from .search.retrieval import Retrieval, as_text as as_query_text
 from .search.vector_index import VectorIndex
 from .store import Store, transaction
+from .store import compact as compaction
 from .store import health
 from .store import chunks as chunk_rows
 from .store import collections as collection_rows
@@ -368,3 +369,16 @@ def repair_home(home: str | os.PathLike | None = None, progress: SyncProgress | 
         kb.on_writer_wait = on_wait
         more, report = kb.repair(progress)
     return steps + more, report
+
+
+def compact_home(home: str | os.PathLike | None = None, wait: bool | float = True,
+                 on_wait=None) -> tuple[compaction.FileShape, compaction.FileShape]:
+    """``pms-tui compact``: the index file rewritten without free pages, in 8 KB pages (see
+    :mod:`.store.compact`); (shape before, shape after). An older index is upgraded first."""
+    home_path = Path(home).expanduser() if home else default_home()
+    if not (home_path / DB_FILE).exists():
+        raise StoreError(f"There is no index in {home_path} yet: nothing to compact.")
+    with KnowledgeBase(home_path) as kb:
+        kb.store.require_writable()
+    with WriterLock(home_path).hold(wait, on_wait):
+        return compaction.compact(home_path / DB_FILE)
