@@ -192,6 +192,13 @@ class Reader(Vertical):
 
     def on_mount(self) -> None:
         self.run_worker(_warm_up, thread=True, group="reader-warm-up", exit_on_error=False)
+        self.set_timer(0.5, self._warm_up_first_screen)
+
+    def _warm_up_first_screen(self) -> None:
+        """Lay out a first screen once (Textual's inline conversion, wrapping and the styles'
+        parsing; a widget, so here, on the UI thread): the first followed link paid for it."""
+        sample = "# A\n\n## B\n\nSee [a](b), `c`, **d**, _e_, ~~f~~.\n\n1. g\n\n- h\n\t- i\n\n> j\n\n```\nk\n```\n"
+        FirstScreen(NoteMarkdown(), sample, 0, 20, False, (0, 3)).laid_out(40)
 
     def compose(self) -> ComposeResult:
         yield Breadcrumb(id="breadcrumb")
