@@ -95,3 +95,24 @@ def test_the_markdown_list_names_the_reader_overrides_are_still_there():
     item = MarkdownListItem(Markdown(), Token("list_item_open", "li", 1), "•")
     assert isinstance(item._blocks, list) and item.bullet == "•", (
         "Textual's MarkdownListItem no longer keeps _blocks and bullet: widgets/note_markdown.py must change")
+
+
+def test_the_markdown_names_the_first_screen_uses_are_still_there():
+    """widgets/first_screen.py makes its text with ``MarkdownBlock._token_to_content`` (links
+    as ``@click`` meta, the reader's inline styles), lays it out by Textual's Markdown CSS and
+    ``Markdown.BULLETS``, and widgets/note_markdown.py sets ``Markdown._markdown`` (the source)
+    and keeps Textual's ``_on_mount`` from rendering "" over the first screen. A Textual that
+    changes them breaks the first screen (tests/tui/test_first_screen.py compares its rows)."""
+    from markdown_it import MarkdownIt
+    from textual.style import Style
+    from textual.widgets import Markdown
+    from textual.widgets._markdown import MarkdownBlock
+
+    inline = MarkdownIt("gfm-like").parse("see [far](pms-note:x) ~~gone~~")[1]
+    block = MarkdownBlock(Markdown(), inline)
+    content = block._token_to_content(inline)
+    assert content.plain == "see far gone", "MarkdownBlock._token_to_content changed: first_screen.py must change"
+    styles = [span.style for span in content.spans]
+    assert any(isinstance(s, Style) and s.meta.get("@click") == "link('pms-note:x')" for s in styles)
+    assert ".s" in styles
+    assert Markdown.BULLETS[0] == "• " and hasattr(Markdown("x"), "_markdown") and hasattr(Markdown, "_on_mount")

@@ -3,7 +3,8 @@
 Textual's Markdown mounts four widgets for every list item (a row, its bullet, a column and
 the item's paragraph), and mounting, styling and laying out widgets is what following a link
 costs. An item that is one paragraph (most are) gets a row holding its bullet and that
-paragraph, which looks the same; other items keep Textual's column.
+paragraph, which looks the same; other items keep Textual's column. A followed note's first
+screen can be shown as one widget until its blocks are mounted (:mod:`.first_screen`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Iterable
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.events import Mount
 from textual.widgets import Markdown
 from textual.widgets._markdown import (  # private: tests/tui/test_note_markdown.py checks the look
     MarkdownBlock,
@@ -22,6 +24,8 @@ from textual.widgets._markdown import (  # private: tests/tui/test_note_markdown
     MarkdownOrderedListItem,
     MarkdownParagraph,
 )
+
+from .first_screen import FirstScreen
 
 
 class ItemRow(Horizontal):
@@ -68,3 +72,27 @@ class NoteMarkdown(Markdown, can_focus_children=False):
     """Markdown that never takes focus from navigation, with lighter list items."""
 
     BLOCKS = {**Markdown.BLOCKS, "bullet_list_open": LightBulletList, "ordered_list_open": LightOrderedList}
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._first_screen: FirstScreen | None = None
+
+    def stand_in(self, first_screen: FirstScreen) -> None:
+        """Before this is mounted: show ``first_screen`` (a screenful of the note as one
+        widget, see :mod:`.first_screen`), mounted with this; ``update(first_screen.text)``
+        mounts the note's blocks later."""
+        self._first_screen = first_screen
+        self._markdown = first_screen.text  # Textual's source
+
+    def compose(self) -> ComposeResult:
+        if self._first_screen is not None:
+            yield self._first_screen
+
+    def _on_mount(self, event: Mount) -> None:
+        if self._first_screen is not None:  # not Textual's Markdown's: no update with "" (a thread, a lock)
+            event.prevent_default()
+
+    @property
+    def first_screen(self) -> FirstScreen | None:
+        """The stand-in shown until the note's blocks are mounted (None once they are)."""
+        return next((w for w in self.children if isinstance(w, FirstScreen)), None)

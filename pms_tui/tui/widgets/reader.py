@@ -1,21 +1,19 @@
 """The reader: the highlighted hit rendered as Markdown, under its breadcrumb.
 
 Two views: the matched chunk alone, or the whole note scrolled to the chunk with the
-chunk's blocks marked. A long note is rendered as a window of lines around the chunk
-(Textual's Markdown mounts a widget per block, so 5,000 lines at once would stall), and the
-window itself in pieces: first a screenful or two from the chunk or the followed link's
-heading (what is shown at once), then the lines below it and those above it, a piece at a
-time, while the first part is already on the screen.
+chunk's blocks marked. A long note is rendered as a window of lines around the chunk, in
+pieces (:mod:`pms_tui.tui.note_window`). The whole note's first screen is painted as one
+widget (:mod:`.first_screen`) and its blocks are mounted right after that paint, then the
+other pieces, a piece at a time, while the first screen is already on the screen.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
+import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -25,21 +23,35 @@ from textual.reactive import reactive
 from textual.widgets import Static
 from textual.widgets.markdown import MarkdownBlock
 
-from pms_tui.core.errors import PmsError
-from pms_tui.core.kb import read_note, split_frontmatter
-from pms_tui.core.markdown import normalize_newlines, scan
 from pms_tui.core.results import Hit
 from pms_tui.core.safe_text import one_line, safe_text
 
+from ..note_window import FIRST_LINES, NoteWindow, pieces, read_window
+from ..note_window import cut_points, note_window  # noqa: F401  (tests import them from here)
 from ..passage import bounded
+from .first_screen import FirstScreen
+from .first_screen import parse as parse_first_screen
 from .note_markdown import NoteMarkdown
 
-WINDOW_LINES = 600  # a longer note is shown as this many lines around the chunk
-FIRST_LINES = 25  # lines rendered before the note is shown (from the chunk or the link's heading): ~a screen
-PIECE_LINES = 80  # then the rest of the window, this many lines at a time
+PLAN_HERE_BYTES = 16_000  # a note this small is read and split into pieces on the UI thread
+# Python's full garbage collection (100 ms over the app's objects at load 1) is held back from a
+# render until its first paint, or this long at most.
+HOLD_COLLECTION_SECONDS = 1.0
 
-# A note larger than this is never read whole into the reader (its indexed chunk is shown).
-SHOW_WHOLE_BYTES = 2_000_000
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # (read_window says why it cannot be read)
+
+
+def _warm_up() -> None:
+    """What the first followed link would otherwise pay for (35-50 ms at load 2): the Markdown
+    scanner that splits a note into pieces, and the parser of its first screen."""
+    window = NoteWindow("# A\n\ntext\n\n" * (FIRST_LINES // 2), 1, FIRST_LINES * 2, False)
+    pieces(window, 1)
+    parse_first_screen("- [a](b) `c` **d**\n")
 
 
 def welcome_text(key: Callable[[str], str]) -> str:
@@ -52,104 +64,6 @@ Type in the search bar: results appear as you type.
 - **{key("app.cycle_mode")}** changes the mode, **{key("app.cycle_collection")}** the collection filter
 - **{key("app.help")}** lists every key, **{key("command_palette")}** every command
 """
-
-
-@dataclass
-class NoteWindow:
-    """The part of a note that is rendered: its Markdown and the file line of its first line."""
-
-    markdown: str
-    first_line: int  # 1-based file line of the markdown's first line
-    total_lines: int
-    clipped: bool
-
-
-def cut_points(lines: list[str]) -> list[int]:
-    """Indices where a window may start or end: headings, code blocks' first lines, and blank
-    lines outside code (found by the engine's one Markdown scanner)."""
-    structure = scan("\n".join(lines))
-    inside = bytearray(len(lines))
-    starts = {h.start for h in structure.headings}
-    for block in structure.blocks:
-        if block.kind in ("fence", "code_block"):
-            starts.add(block.start)
-            inside[block.start + 1:block.end] = b"\x01" * max(0, block.end - block.start - 1)
-    return [i for i, line in enumerate(lines) if i in starts or (not inside[i] and not line.strip())]
-
-
-@lru_cache(maxsize=4)
-def _cut_points_of(body: str) -> tuple[int, ...]:
-    """Scanning is the slow part of a window: moving between hits of one note scans it once."""
-    return tuple(cut_points(body.split("\n")))
-
-
-def note_window(text: str, start_line: int, end_line: int, budget: int = WINDOW_LINES) -> NoteWindow:
-    """The note's body without frontmatter, or a window of ``budget`` lines around the chunk."""
-    _, body, offset = split_frontmatter(normalize_newlines(text))
-    lines = body.split("\n")
-    total = len(lines) + offset
-    if len(lines) <= budget:
-        return NoteWindow(body, offset + 1, total, False)
-    start = max(0, start_line - offset - 1)
-    end = min(len(lines), end_line - offset)
-    lo_target = max(0, start - budget // 4)
-    hi_target = min(len(lines), max(end, lo_target + budget))
-    points = _cut_points_of(body)
-    lo = max((p for p in points if p <= lo_target), default=0)
-    hi = min((p for p in points if p >= hi_target), default=len(lines))
-    return NoteWindow("\n".join(lines[lo:hi]), offset + lo + 1, total, True)
-
-
-def safe_cuts(lines: list[str]) -> list[int]:
-    """Where a window may be split into pieces rendered one after the other: headings and code
-    blocks' first lines, and blank lines before an unindented line (never inside a list item
-    or a code block: each piece is Markdown on its own)."""
-    points = _cut_points_of("\n".join(lines))
-    n = len(lines)
-    return [p for p in points if lines[p].strip() or (p + 1 < n and lines[p + 1][:1] not in ("", " ", "\t"))]
-
-
-def pieces(window: NoteWindow, line: int) -> list[tuple[int, int]]:
-    """The window split into (start, end) line ranges (0-based, of ``window.markdown``): first
-    the part from file line ``line`` (the cut at or before it) about ``FIRST_LINES`` long, then
-    the rest below it in ``PIECE_LINES`` steps, then what is above it (at most a quarter of the
-    window and a section: see :func:`note_window`)."""
-    lines = window.markdown.split("\n")
-    n = len(lines)
-    if n <= FIRST_LINES + FIRST_LINES // 2:  # splitting a screenful costs more than it saves
-        return [(0, n)]
-    cuts = safe_cuts(lines)
-    at = min(max(0, line - window.first_line), n - 1)
-    lo = max((p for p in cuts if p <= at), default=0)
-    if at - lo > FIRST_LINES:  # a long section: start nearer the line
-        lo = max((p for p in cuts if p <= at and at - p <= FIRST_LINES), default=lo)
-
-    def end(start: int, size: int) -> int:
-        return min((p for p in cuts if p >= start + size), default=n)
-
-    hi = end(lo, FIRST_LINES)
-    out = [(lo, hi)]
-    while hi < n:
-        out.append((hi, end(hi, PIECE_LINES)))
-        hi = out[-1][1]
-    if lo > 0:
-        out.append((0, lo))
-    return out
-
-
-def read_window(hit: Hit) -> NoteWindow:
-    """The window of the hit's note on disk; the indexed chunk with a note when it cannot be read."""
-    path = Path(hit.path)
-    try:
-        if path.stat().st_size > SHOW_WHOLE_BYTES:
-            raise OSError("the note is too large to show whole")
-        text = read_note(path).text  # as sync reads it: UTF-8, or UTF-16 with a BOM
-    except (OSError, PmsError) as exc:
-        reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
-        message = (f"> The note cannot be read from disk ({reason}); the indexed chunk is shown. "
-                   "Sync to bring the index up to date.\n\n")
-        return NoteWindow(message + bounded(hit.text), hit.start_line - message.count("\n"), hit.end_line, False)
-    return note_window(text, hit.start_line, hit.end_line)
 
 
 class Breadcrumb(Static):
@@ -203,6 +117,7 @@ class Reader(Vertical):
     """
 
     whole_note: reactive[bool] = reactive(False, init=False)
+    first_screens = True  # a whole note's first screen is painted as one widget, its blocks mounted after
 
     def __init__(self, *, empty_text: str = "", decorate: Callable[[Hit, str, int], str] | None = None,
                  **kwargs) -> None:
@@ -227,6 +142,12 @@ class Reader(Vertical):
         self._lock = asyncio.Lock()  # one render or one piece at a time (never a stale piece after a render)
         self._main = NoteMarkdown(self.empty_text, open_links=False)  # replaced by each render
         self._stale: list[NoteMarkdown] = []  # main Markdowns swapped out, removed once the new one is painted
+        # the main Markdown's text while its first screen stands in for its blocks, and the
+        # file line to scroll to once they are mounted
+        self._incomplete: str | None = None
+        self._incomplete_target: int | None = None
+        self.complete_painted_at: float | None = None  # when a note's blocks were last painted (benchmark)
+        self._collection_held = None  # the timer that ends holding back garbage collection
 
     class HitShown(Message):
         """The reader finished rendering a hit (the links controller times following a link)."""
@@ -249,7 +170,7 @@ class Reader(Vertical):
             if widget is self.above and not widget.display:
                 continue  # hidden: empty, or the last note's lines above (replaced when it is filled)
             for block in widget.children:
-                if isinstance(block, MarkdownBlock):
+                if isinstance(block, MarkdownBlock) and not isinstance(block, FirstScreen):
                     start, end = block.source_range
                     yield block, first + start, first + end
 
@@ -269,6 +190,16 @@ class Reader(Vertical):
     def _decorated(self, hit: Hit, text: str, first_line: int) -> str:
         return self.decorate(hit, text, first_line) if self.decorate is not None else text
 
+    def on_mount(self) -> None:
+        self.run_worker(_warm_up, thread=True, group="reader-warm-up", exit_on_error=False)
+        self.set_timer(0.5, self._warm_up_first_screen)
+
+    def _warm_up_first_screen(self) -> None:
+        """Lay out a first screen once (Textual's inline conversion, wrapping and the styles'
+        parsing; a widget, so here, on the UI thread): the first followed link paid for it."""
+        sample = "# A\n\n## B\n\nSee [a](b), `c`, **d**, _e_, ~~f~~.\n\n1. g\n\n- h\n\t- i\n\n> j\n\n```\nk\n```\n"
+        FirstScreen(NoteMarkdown(), sample, 0, 20, False, (0, 3)).laid_out(40)
+
     def compose(self) -> ComposeResult:
         yield Breadcrumb(id="breadcrumb")
         with VerticalScroll(id="reader-scroll"):
@@ -282,18 +213,40 @@ class Reader(Vertical):
         """The main Markdown: the chunk, or the note from the first piece of its window down."""
         return self._main
 
-    async def _replace_main(self, text: str) -> NoteMarkdown:
+    async def _replace_main(self, text: str, first_screen: tuple[int, bool, tuple[int, int]] | None = None
+                            ) -> NoteMarkdown:
         """Render ``text`` as the main Markdown: into a new, hidden one, then swapped for the
         old one, which is removed after the screen shows the new one (removing a long note's
         hundreds of block widgets took as long as mounting the next note's, before its first
-        paint)."""
+        paint). ``first_screen``: (0-based line of ``text`` to start at, whether the note goes
+        on below ``text``, the lines of ``text`` marked as the passage): show a screenful of
+        it as one widget, and mount the blocks after the screen showed it (:meth:`_complete`)."""
         old = self.markdown
+        scroll = self.query_one("#reader-scroll", VerticalScroll)
         new = NoteMarkdown(open_links=False)
         new.display = False  # (display, not a class: a class change restyles every block below it)
-        await self.query_one("#reader-scroll", VerticalScroll).mount(new, after=old)
-        await new.update(text)
+        self._incomplete = None
+        stand_in = None
+        if first_screen is not None:
+            start, more, marked = first_screen
+            rows = max(1, scroll.scrollable_content_region.height or scroll.size.height)
+            stand_in = FirstScreen(new, text, start, rows, more, marked)
+            width = scroll.size.width - old.styles.gutter.width
+            if start and not more and stand_in.ends_on_screen(width):
+                stand_in = None  # the note ends on this screen: the reader scrolls back from the line
+        if stand_in is not None:
+            new.stand_in(stand_in)  # mounted with it
+            # the scrollbar the note will have, at once (Textual would add or remove it a frame
+            # later, re-wrapping the text); until _complete
+            scroll.styles.overflow_y = "scroll" if stand_in.overflows(width) else "hidden"
+            self._incomplete = text
+        await scroll.mount(new, after=old)
+        if stand_in is None:
+            await new.update(text)
         with self.app.batch_update():
             old.display, new.display = False, True
+            if stand_in is not None:
+                scroll.scroll_to(y=0, animate=False, immediate=True, force=True)  # at once: from its top
         self._main = new
         self._stale.append(old)
         return new
@@ -306,9 +259,23 @@ class Reader(Vertical):
     def show(self, hit: Hit | None) -> None:
         """Render ``hit`` soon; a burst of calls (holding a key down) renders only the last."""
         self._pending = (hit,)
+        self._hold_collection()
         if not self._rendering:
             self._rendering = True
             self.run_worker(self._render_pending(), group="reader", exit_on_error=False)
+
+    def _hold_collection(self) -> None:
+        """No garbage collection until the render is painted: a full one took 90-105 ms of a
+        followed link's time to its paint (half of it), at random; it runs after the paint."""
+        if gc.isenabled():
+            gc.disable()
+            self._collection_held = self.set_timer(HOLD_COLLECTION_SECONDS, self._release_collection)
+
+    def _release_collection(self) -> None:
+        if self._collection_held is not None:
+            self._collection_held.stop()
+            self._collection_held = None
+            gc.enable()
 
     def refresh_view(self) -> None:
         """Render the current hit again (after the note changed on disk)."""
@@ -336,7 +303,9 @@ class Reader(Vertical):
         self.hit = hit
         if key == self._shown and (self.target_line is None or self._rendered[0] <= self.target_line
                                    < self._rendered[1] or not self._rest):
-            if self.target_line is not None and self.window is not None:  # another place in the note shown
+            if self.target_line is not None and self._incomplete is not None:  # its blocks are yet to come
+                self._incomplete_target, self.target_line = self.target_line, None
+            elif self.target_line is not None and self.window is not None:  # another place in the note shown
                 block = self._block_at(self.target_line)
                 self.target_line = None
                 if block is not None:
@@ -346,12 +315,18 @@ class Reader(Vertical):
         planned, whole = None, self.whole_note  # (a toggle meanwhile renders again after this)
         if hit is not None and whole:
             # reading and scanning a long note happens off the UI thread, before the batch
-            # below (which holds back every repaint of the screen until it ends)
-            planned = await asyncio.to_thread(self._plan, hit, self.target_line or hit.start_line)
+            # below (which holds back every repaint of the screen until it ends); a small one
+            # here (1-2 ms: the hop to a thread took 5-20 ms of a followed link's time at load 2)
+            line = self.target_line or hit.start_line
+            if _size(hit.path) <= PLAN_HERE_BYTES:
+                planned = self._plan(hit, line)
+            else:
+                planned = await asyncio.to_thread(self._plan, hit, line)
         with self.app.batch_update():  # one layout when it is all in place, none while it is built
             self._rest = []
             breadcrumb = self.query_one(Breadcrumb)
             scroll = self.query_one("#reader-scroll", VerticalScroll)
+            scroll.styles.clear_rule("overflow_y")  # a first screen's scrollbar (see _replace_main)
             self.above.display = False  # its blocks stay hidden until the next note's lines above replace them
             if hit is None:
                 self.window = None
@@ -369,7 +344,18 @@ class Reader(Vertical):
                 (lo, hi), self._rest = parts[0], parts[1:]
                 self._main_first = self._above_first = window.first_line + lo
                 self._rendered = (self._main_first, window.first_line + hi)
-                markdown = await self._replace_main(self._piece(hit, window, lo, hi))
+                text = self._piece(hit, window, lo, hi)
+                first_screen = None
+                if self.first_screens:
+                    at = (self.target_line or hit.start_line) - self._main_first
+                    marked = (hit.start_line - self._main_first, hit.end_line - self._main_first + 1)
+                    first_screen = (max(0, at), any(start >= hi for start, _ in self._rest), marked)
+                markdown = await self._replace_main(text, first_screen)
+                if self._incomplete is not None:  # its first screen is shown; _complete mounts its blocks
+                    self._incomplete_target, self.target_line = self.target_line, None
+                    self._shown = key
+                    self._shown_then_fill(hit)
+                    return
                 if self._rest:
                     self._continue_from_last_block(markdown)
                 first = self._mark_chunk(hit, window)
@@ -389,11 +375,15 @@ class Reader(Vertical):
         generation = self._generation
 
         def after_paint() -> None:
-            self.post_message(self.HitShown(hit, time.perf_counter()))
+            now = time.perf_counter()
+            self.post_message(self.HitShown(hit, now))
+            if self._incomplete is None:  # the blocks were painted (no first screen stood in)
+                self.complete_painted_at = now
+            self._release_collection()
             stale, self._stale = self._stale, []
             for widget in stale:
                 widget.remove()
-            if self._rest and generation == self._generation:
+            if (self._rest or self._incomplete is not None) and generation == self._generation:
                 self.run_worker(self._fill(generation), group="reader-fill", exit_on_error=False)
 
         self.call_after_refresh(after_paint)
@@ -420,6 +410,8 @@ class Reader(Vertical):
         """Render the rest of the window, a piece at a time: below the first piece, then above
         it (keeping what is on the screen where it is)."""
         scroll = self.query_one("#reader-scroll", VerticalScroll)
+        if self._incomplete is not None:
+            await self._complete(generation)
         while True:
             await asyncio.sleep(0)  # keys first
             async with self._lock:
@@ -441,6 +433,38 @@ class Reader(Vertical):
                     self.call_after_refresh(self._keep_place, y, height)
                 self._mark_chunk(hit, window)
 
+    async def _complete(self, generation: int) -> None:
+        """Mount the blocks of the note whose first screen stands in for them, in one batch,
+        and scroll to the target (as far below it as the reader has scrolled meanwhile)."""
+        await asyncio.sleep(0)  # keys first
+        async with self._lock:
+            text, self._incomplete = self._incomplete, None
+            hit, window = self.hit, self.window
+            if generation != self._generation or text is None or hit is None or window is None:
+                return
+            scroll = self.query_one("#reader-scroll", VerticalScroll)
+            markdown = self.markdown
+            below = scroll.scroll_y
+            with self.app.batch_update():
+                scroll.styles.clear_rule("overflow_y")
+                await markdown.update(text)
+                if self._rest:
+                    self._continue_from_last_block(markdown)
+                first = self._mark_chunk(hit, window)
+                target, self._incomplete_target = self._incomplete_target, None
+                if target is not None:
+                    first = self._block_at(target) or first
+                if first is not None and first is not self._first_block():
+                    self.call_after_refresh(self._scroll_to_match, first, True, below)
+
+        def painted() -> None:
+            self.complete_painted_at = time.perf_counter()
+
+        self.call_after_refresh(painted)
+
+    def _first_block(self) -> MarkdownBlock | None:
+        return next((block for block, _, _ in self._blocks()), None)
+
     def _keep_place(self, y: float, height: int) -> None:
         """Lines were added above the screen: scroll down by their height."""
         grown = self.above.outer_size.height - height
@@ -448,15 +472,18 @@ class Reader(Vertical):
             scroll = self.query_one("#reader-scroll", VerticalScroll)
             scroll.scroll_to(y=y + grown, animate=False)
 
-    def _scroll_to_match(self, block: MarkdownBlock, again: bool = True) -> None:
-        """Scroll the chunk's first block to the top; once more after the next refresh, when the
-        scrollbar this note brings has re-wrapped the text (otherwise the position depends on
-        which layout the first call saw)."""
+    def _scroll_to_match(self, block: MarkdownBlock, again: bool = True, below: float = 0) -> None:
+        """Scroll the chunk's first block to the top (and ``below`` rows further); once more
+        after the next refresh, when the scrollbar this note brings has re-wrapped the text
+        (otherwise the position depends on which layout the first call saw)."""
         if not block.is_attached:
             return  # another hit is shown by now
-        self.query_one("#reader-scroll", VerticalScroll).scroll_to_widget(block, top=True, animate=False)
+        scroll = self.query_one("#reader-scroll", VerticalScroll)
+        scroll.scroll_to_widget(block, top=True, animate=False)
+        if below:
+            scroll.scroll_relative(y=below, animate=False)
         if again:
-            self.call_after_refresh(self._scroll_to_match, block, False)
+            self.call_after_refresh(self._scroll_to_match, block, False, below)
 
     def _mark_chunk(self, hit: Hit, window: NoteWindow) -> MarkdownBlock | None:
         """Mark the top-level blocks of the chunk; return the first."""
