@@ -65,3 +65,15 @@ NOTES = {
         The event loop schedules callbacks and runs coroutines until they complete.
         """,
 }
+
+
+def home_with_4_kb_pages(home: Path) -> Path:
+    """A home whose index file was made with 4 KB pages (as before 8 KB pages were chosen)."""
+    import sqlean
+
+    home.mkdir(parents=True)
+    conn = sqlean.connect(str(home / "index.sqlite"), isolation_level=None)
+    conn.execute("PRAGMA page_size = 4096")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.close()
+    return home

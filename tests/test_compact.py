@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import sqlean
 
-from tests.kb_helpers import write
+from tests.kb_helpers import home_with_4_kb_pages, write
 
 QUERIES = ["tarball archive extract", "sourdough starter", "kubernetes pod restart", "note 17"]
 TOPICS = ["extract a tarball archive with tar", "feed the sourdough starter twice a day",
@@ -18,14 +18,7 @@ TOPICS = ["extract a tarball archive with tar", "feed the sourdough starter twic
 
 
 def _old_home(tmp_path: Path) -> Path:
-    """A home whose index was made with 4 KB pages (as before 8 KB pages were chosen)."""
-    home = tmp_path / "home"
-    home.mkdir()
-    conn = sqlean.connect(str(home / "index.sqlite"), isolation_level=None)
-    conn.execute("PRAGMA page_size = 4096")
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.close()
-    return home
+    return home_with_4_kb_pages(tmp_path / "home")
 
 
 def _answers(kb) -> tuple:

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.kb_helpers import write
+from tests.kb_helpers import home_with_4_kb_pages, write
 
 
 def test_a_new_index_has_8_kb_pages_and_an_old_one_keeps_its_own(tmp_path: Path):
-    import sqlean
-
     from pms_tui.core.kb import KnowledgeBase
     from pms_tui.core.store import connect
 
@@ -18,12 +16,7 @@ def test_a_new_index_has_8_kb_pages_and_an_old_one_keeps_its_own(tmp_path: Path)
     with KnowledgeBase(home=tmp_path / "new") as kb:
         assert kb.store.conn.execute("PRAGMA page_size").fetchone()[0] == 8192
         assert kb.store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    old = tmp_path / "old"
-    old.mkdir()
-    conn = sqlean.connect(str(old / "index.sqlite"), isolation_level=None)
-    conn.execute("PRAGMA page_size = 4096")
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.close()
+    old = home_with_4_kb_pages(tmp_path / "old")
     with KnowledgeBase(home=old) as kb:
         kb.collections.create(tmp_path / "notes", name="n")
         kb.sync(embed=False)
