@@ -17,6 +17,7 @@ from .cli_progress import tell_upgrade, tell_waiting, upgrade_index
 from .core.errors import UsageError, describe
 from .core.results import MODES
 from .cli_graph import add_parsers as add_graph_parsers, link_summary
+from .cli_upkeep import add_parsers as add_upkeep_parsers
 from .core.safe_text import UNSAFE, safe_text
 
 NO_COLLECTIONS = "No collections yet. Add a folder of notes with `pms-tui add PATH`."
@@ -339,35 +340,6 @@ def cmd_clip(args) -> int:
         return 0 if result.status in ("created", "updated") else 3
 
 
-def cmd_doctor(args) -> int:
-    from .core.kb import Check, KnowledgeBase, environment_checks
-
-    try:
-        kb = KnowledgeBase(home=args.home)
-    except Exception as exc:
-        checks = [*environment_checks(), Check("home", False, describe(exc)),
-                  Check("repair", False, "if the index is damaged, `pms-tui repair` rebuilds it from your notes")]
-    else:
-        with kb:
-            checks = kb.diagnose()
-    for check in checks:
-        say(f"{'ok ' if check.ok else 'BAD'}  {check.label:<14} {check.detail}")
-    return 0 if all(check.ok for check in checks) else 1
-
-
-def cmd_repair(args) -> int:
-    from .core.kb import repair_home
-
-    from .cli_progress import SyncProgressBar
-
-    with SyncProgressBar(quiet=False) as bar:
-        steps, report = repair_home(args.home, progress=bar, wait=True, on_wait=tell_waiting)
-    for step in steps:
-        say(f"  {step}")
-    _print_report(report, False)
-    return 0
-
-
 def cmd_eval(args) -> int:
     from .eval.cli import run_eval
 
@@ -456,11 +428,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_clip)
 
-    p = sub.add_parser("doctor", help="check the driver, FTS5, sqlite-vec, the model, paths and the index's health")
-    p.set_defaults(func=cmd_doctor)
-
-    p = sub.add_parser("repair", help="rebuild a damaged index from the notes, keeping the intact vectors")
-    p.set_defaults(func=cmd_repair)
+    add_upkeep_parsers(sub, say, _print_report)  # doctor, repair, compact
 
     p = sub.add_parser("eval", help="measure retrieval quality")
     eval_sub = p.add_subparsers(dest="eval_kind", metavar="KIND", required=True)

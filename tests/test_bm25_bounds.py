@@ -63,9 +63,22 @@ class FakeCounter:
     def __init__(self, n: int):
         self.n, self.calls = n, 0
 
-    def __call__(self) -> int:
+    def __call__(self, part=None) -> int:
         self.calls += 1
         return self.n
+
+
+class IndexCounter:
+    """The index's own capped count of the OR of some phrases (None: the whole query's)."""
+
+    def __init__(self, conn, match: str, cap: int):
+        self.conn, self.match, self.cap, self.parts = conn, match, cap, []
+
+    def __call__(self, part=None) -> int:
+        self.parts.append(part)
+        expression = self.match if part is None else " OR ".join(g.text for g in part)
+        return self.conn.execute("SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+                                 (expression, self.cap)).fetchone()[0]
 
 
 def g(df: int, cost: int, tokens=("w",), prefix=False) -> _Group:
@@ -107,5 +120,27 @@ def test_bound_decisions_agree_with_fts5_counts(kb, query, cap):
     true_count = conn.execute(
         "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)", (match, cap)
     ).fetchone()[0]
-    counter = FakeCounter(true_count)
+    counter = IndexCounter(conn, match, cap)
     assert Bm25Planner._fewer_than(groups, cap, False, counter) is (true_count < cap)
+
+
+def test_the_most_frequent_phrases_decide_a_long_query_alone(kb):
+    """When a long query's most frequent phrases already reach the cap, the whole OR is not
+    counted (theirs is a subset of its rows); when they do not, it is, and the answer is the
+    whole query's either way."""
+    conn = kb.store.conn
+    match = fts_query.build_match(" ".join(COMMON + RARE))
+    rows, groups = Bm25Planner().groups(conn, match)
+    assert len(groups) == len(COMMON) + len(RARE)
+    top = sorted(groups, key=lambda g: -g.df)
+    union2 = IndexCounter(conn, match, 10**6)(top[:2])
+    cap = min(union2, int((top[0].df + top[1].df) / 1.5))  # reached by the two most frequent
+    assert top[0].df < cap
+    counter = IndexCounter(conn, match, cap)
+    assert Bm25Planner._fewer_than(groups, cap, False, counter) is False
+    assert counter.parts == [top[:2]]
+    # a cap the frequent phrases cannot reach: the whole OR is counted too
+    total = IndexCounter(conn, match, 10**6)(None)
+    counter = IndexCounter(conn, match, total + 1)
+    assert Bm25Planner._fewer_than(groups, total + 1, False, counter) is True
+    assert counter.parts[-1] is None

@@ -162,3 +162,45 @@ def test_bm25_only_while_model_loads(synced_kb):
 def test_recent_lists_notes_for_an_empty_query(synced_kb):
     assert {h.relpath for h in synced_kb.recent(10)} == {"git/undo-commit.md", "cooking/bread.md", "python/asyncio.md"}
     assert synced_kb.search("", k=5) == []
+
+
+@pytest.mark.parametrize("query", ["undo the last commit", "sourdough starter feeding", "git"])
+def test_what_bm25_s_side_reads_while_the_vector_lane_runs_changes_no_answer(synced_kb, query):
+    """While the vector lane runs on the other core, the BM25 thread reads the coverage signal
+    and its first hits' rows and snippets (Retrieval._while_waiting). Held here until that
+    read is done, the vector lane finishes last for certain; the same search without the early
+    read must give the same hits, snippets, scores and fusion."""
+    import threading
+
+    retrieval = synced_kb.retrieval
+    lane, early = retrieval.vector_ranked, retrieval._while_waiting
+    gate = threading.Event()
+    read_early = []
+
+    def held_lane(*args, **kwargs):
+        assert gate.wait(10)
+        return lane(*args, **kwargs)
+
+    def reading(lanes, *args):
+        early(lanes, *args)
+        read_early.append((lanes.coverage, dict(lanes.rows), dict(lanes.snippets)))
+        gate.set()
+
+    def shown(result):
+        return [(h.path, h.start_line, h.snippet, h.score, h.bm25_rank, h.vector_rank) for h in result.hits], \
+            result.fusion.to_json(), result.match.to_json()
+
+    synced_kb.embedder.clear_query_cache()
+    retrieval.vector_ranked, retrieval._while_waiting = held_lane, reading
+    try:
+        with_early = shown(synced_kb.search(query, k=5))
+    finally:
+        retrieval.vector_ranked, retrieval._while_waiting = lane, early
+    assert len(read_early) == 1 and read_early[0][1]  # it did read rows ahead
+    retrieval._while_waiting = lambda *args: None
+    try:
+        without = shown(synced_kb.search(query, k=5))
+    finally:
+        retrieval._while_waiting = early
+    assert with_early == without
+    assert with_early[0]

@@ -76,7 +76,7 @@ from .search.query_syntax import Ignored, ParsedQuery, parse as parse_query
 from .search.retrieval import Retrieval, as_text as as_query_text
 from .search.vector_index import VectorIndex
 from .store import Store, transaction
-from .store.connection import is_interrupted, stop_when
+from .store import compact as compaction
 from .store import health
 from .store import chunks as chunk_rows
 from .store import collections as collection_rows
@@ -85,6 +85,7 @@ from .store import facets as facet_rows
 from .store import meta
 from .store import vectors as vector_rows
 from .store.schema import ensure_vector_table
+from .store.connection import is_interrupted, stop_when
 from .store.writer_lock import EMBED_LOCK_FILE, WriterBusy, WriterLock
 
 __all__ = [
@@ -387,3 +388,16 @@ def repair_home(home: str | os.PathLike | None = None, progress: SyncProgress | 
         kb.on_writer_wait = on_wait
         more, report = kb.repair(progress)
     return steps + more, report
+
+
+def compact_home(home: str | os.PathLike | None = None, wait: bool | float = True,
+                 on_wait=None) -> tuple[compaction.FileShape, compaction.FileShape]:
+    """``pms-tui compact``: the index file rewritten without free pages, in 8 KB pages (see
+    :mod:`.store.compact`); (shape before, shape after). An older index is upgraded first."""
+    home_path = Path(home).expanduser() if home else default_home()
+    if not (home_path / DB_FILE).exists():
+        raise StoreError(f"There is no index in {home_path} yet: nothing to compact.")
+    with KnowledgeBase(home_path) as kb:
+        kb.store.require_writable()
+    with WriterLock(home_path).hold(wait, on_wait):
+        return compaction.compact(home_path / DB_FILE)

@@ -15,6 +15,7 @@ from .indexing import chunk as _chunk_module
 from .indexing import frontmatter as _frontmatter_module
 from .indexing import windows as _windows_module
 from .store import check_driver, health
+from .store import compact as compaction
 from .store.writer_lock import WriterBusy
 
 
@@ -39,6 +40,12 @@ class DoctorMixin:
         if stats is not None:
             checks.append(Check("index", True, f"{self.db_path} ({stats['db_bytes'] / 1e6:.1f} MB, "
                                                f"{stats['documents']} notes, {stats['chunks']} chunks)"))
+            try:
+                space = compaction.shape(self.store.conn, self.db_path)
+                hint = "; `pms-tui compact` can make it smaller" if space.worth_compacting else ""
+                checks.append(Check("space", True, space.describe() + hint))
+            except Exception as exc:  # noqa: BLE001 - told, never fatal: quick_check below judges damage
+                checks.append(Check("space", True, f"not read: {describe(exc)}"))
             pending = stats["vectors_pending"]
             checks.append(Check("queue", True, f"{stats['vectors']} stored, {pending} waiting to be embedded"
                                                + (" (`pms-tui sync` or the app embeds them)" if pending else "")))

@@ -102,12 +102,17 @@ def decide(signals: Signals, lanes, rrf_k: int, weights: dict[str, float], thres
     return Fusion(k, w, signals, tuple(reasons))
 
 
+UNKNOWN = object()  # a signal not measured yet (None is a measured answer: "cannot tell")
+
+
 def measure(sources: Sources, text: str, bm25: list[tuple[int, float]], vector: list[tuple[int, float]],
-            qvec) -> Signals:
-    """The two signals for one query, from its lanes (a few FTS5 lookups and a small dot product)."""
+            qvec, known_coverage: object = UNKNOWN) -> Signals:
+    """The two signals for one query, from its lanes (a few FTS5 lookups and a small dot
+    product); ``known_coverage``: BM25's first passage's coverage, when already measured."""
     if not bm25:
         return Signals(None, None)
-    return Signals(coverage(sources, text, bm25[0][0]), gap(sources, bm25[0][0], vector, qvec))
+    held = coverage(sources, text, bm25[0][0]) if known_coverage is UNKNOWN else known_coverage
+    return Signals(held, gap(sources, bm25[0][0], vector, qvec))
 
 
 def coverage(sources: Sources, text: str, chunk_id: int) -> float | None:

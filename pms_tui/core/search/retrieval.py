@@ -57,6 +57,10 @@ class LaneEvidence:
     ranked: dict[str, Ranked] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     signals: lane_trust.Signals | None = None
+    # read while the vector lane was still running (see Retrieval._while_waiting)
+    coverage: object = lane_trust.UNKNOWN  # BM25's first passage's coverage of the query
+    rows: dict[int, chunk_rows.HitRow] = field(default_factory=dict)  # BM25's first hits' rows
+    snippets: dict[int, str] = field(default_factory=dict)  # ... and their snippets
 
     def ids(self) -> dict[str, list[int]]:
         return {name: [c for c, _ in ranked] for name, ranked in self.ranked.items()}
@@ -237,10 +241,10 @@ class Retrieval:
             rows = facets.browse(self.store.conn, filters.note, k, filters.excluded())
             hits = [hit_from_row(r, preview(r.body)) for r in rows]
             return SearchResult(hits, [], ["no words to rank by: the newest notes the filters allow"], query=parsed)
-        lanes = self._gather(parsed, filters, mode, max(k, self.settings.lane_depth), vector)
+        lanes = self._gather(parsed, filters, mode, max(k, self.settings.lane_depth), vector, hits=k)
         fusion = self.fusion_for(lanes)
         fused = fuse(lanes.ids(), fusion.k, fusion.weights)[:k]
-        hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"))
+        hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"), lanes)
         match = match_quality.assess(self.signal_sources(), parsed.match_text, lanes.ranked, fusion,
                                      self.settings.model)
         return SearchResult(hits, list(lanes.ranked), lanes.notes, query=parsed, fusion=fusion, match=match)
@@ -261,9 +265,10 @@ class Retrieval:
         return parsed, plan(parsed, cids, self.collection_map()).resolve(self.store.conn)
 
     def _gather(self, parsed: ParsedQuery, filters: Plan, mode: str, depth: int, vector: bool, *,
-                signals: bool = True) -> LaneEvidence:
+                signals: bool = True, hits: int = 0) -> LaneEvidence:
         """Each lane's ranking at ``depth``, and (``signals``, both lanes, query-aware
-        fusion on) what query-aware fusion reads off them."""
+        fusion on) what query-aware fusion reads off them. ``hits``: how many hits the search
+        shows (what :meth:`_while_waiting` may read ahead)."""
         lanes = LaneEvidence()
         use_vector = vector and parsed.has_text
         pending = None
@@ -279,6 +284,8 @@ class Retrieval:
         if mode in ("hybrid", "bm25"):
             try:
                 lanes.ranked["bm25"] = self.bm25.ranked(parsed.match_text, depth, None, filters)
+                if pending is not None and not pending.done():
+                    self._while_waiting(lanes, parsed.match_text, signals, hits)
             except BaseException:
                 if pending is not None:
                     pending.cancel()
@@ -292,8 +299,23 @@ class Retrieval:
             else:
                 lanes.notes.append("vector lane skipped: the query has no words, only filters")
         if signals and self.settings.query_aware_fusion and len(lanes.ranked) >= 2:
-            lanes.signals = self.lane_signals(parsed, lanes.ranked["bm25"], lanes.ranked["vector"])
+            lanes.signals = self.lane_signals(parsed, lanes.ranked["bm25"], lanes.ranked["vector"], lanes.coverage)
         return lanes
+
+    def _while_waiting(self, lanes: LaneEvidence, match_text: str, signals: bool, hits: int) -> None:
+        """BM25 has ranked and the vector lane still runs (on the other core): this thread
+        reads now what the search will need of BM25's side anyway, instead of idling: the
+        coverage signal of BM25's first passage, and the rows and snippets of its first
+        ``hits`` passages (most of the fused top ``hits`` come from there; the rest are read
+        after fusion)."""
+        bm25 = lanes.ranked["bm25"]
+        if not bm25:
+            return
+        if signals and self.settings.query_aware_fusion:
+            lanes.coverage = lane_trust.coverage(self.signal_sources(), match_text, bm25[0][0])
+        if hits > 0:
+            lanes.rows = chunk_rows.hits_by_ids(self.store.conn, [c for c, _ in bm25[:hits]])
+            lanes.snippets = self.bm25.snippets(match_text, list(lanes.rows.values()))
 
     def fusion_for(self, lanes: LaneEvidence) -> lane_trust.Fusion:
         """The RRF parameters for this query: the settings', adjusted per query by
@@ -308,13 +330,14 @@ class Retrieval:
         """What query-aware fusion's signals are read from (this thread's connection)."""
         return lane_trust.Sources(self.store.conn, self.planner, self.vectors)
 
-    def lane_signals(self, query: str | ParsedQuery, bm25: Ranked, vector: Ranked) -> lane_trust.Signals:
+    def lane_signals(self, query: str | ParsedQuery, bm25: Ranked, vector: Ranked,
+                     coverage: object = lane_trust.UNKNOWN) -> lane_trust.Signals:
         """What query-aware fusion reads off one query's lanes: the vector lane's text embedded
         (cached: the lane just embedded it), coverage measured on the text as BM25 ran it
-        (``ParsedQuery.match_text``; a plain string is both)."""
+        (``ParsedQuery.match_text``; a plain string is both) unless already measured."""
         text, match_text = (query.text, query.match_text) if isinstance(query, ParsedQuery) else (query, query)
         qvec = self.embedder.embed_query(text) if vector else None
-        return lane_trust.measure(self.signal_sources(), match_text, bm25, vector, qvec)
+        return lane_trust.measure(self.signal_sources(), match_text, bm25, vector, qvec, coverage)
 
     def collection_map(self) -> dict[str, int]:
         """Collection name -> id."""
@@ -365,12 +388,19 @@ class Retrieval:
     def vector_search(self, query: str, k: int = 5, collections: Sequence[str] | None = None) -> list[Hit]:
         return self.search(query, k, "vector", collections).hits
 
-    def _hits(self, fused: list[Fused], query: str, bm25_scores, distances) -> list[Hit]:
+    def _hits(self, fused: list[Fused], query: str, bm25_scores, distances,
+              read: LaneEvidence | None = None) -> list[Hit]:
+        """The hits of ``fused``: rows and snippets come from ``read`` (what was read while the
+        vector lane ran) where they are there, the rest are read now."""
         if not fused:
             return []
         ids = [f.chunk_id for f in fused]
-        rows = chunk_rows.hits_by_ids(self.store.conn, ids)
-        snippets = self.bm25.snippets(query, [rows[i] for i in ids if i in bm25_scores and i in rows])
+        known_rows, known_snippets = (read.rows, read.snippets) if read is not None else ({}, {})
+        rows = {i: known_rows[i] for i in ids if i in known_rows}
+        rows.update(chunk_rows.hits_by_ids(self.store.conn, [i for i in ids if i not in rows]))
+        snippets = {i: known_snippets[i] for i in ids if i in known_snippets}
+        snippets.update(self.bm25.snippets(query, [rows[i] for i in ids
+                                                   if i in bm25_scores and i in rows and i not in known_rows]))
         words = fts_query.content_words(query)
         pending = chunk_rows.with_pending_vector(self.store.conn, ids)
         hits = []

@@ -17,6 +17,7 @@ from pathlib import Path
 import sqlean as sqlite3
 
 from ..errors import StoreError, describe_database_error
+from .term_counts import fold as fold_term_counts
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -97,6 +98,11 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    try:
+        fold_term_counts(conn)  # keeps the full-text terms' counts small to read (store.term_counts)
     except BaseException:
         conn.execute("ROLLBACK")
         raise

@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from . import term_counts
 from .connection import OperationalError
 from .schema import FTS_TOKENIZE
 
@@ -197,7 +198,13 @@ def _varint(data: bytes) -> int:
 
 
 def document_frequencies(conn, terms: Sequence[str]) -> dict[str, int]:
-    """Rows holding each term (0 for unknown terms)."""
+    """Rows holding each term (0 for unknown terms): from the counts the writer keeps
+    (store.term_counts), or the vocabulary on an index without them."""
+    try:
+        return term_counts.document_frequencies(conn, terms)
+    except OperationalError as exc:
+        if "no such table" not in str(exc):
+            raise
     found: dict[str, int] = {}
     for start in range(0, len(terms), 200):
         part = list(terms[start : start + 200])
@@ -209,6 +216,11 @@ def document_frequencies(conn, terms: Sequence[str]) -> dict[str, int]:
 
 def prefix_frequency(conn, prefix: str) -> tuple[int, int]:
     """(largest, summed) row counts of the terms starting with ``prefix``."""
+    try:
+        return term_counts.prefix_frequency(conn, prefix)
+    except OperationalError as exc:
+        if "no such table" not in str(exc):
+            raise
     upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
     top, total = conn.execute(
         "SELECT max(doc), sum(doc) FROM temp.pms_vocab WHERE term >= ? AND term < ?", (prefix, upper)

@@ -26,6 +26,7 @@ import sqlean as sqlite3
 from .connection import connect
 from .meta import bump_generation, record_model, recorded_model
 from .schema import ensure_schema, ensure_vector_table
+from .term_counts import recount as recount_terms
 
 SALVAGE_STEP = 2000
 
@@ -140,6 +141,8 @@ def repair_in_place(conn) -> list[str]:
             conn.execute(f"DELETE FROM vectors WHERE id IN ({marks})", part)
         if unused:
             done.append(f"dropped {len(unused)} vectors no chunk used")
+        if _has_table(conn, "fts_df"):  # the terms' counts from the rebuilt index, whatever they held
+            recount_terms(conn)
         bump_generation(conn)
         conn.execute("COMMIT")
     except BaseException:

@@ -20,8 +20,10 @@ from .migrate_anchors import migrate_anchors
 from .migrate_cjk import TOKENIZE as MIGRATION_TOKENIZE
 from .migrate_cjk import migrate_cjk
 from .migrate_hashes import migrate_hashes
+from .term_counts import TOKENIZE as TERM_COUNTS_TOKENIZE
+from .term_counts import migrate_term_counts
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -90,6 +92,7 @@ END;
 
 assert f"tokenize='{FTS_TOKENIZE}'" in _SCHEMA_V1
 assert MIGRATION_TOKENIZE == FTS_TOKENIZE  # schema 5 rebuilds the index with the same tokenizer
+assert TERM_COUNTS_TOKENIZE == FTS_TOKENIZE  # the terms' counts tokenize as the index does
 
 # Each entry upgrades the schema from version i+1 to i+2; append, never edit.
 MIGRATIONS: list[str] = [
@@ -137,6 +140,9 @@ MIGRATIONS: list[str] = [
     # 8 -> 9: an embedding is keyed by the first 16 bytes of its text's SHA-256, not all 32
     # (indexing.embed.embed_hash): the stored keys are cut to match (store.migrate_hashes)
     migrate_hashes,
+    # 9 -> 10: the document frequency of each full-text term, kept beside the index by the
+    # chunk triggers, so the BM25 planner need not read doclists to count rows (store.term_counts)
+    migrate_term_counts,
 ]
 
 
