@@ -84,8 +84,8 @@ from .store import documents as document_rows
 from .store import facets as facet_rows
 from .store import meta
 from .store import vectors as vector_rows
-from .store.schema import ensure_vector_table
 from .store.connection import is_interrupted, stop_when
+from .store.schema import ensure_vector_table
 from .store.writer_lock import EMBED_LOCK_FILE, WriterBusy, WriterLock
 
 __all__ = [
