@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -84,6 +85,8 @@ async def _run(home: Path, queries: list[str]) -> dict:
             "keystroke_to_results_median_ms": round(statistics.median(per_query), 1),
             "keystroke_to_results_p90_ms": round(sorted(per_query)[int(len(per_query) * 0.9) - 1], 1),
             "queries": len(per_query),
+            # searches whose query was typed over before they ended (stopped, not shown)
+            "searches_stopped": screen.searches_stopped,
             "debounce_ms": app.settings.debounce_ms,
             "model": screen.model_state,
         }
@@ -218,5 +221,6 @@ if __name__ == "__main__":
     print(f"app start to first screen: {result['first_screen_ms']:.0f} ms "
           f"({result['process_start_to_first_screen_ms']:.0f} ms from a new process, imports included)")
     print(f"keystroke to results (median of {result['queries']} queries): "
-          f"{result['keystroke_to_results_median_ms']:.0f} ms")
+          f"{result['keystroke_to_results_median_ms']:.0f} ms, p90 {result['keystroke_to_results_p90_ms']:.0f} ms")
+    print(f"load average {os.getloadavg()[0]:.2f} (1 min) at the end")
     print(json.dumps(result))

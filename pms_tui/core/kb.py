@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .config import DB_FILE, Settings, default_home, load_settings
@@ -84,6 +84,7 @@ from .store import documents as document_rows
 from .store import facets as facet_rows
 from .store import meta
 from .store import vectors as vector_rows
+from .store.connection import is_interrupted, stop_when
 from .store.schema import ensure_vector_table
 from .store.writer_lock import EMBED_LOCK_FILE, WriterBusy, WriterLock
 
@@ -99,7 +100,7 @@ __all__ = [
     "SyncProgress", "SyncReport", "SyncStatus", "MODES", "SNIPPET_CLOSE", "SNIPPET_OPEN",
     # errors
     "ClipError", "CollectionError", "ConfigError", "EmbeddingModelError", "ModelMismatchError",
-    "PmsError", "SkipFile", "StoreError", "SyncBusyError", "UsageError", "WriterBusy",
+    "PmsError", "SearchStopped", "SkipFile", "StoreError", "SyncBusyError", "UsageError", "WriterBusy",
     # a note read as the index reads it (the reader shows the same text), its file's hash
     "MAX_NOTE_BYTES", "read_note", "split_frontmatter", "sha256_file",
 ]
@@ -117,6 +118,13 @@ def __getattr__(name: str):
 
         return getattr(importlib.import_module(f".clip.{_CLIP_NAMES[name]}", __package__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class SearchStopped(PmsError):
+    """A search ended early by its ``stop`` check: a newer query replaced it."""
+
+    def __init__(self) -> None:
+        super().__init__("The search was stopped: a newer query replaced it.")
 
 
 class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
@@ -244,10 +252,21 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
         collections: Sequence[str] | None = None,
         *,
         vector: bool = True,
+        stop: Callable[[], bool] | None = None,
     ) -> SearchResult:
         """Hits (best first) with the lanes that answered; iterate it for the hits.
-        ``vector=False`` answers from BM25 alone (while the model is loading)."""
-        return self.retrieval.search(query, k, mode, collections, vector=vector)
+        ``vector=False`` answers from BM25 alone (while the model is loading). ``stop``: asked
+        while the search's SQL runs; once true the search ends with :class:`SearchStopped`
+        at its next step in SQLite (the app's search for a query typed over)."""
+        if stop is None:
+            return self.retrieval.search(query, k, mode, collections, vector=vector)
+        try:
+            with stop_when(self.store.conn, stop):
+                return self.retrieval.search(query, k, mode, collections, vector=vector)
+        except Exception as exc:
+            if stop() and is_interrupted(exc):
+                raise SearchStopped() from None
+            raise
 
     def recent(self, limit: int = 30, collections: Sequence[str] | None = None) -> list[Hit]:
         """The first chunk of the most recently changed notes: what an empty query shows."""

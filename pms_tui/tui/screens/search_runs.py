@@ -1,0 +1,139 @@
+"""Search as you type: a debounce timer, then an exclusive ``search`` worker whose answer is
+shown only if it is still the newest. A search whose query was typed over stops at its next
+step in SQLite (``KnowledgeBase.search(stop=...)``), so the newest query has the cores to
+itself; a stopped search shows nothing and says nothing.
+
+A mixin of :class:`~pms_tui.tui.screens.search.SearchScreen`: Textual finds the worker and the
+``on_search_completed`` handler on the screen's class.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+
+from textual import work
+from textual.timer import Timer
+from textual.worker import get_current_worker
+
+from pms_tui.core.errors import describe
+from pms_tui.core.kb import SearchStopped
+
+from ..controllers import while_running
+from ..messages import SearchCompleted
+
+RESULT_COUNT = 30
+
+
+class SearchRuns:
+    """The screen's searches: requested, debounced, run in a thread, stopped when replaced, shown."""
+
+    def init_search_runs(self) -> None:
+        self.search_generation = 0
+        # debounce fired -> results rendered, the last 1,000 (a day of typing must not grow it)
+        self.search_latencies_ms: deque[float] = deque(maxlen=1000)
+        self.searches_shown = 0  # results rendered since start (benchmarks wait on it)
+        self.searches_stopped = 0  # searches ended early because a newer query replaced them
+        self._debounce: Timer | None = None
+        self._search_started = 0.0
+        self._shown_query: str | None = None
+
+    @property
+    def search_pending(self) -> bool:
+        """A search is waiting for the debounce timer."""
+        return self._debounce is not None
+
+    def request_search(self, immediate: bool = False) -> None:
+        """Search the current query after the debounce delay (or now); newer requests win."""
+        self.search_generation += 1
+        if self._debounce is not None:
+            self._debounce.stop()
+            self._debounce = None
+        if self.kb is None:
+            return
+        if immediate:
+            self._start_search()
+        else:
+            delay = max(0, self.kb.settings.debounce_ms) / 1000
+            self._debounce = self.set_timer(delay, self._start_search, name="search-debounce")
+
+    @while_running
+    def _start_search(self) -> None:
+        self._debounce = None
+        self._search_started = time.perf_counter()
+        collections = [self.collection_filter] if self.collection_filter else None
+        self.search(self.search_bar.value, self.search_generation, self.mode, collections, self.vector_ready)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def search(self, query: str, generation: int, mode: str, collections: list[str] | None,
+               vector: bool) -> None:
+        started = time.perf_counter()
+        recent = not query.strip()
+        result = None
+        worker = get_current_worker()
+
+        def replaced() -> bool:  # a newer query was typed (or this worker was cancelled)
+            return generation != self.search_generation or worker.is_cancelled
+
+        try:
+            if recent:
+                hits, lanes, notes = self.kb.recent(limit=RESULT_COUNT, collections=collections), [], []
+            else:
+                result = self.kb.search(query, k=self.queries.results_count(RESULT_COUNT), mode=mode,
+                                        collections=collections, vector=vector, stop=replaced)
+                hits, lanes, notes = result.hits, result.lanes, result.notes
+            error = None
+        except SearchStopped:
+            self.searches_stopped += 1
+            return  # its results would be dropped anyway: the newer query's search shows
+        except Exception as exc:  # noqa: BLE001 - a database error must not end the app
+            hits, lanes, notes, error = [], [], [], describe(exc)
+        if worker.is_cancelled:
+            return
+        elapsed = (time.perf_counter() - started) * 1000
+        self.post_message(SearchCompleted(generation, query, hits, lanes, notes, elapsed, recent, error, result))
+
+    @while_running
+    def on_search_completed(self, message: SearchCompleted) -> None:
+        if message.generation != self.search_generation:
+            return  # a newer query is on its way: never show stale results over fresh ones
+        same_query = message.query.strip() == self._shown_query
+        self._shown_query = message.query.strip()
+        self.queries.last_result = message.result
+        weak = bool(message.result is not None and message.result.weak and message.hits)
+        self.results.show_hits(message.hits, recent=message.recent, empty_message=self._empty_message(message),
+                               keep_selection=same_query, view=self.queries.view, sort=self.queries.sort,
+                               limit=RESULT_COUNT, weak=weak)
+        parsed = message.result.query if message.result is not None else None
+        ignored = tuple(i.reason if i.text in i.reason else f"{i.text}: {i.reason}"
+                        for i in parsed.ignored) if parsed else ()
+        self.chips.show_query(parsed.chips() if parsed else [], [i.text for i in parsed.ignored] if parsed else [])
+        self.status.update_status(
+            mode=self.mode, collection=self.collection_filter, lanes=tuple(message.lanes),
+            hits=len(self.results.rows), elapsed_ms=message.elapsed_ms, recent=message.recent, ignored=ignored,
+            weak=weak)
+        if message.result is not None:
+            self.queries.saved_seen(message.result)
+        if message.error:
+            self.notify(message.error, severity="error")
+        started = self._search_started
+        self.call_after_refresh(self._search_rendered, started)
+
+    @while_running
+    def _search_rendered(self, started: float) -> None:
+        if started:
+            self.search_latencies_ms.append((time.perf_counter() - started) * 1000)
+            self.searches_shown += 1
+
+    def _empty_message(self, message: SearchCompleted) -> str:
+        if message.error:
+            return message.error
+        if message.recent:
+            if not self.collection_names:
+                return f"No collections yet: press {self.key('app.add_collection')} to add a folder of notes."
+            return f"Nothing indexed yet: press {self.key('app.sync')} to sync."
+        if self.mode == "vector" and not message.lanes:
+            return "The vector lane is waiting for the embedding model to load…"
+        where = f" in {self.collection_filter}" if self.collection_filter else ""
+        return f"No matches for {message.query.strip()!r}{where}."
+
