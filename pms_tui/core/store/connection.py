@@ -98,10 +98,6 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    try:
         fold_term_counts(conn)  # keeps the full-text terms' counts small to read (store.term_counts)
     except BaseException:
         conn.execute("ROLLBACK")
