@@ -56,3 +56,19 @@ def test_note_markdown_renders_lists_as_textual_does_with_fewer_widgets():
         assert shots[0] == shots[1]  # the same cells on the screen
         assert rows == 8 and counts[1] == counts[0] - rows  # one column fewer per one-paragraph item
     asyncio.run(scenario())
+
+
+PYTHON = "import os\n\ndef greet(name):\n    return f'hello {name}'\n"
+
+
+def test_a_fence_naming_no_language_is_plain_text_not_guessed():
+    # Textual's fence guesses (Pygments' guess_lexer imports every lexer: 150-220 ms the first
+    # time, on the UI thread); the reader's shows such a fence as plain text
+    from textual.widgets._markdown import MarkdownFence
+
+    plain = MarkdownFence.highlight(PYTHON, "text").spans
+    assert MarkdownFence.highlight(PYTHON, "").spans != plain  # Textual's guess colours it
+    for kind in ("fence", "code_block"):
+        fence = NoteMarkdown.BLOCKS[kind]
+        assert fence.highlight(PYTHON, "").spans == plain
+        assert fence.highlight(PYTHON, "python").spans == MarkdownFence.highlight(PYTHON, "python").spans

@@ -5,6 +5,7 @@ the item's paragraph), and mounting, styling and laying out widgets is what foll
 costs. An item that is one paragraph (most are) gets a row holding its bullet and that
 paragraph, which looks the same; other items keep Textual's column. A followed note's first
 screen can be shown as one widget until its blocks are mounted (:mod:`.first_screen`).
+A fence whose info string names no language is plain text (:class:`NoteFence`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from textual.widgets._markdown import (  # private: tests/tui/test_note_markdown
     MarkdownBlock,
     MarkdownBullet,
     MarkdownBulletList,
+    MarkdownFence,
     MarkdownListItem,
     MarkdownOrderedList,
     MarkdownOrderedListItem,
@@ -68,10 +70,25 @@ class LightOrderedList(MarkdownOrderedList):
         self._blocks.clear()
 
 
-class NoteMarkdown(Markdown, can_focus_children=False):
-    """Markdown that never takes focus from navigation, with lighter list items."""
+class NoteFence(MarkdownFence):
+    """A fence highlighted in the language its info string names, and one that names none shown
+    as plain text, as GitHub and Obsidian show it (and as the first screen does). Textual's
+    guesses the language with Pygments' guess_lexer, which imports every lexer the first time
+    (150-220 ms on the UI thread, right after the app's first paint when the first note shown
+    had such a fence, guessed as "text" anyway) and asks each of them to rate the code, every
+    fence after that."""
 
-    BLOCKS = {**Markdown.BLOCKS, "bullet_list_open": LightBulletList, "ordered_list_open": LightOrderedList}
+    @classmethod
+    def highlight(cls, code: str, language: str, ansi: bool = False, dark: bool = False):
+        return super().highlight(code, language or "text", ansi=ansi, dark=dark)
+
+
+class NoteMarkdown(Markdown, can_focus_children=False):
+    """Markdown that never takes focus from navigation, with lighter list items and fences that
+    are not guessed at."""
+
+    BLOCKS = {**Markdown.BLOCKS, "bullet_list_open": LightBulletList, "ordered_list_open": LightOrderedList,
+              "fence": NoteFence, "code_block": NoteFence}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
