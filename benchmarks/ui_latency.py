@@ -11,6 +11,14 @@ bundled user guide is built and synced first.
 ``follow``: link chosen -> target painted in the reader (the links controller's own timing),
 three links deep from obsidian-help's welcome note, then to a heading deep in its longest
 note (benchmarks/links.py's follow case; target <= 100 ms).
+
+    python benchmarks/ui_latency.py start HOME [TREE ...] [--runs 5] [--bytecode]
+
+only the start: new processes (imports included) to the first screen, then a query typed at
+once, to its results; with several source trees (e.g. /work/main and this one), they take
+turns, ``--runs`` each. ``--bytecode`` keeps each tree's compiled modules in a throwaway
+cache, as an installed package has them (PYTHONDONTWRITEBYTECODE otherwise makes every start
+compile the project's modules).
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -167,24 +176,82 @@ async def main():
     async with app.run_test(size=(120, 36)) as pilot:
         while app.first_screen_ms is None:
             await pilot.pause(0.005)
-        print((time.perf_counter() - started) * 1000)
+        first = (time.perf_counter() - started) * 1000
+        cpu = time.process_time() * 1000  # the process's, every thread's, since it started
+        if sys.argv[2:] != ["search"]:
+            print(first)
+            return
+        # a query typed at once: its last key's time to its results shown (the debounce included)
+        screen = app.search_screen
+        for char in "sourdough starte":
+            await pilot.press(char)
+        count = screen.searches_shown
+        pressed = time.perf_counter()
+        await pilot.press("r")
+        while screen.searches_shown == count or screen.search_pending:
+            await pilot.pause(0.002)
+        print(first, (time.perf_counter() - pressed) * 1000, cpu)
 
 asyncio.run(main())
 """
 
 
+def _start_once(home: Path, tree: Path | None = None, search: bool = False,
+                pycache: Path | None = None) -> list[float] | None:
+    """One new process on ``tree``'s code (None: this interpreter's path): its first screen in
+    ms, and with ``search`` a query's last key to its results and the CPU time used until the
+    first screen. ``pycache``: the bytecode kept
+    there (as an installed package has it) instead of compiled from source each start."""
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    args = [sys.executable, "-c", _COLD_START, str(home)] + (["search"] if search else [])
+    try:
+        out = subprocess.run(args, capture_output=True, text=True, check=True, timeout=120, env=env)
+    except (subprocess.TimeoutExpired, subprocess.CalledProcessError) as exc:
+        print(f"cold start run failed: {type(exc).__name__}", file=sys.stderr)
+        return None
+    return [float(x) for x in out.stdout.strip().splitlines()[-1].split()]
+
+
 def _cold_start_ms(home: Path) -> float:
     """A new Python process: imports, opening the index, first screen (the median of 3)."""
-    runs = []
-    for _ in range(3):
-        try:
-            out = subprocess.run([sys.executable, "-c", _COLD_START, str(home)], capture_output=True,
-                                 text=True, check=True, timeout=120)
-        except (subprocess.TimeoutExpired, subprocess.CalledProcessError) as exc:
-            print(f"cold start run failed: {type(exc).__name__}", file=sys.stderr)
-            continue
-        runs.append(float(out.stdout.strip().splitlines()[-1]))
+    runs = [r[0] for r in (_start_once(home) for _ in range(3)) if r]
     return round(statistics.median(runs), 1) if runs else float("nan")
+
+
+def start_side_by_side(home: Path, trees: list[Path], runs: int, bytecode: bool) -> None:
+    """``start`` mode: new processes on each tree in turn (a, b, a, b, ...), ``runs`` each;
+    the medians of the first screen and of the first query's key to results, with the load."""
+    cache = Path(tempfile.mkdtemp(prefix="pms-start-pyc-")) if bytecode else None
+    caches = {t: (cache / str(i) if cache else None) for i, t in enumerate(trees)}
+    if cache is not None:
+        for tree in trees:  # one start writes the bytecode
+            _start_once(home, tree, pycache=caches[tree])
+    samples: dict[Path, list[list[float]]] = {t: [] for t in trees}
+    loads = []
+    for _ in range(runs):
+        for tree in trees:
+            loads.append(os.getloadavg()[0])
+            result = _start_once(home, tree, search=True, pycache=caches[tree])
+            if result:
+                samples[tree].append(result)
+    if cache is not None:
+        shutil.rmtree(cache, ignore_errors=True)
+    print(f"new process to first screen, then a query typed at once (median of {runs}; "
+          f"{'bytecode cached' if bytecode else 'as the environment compiles'}; "
+          f"load {min(loads):.2f}-{max(loads):.2f}, mean {statistics.mean(loads):.2f})")
+    for tree, rows in samples.items():
+        if rows:
+            firsts = sorted(r[0] for r in rows)
+            searches = sorted(r[1] for r in rows)
+            cpu = statistics.median(r[2] for r in rows)
+            print(f"  {tree}: first screen {statistics.median(firsts):.0f} ms "
+                  f"({firsts[0]:.0f}-{firsts[-1]:.0f}; CPU {cpu:.0f} ms), first query's last key to results "
+                  f"{statistics.median(searches):.0f} ms ({searches[0]:.0f}-{searches[-1]:.0f})")
 
 
 def measure_ui(home: str | Path | None = None, queries: list[str] | None = None) -> dict:
@@ -213,9 +280,25 @@ def measure_follow() -> None:
         links.follow_only(Path(tmp) / "help")
 
 
+def _start_main(argv: list[str]) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="ui_latency.py start")
+    parser.add_argument("home")
+    parser.add_argument("trees", nargs="*", type=Path, help="source trees to alternate (default: this one)")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--bytecode", action="store_true", help="keep each tree's bytecode (as installed)")
+    args = parser.parse_args(argv)
+    start_side_by_side(Path(args.home), args.trees or [Path(__file__).resolve().parent.parent], args.runs,
+                       args.bytecode)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["follow"]:
         measure_follow()
+        sys.exit(0)
+    if sys.argv[1:2] == ["start"]:
+        _start_main(sys.argv[2:])
         sys.exit(0)
     result = measure_ui(sys.argv[1] if len(sys.argv) > 1 else None)
     print(f"app start to first screen: {result['first_screen_ms']:.0f} ms "
