@@ -269,7 +269,13 @@ class SyncController:
         whoever waits for the app's work to finish leaves that group out."""
         if self.kb is None or self.kb.model_mismatch:
             return
-        self._watch_worker = thread_worker(self.host, "watch_folders", WATCH_GROUP, self.watch_folders)
+        # after the next paint (the app's first screen, at start): watchfiles sets up its watches
+        # holding the GIL, 95 ms over the 100k-chunk vault's 23k files, the UI thread stopped
+        self.host.app.call_after_refresh(self._start_watch_worker)
+
+    def _start_watch_worker(self) -> None:
+        if not self._quitting:
+            self._watch_worker = thread_worker(self.host, "watch_folders", WATCH_GROUP, self.watch_folders)
 
     def watch_folders(self) -> None:
         def synced(report: SyncReport) -> None:
