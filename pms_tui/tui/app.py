@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.binding import Binding
@@ -22,10 +23,12 @@ from pms_tui.core.safe_text import one_line, safe_text
 
 from .commands import AppCommands, Command
 from .controllers.sync import WATCH_GROUP
-from .dialogs.help import HelpScreen, KeyRow, help_intro
 from .keys import ALL_BINDINGS, APP_BINDINGS, bound_key, keymap_from_settings
 from .screens.search import SearchScreen
 from .themes import DEFAULT_DARK, bundled_theme_dir, load_themes
+
+if TYPE_CHECKING:
+    from .dialogs.help import KeyRow
 
 
 class PmsApp(App[int]):
@@ -125,6 +128,8 @@ class PmsApp(App[int]):
     # -- help -------------------------------------------------------------------------------------
     def key_rows(self) -> list[KeyRow]:
         """Every key, with remaps applied."""
+        from .dialogs.help import KeyRow  # the help screen's, imported when first shown (DataTable: 8 ms)
+
         rows = [
             KeyRow("↑ ↓ pgup pgdn", "Move through the results (from the search bar too)", ""),
             KeyRow("enter", "Search bar → results → reader", ""),
@@ -138,6 +143,8 @@ class PmsApp(App[int]):
         return rows
 
     def action_help(self) -> None:
+        from .dialogs.help import HelpScreen, help_intro
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.key_rows(), help_intro(self.key_name)))
 

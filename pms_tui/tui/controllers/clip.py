@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from pms_tui.core.errors import describe
 
-from ..dialogs.clip import ClipDialog, ClipRequest
 from ..messages import ClipFailed, ClipFinished
 from ..sample import is_sample_path
 from . import Host, thread_worker, while_running
+
+if TYPE_CHECKING:
+    from ..dialogs.clip import ClipRequest
 
 
 class ClipController:
@@ -31,6 +34,8 @@ class ClipController:
             return []
 
     def open_dialog(self) -> None:
+        from ..dialogs.clip import ClipDialog  # when first asked for, not before the app's first screen
+
         targets = self.clip_targets()
         if not targets:
             self.host.notify(f"Clips are saved into a folder of your own: add one first with "

@@ -12,7 +12,6 @@ from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import describe
 from pms_tui.core.results import ProgressMeter, SyncReport
 
-from ..dialogs.add_collection import AddCollectionDialog, AddCollectionRequest
 from ..messages import (
     CollectionAdded,
     CollectionRefused,
@@ -27,6 +26,8 @@ from . import Host, thread_worker, while_running
 
 if TYPE_CHECKING:
     from textual.worker import Worker
+
+    from ..dialogs.add_collection import AddCollectionRequest
 
     from pms_tui.core.kb import KnowledgeBase
 
@@ -326,6 +327,8 @@ class SyncController:
 
     # -- add a folder of notes --------------------------------------------------------------------
     def ask_for_collection(self, request: AddCollectionRequest | None = None, error: str = "") -> None:
+        from ..dialogs.add_collection import AddCollectionDialog  # when first asked for
+
         if self.kb is None:
             self.host.notify("The index is not open; see the earlier error.", severity="error")
             return

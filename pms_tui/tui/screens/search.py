@@ -30,7 +30,6 @@ from ..controllers.links import LinksController
 from ..controllers.notes import NoteController
 from ..controllers.query import QueryController
 from ..controllers.sync import SyncController
-from ..dialogs.add_collection import AddCollectionRequest
 from ..keys import SEARCH_BINDINGS, bound_key
 from ..messages import (
     ClipFailed,
@@ -58,6 +57,8 @@ from .search_runs import SearchRuns
 
 if TYPE_CHECKING:
     from pms_tui.core.kb import KnowledgeBase
+
+    from ..dialogs.add_collection import AddCollectionRequest
 
 class SearchScreen(SearchRuns, Screen[None]):
     """``SearchScreen(kb, keymap=...)``; ``kb`` is None when the index could not be opened."""
