@@ -8,6 +8,7 @@ that was chosen), the keymap, and the global keys (help, quit, the command palet
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import time
 from typing import TYPE_CHECKING
@@ -31,6 +32,15 @@ if TYPE_CHECKING:
     from .dialogs.help import KeyRow
 
 
+def _freeze_imports() -> None:
+    """Move what the imports made (modules, classes, functions: 43k objects, alive until the
+    process ends) out of the garbage collector's reach, once per process. A full collection
+    fell before the first screen and scanned them all: 18-32 ms at load 1-2; now every
+    collection skips them."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+
+
 class PmsApp(App[int]):
     """``PmsApp(home=path)``; ``run_app()`` is the entry point of ``pms-tui``."""
 
@@ -48,6 +58,7 @@ class PmsApp(App[int]):
 
     def __init__(self, home: str | os.PathLike | None = None, *, show_timings: bool = True,
                  load_model: bool = True, first_run_sample: bool = True, read_clipboard: bool = True) -> None:
+        _freeze_imports()
         super().__init__()
         self.started_at = time.perf_counter()
         self.first_screen_ms: float | None = None
