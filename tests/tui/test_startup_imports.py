@@ -24,3 +24,11 @@ def test_importing_the_app_leaves_what_later_features_use_unimported():
     loaded = set(json.loads(out.stdout.splitlines()[-1]))
     assert "pms_tui.tui.app" in loaded
     assert [name for name in LATER if name in loaded] == []
+
+
+def test_the_command_line_reads_the_version_only_when_asked():
+    # pms-tui's entry builds its parser on every start (the app's included)
+    code = ("import json, sys\nfrom pms_tui.cli import build_parser\nbuild_parser().parse_args([])\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert "importlib.metadata" not in set(json.loads(out.stdout.splitlines()[-1]))
