@@ -8,23 +8,27 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from .errors import CollectionError, SyncBusyError
-from .indexing.embed_queue import DrainResult, drain
-from .indexing.plan import sync_status
-from .indexing.sync import Indexer
-from .indexing.watch import Folder
-from .indexing.watch import watch as watch_folders
 from .results import SyncProgress, SyncReport, SyncStatus
 from .store import documents as document_rows
 from .store import health
 from .store import vectors as vector_rows
 from .store.writer_lock import WriterBusy
 
+# The indexing modules (sync, plan, the embedding queue, watch) are imported by the methods that
+# use them: an index opened to search (the app's first screen, the MCP server, a one-shot
+# search) never needs them (6 ms of the app's import with bytecode, 14 ms compiling).
+if TYPE_CHECKING:
+    from .indexing.embed_queue import DrainResult
+
 
 class IndexingMixin:
     def check_sync_status(self, collections: Sequence[str] | None = None) -> SyncStatus:
         """``to_add, to_delete, to_update`` (and ``.summary``, ``.skipped``) without changing anything."""
+        from .indexing.plan import sync_status
+
         return sync_status(self.store.conn, self.collections.select(collections),
                            self.settings.follow_external_links, self.settings.max_note_mb * 1_000_000)
 
@@ -48,6 +52,8 @@ class IndexingMixin:
         text of a sync started while another one embeds is written between two embedding
         runs; its texts join that embedding. While another sync of this process writes text,
         this raises SyncBusyError, or with ``wait`` waits its turn (``cancel`` stops the wait)."""
+        from .indexing.sync import Indexer
+
         self.require_vectors()
         progress = progress or (lambda done, total, phase: None)
         if not self._sync_lock.acquire(blocking=False):
@@ -107,6 +113,9 @@ class IndexingMixin:
         change within ~2 s of a write settling (see ``indexing.watch``); ``on_sync(report)``
         after each sync that changed something, ``on_mode("watching" | "polling every N s")``.
         Set ``restart`` after adding or removing a collection."""
+        from .indexing.watch import Folder
+        from .indexing.watch import watch as watch_folders
+
         folders = lambda: [Folder(c.name, c.path) for c in self.collections.list()]  # noqa: E731
 
         def changed(changes: dict) -> None:
@@ -144,6 +153,8 @@ class IndexingMixin:
         sync queued, since a drain goes on until the queue is empty. After letting go, the
         queue is looked at once more: a sync that queued texts and found the drain still
         busy a moment before it ended is not left waiting for the next sync."""
+        from .indexing.embed_queue import DrainResult, drain
+
         total = DrainResult()
         while vector_rows.pending_count(self.store.conn):
             if not self._drain_lock.acquire(blocking=False):

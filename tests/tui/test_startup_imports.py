@@ -1,6 +1,7 @@
 """The app's start does not wait for what only later features use: importing the app (in a new
 process, as ``pms-tui`` starts) leaves the embedding model's libraries, the web clipper's, the
-MCP server's, watch mode's and the dialogs unimported; each is imported where it is used."""
+MCP server's, watch mode's, the indexing engine and the dialogs unimported; each is imported
+where it is used."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ LATER = [
     "trafilatura", "httpx", "lxml",  # the web clipper
     "mcp", "pydantic", "anyio",  # the MCP server
     "watchfiles",  # watch mode: started after the first paint
+    "pms_tui.core.indexing.sync", "pms_tui.core.indexing.embed_queue",  # a sync
     "pms_tui.tui.dialogs.help", "textual.widgets._data_table",  # F1
     "pms_tui.tui.dialogs.clip", "pms_tui.tui.dialogs.add_collection", "pms_tui.tui.dialogs.name",
 ]
