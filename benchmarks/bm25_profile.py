@@ -2,7 +2,7 @@
 """Where the BM25 lane's time goes, per query: every SQL statement the lane runs (its time and
 kind), the planner's mode, and each phrase's rows and instances (what FTS5 reads for it).
 
-    python benchmarks/bm25_profile.py HOME [--reps 5] [--json OUT]
+    python benchmarks/bm25_profile.py HOME [--reps 5] [--json OUT] [--decompose]
 
 Caches of stems and frequencies are cleared before every query (as run.py measures); the
 page cache is warmed by one unmeasured pass. Research, not part of the product.
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -33,6 +34,8 @@ def main() -> int:
     p.add_argument("--json")
     p.add_argument("--only", default="", help="comma list of categories")
     p.add_argument("--schema", type=int, help="refuse an index of another schema version (an A/B must not upgrade it)")
+    p.add_argument("--decompose", action="store_true",
+                   help="split each ranked statement's time into FTS5's parts (see decompose())")
     opts = p.parse_args()
     from pms_tui.core.config import load_settings
     from pms_tui.core.search import bm25 as bm25_mod
@@ -130,9 +133,74 @@ def main() -> int:
             print("    (steps differ between reps)")
         for ph in r["phrases"]:
             print(f"      phrase {ph[0]:28s} x{ph[1]} df {ph[2]:6d} cost {ph[3]:7d} inst {ph[4]:8d} bound {ph[5]}")
+    if opts.decompose:
+        weights = (settings.title_weight, settings.heading_weight, settings.body_weight)
+        decompose(conn, report, weights, depth)
     if opts.json:
         Path(opts.json).write_text(json.dumps(report, indent=1))
     return 0
+
+
+PHRASE = re.compile(r'"(?:[^"]|"")*"\*?')
+
+
+def decompose(conn, report: dict, weights: tuple[float, float, float], depth: int) -> None:
+    """Where a ranked statement's time goes inside FTS5, measured by subtraction (best of 5
+    runs of each statement, same connection, pages warm):
+
+    * iterating: ``count(*)`` of the expression, the rows it matches without scoring;
+    * counting: ``count(*)`` of each of its phrases alone, the pass FTS5's bm25() makes over
+      every phrase's whole doclist for its idf before the first row is scored;
+    * scoring: the ranked statement (bm25(), ORDER BY, LIMIT) minus those two: per row and
+      phrase, the cost of bm25()'s per-row work (instances, column sizes) and the sort.
+    Planning (stems, frequencies) is the lane's time minus its statements'."""
+    score = "bm25(chunks_fts, {}, {}, {})".format(*map(float, weights))
+    ranked_sql = f"SELECT rowid, {score} AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?"
+    count_sql = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
+
+    def best(sql: str, args: tuple) -> tuple[float, list]:
+        times, rows = [], []
+        for _ in range(5):
+            t = time.perf_counter()
+            rows = conn.execute(sql, args).fetchall()
+            times.append((time.perf_counter() - t) * 1000)
+        return min(times), rows
+
+    totals = {"lane": 0.0, "iterating": 0.0, "counting": 0.0, "scoring": 0.0, "planning": 0.0}
+    per_row_phrase: list[float] = []
+    print("\n## Decomposition (best of 5 per statement; ms)")
+    print("query | lane | statement | rows | phrases | iterating | counting (idf) | scoring | per row x phrase")
+    for q, r in sorted(report.items(), key=lambda kv: -statistics.median(kv[1]["ms"])):
+        lane_ms = min(r["ms"])
+        statements = 0.0
+        for name, expression, _ in r["steps"][-1]:
+            if name != "ranked":
+                if name == "count":
+                    statements += best(count_sql, (expression,))[0]
+                continue
+            ranked_ms, _ = best(ranked_sql, (expression, depth))
+            iter_ms, found = best(count_sql, (expression,))
+            phrases = list(dict.fromkeys(PHRASE.findall(expression)))
+            count_ms = sum(best(count_sql, (ph,))[0] for ph in phrases)
+            rows = found[0][0]
+            scoring = max(0.0, ranked_ms - iter_ms - count_ms)
+            statements += ranked_ms
+            totals["iterating"] += iter_ms
+            totals["counting"] += count_ms
+            totals["scoring"] += scoring
+            unit = scoring * 1000 / max(1, rows * len(phrases))
+            if rows >= 1000:
+                per_row_phrase.append(unit)
+            print(f"{q[:40]} | {lane_ms:.1f} | {expression[:50]} | {rows} | {len(phrases)} | {iter_ms:.2f} | "
+                  f"{count_ms:.2f} | {scoring:.2f} | {unit:.2f} us")
+        totals["lane"] += lane_ms
+        totals["planning"] += max(0.0, lane_ms - statements)
+    lane = totals.pop("lane")
+    print(f"\nall queries: lane {lane:.1f} ms (sum of best runs); " + ", ".join(
+        f"{k} {v:.1f} ms ({100 * v / lane:.0f} %)" for k, v in totals.items()))
+    if per_row_phrase:
+        print(f"scoring per matched row and phrase (statements of 1,000+ rows): median "
+              f"{statistics.median(per_row_phrase):.2f} us")
 
 
 if __name__ == "__main__":

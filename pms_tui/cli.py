@@ -278,7 +278,7 @@ def cmd_search(args) -> int:
                     say(f"      {line}")
         chips = " ".join(result.query.chips())
         say(f"({len(result)} hits in {elapsed:.0f} ms; lanes: {', '.join(result.lanes) or 'none'}"
-            f"{'; filters: ' + chips if chips else ''})", file=sys.stderr)
+            f"{'; filters: ' + chips if chips else ''}{''.join('; ' + n for n in result.notes)})", file=sys.stderr)
     return 0
 
 

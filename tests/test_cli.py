@@ -59,6 +59,8 @@ def test_sync_no_embed_writes_text_and_leaves_the_vectors_queued(tmp_path, notes
     assert len(report["added"]) == 3 and report["chunks_embedded"] == 0 and report["vectors_pending"] > 0
     hits = json.loads(run(home, "search", "soft reset", "--mode", "bm25", "--json").stdout)["hits"]
     assert hits[0]["relpath"] == "git/undo-commit.md"
+    hybrid = run(home, "search", "soft reset")  # no vectors yet: BM25 answers, and it says why
+    assert "1. " in hybrid.stdout and "lanes: bm25; vector lane off while vectors are computed: 0%" in hybrid.stderr
     again = json.loads(run(home, "sync", "--json").stdout)  # the next sync embeds the queue
     assert again["chunks_embedded"] == report["vectors_pending"] and again["vectors_pending"] == 0
 

@@ -210,6 +210,26 @@ def test_add_collection_dialog_shows_errors_inline_then_adds_and_syncs(tui_home,
     run(scenario())
 
 
+def test_enter_in_the_folder_field_adds_it_under_the_folder_name(tui_home, tmp_path):
+    """The border says "enter to add": a path typed and enter is enough (no name needed)."""
+    folder = journal_folder(tmp_path)
+
+    async def scenario():
+        app = make_app(tui_home)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_for_model(app, pilot)
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+            assert isinstance(app.screen, AddCollectionDialog)
+            app.screen.query_one("#add-path").value = str(folder)
+            await pilot.press("enter")
+            await settle(app, pilot)
+            assert not isinstance(app.screen, AddCollectionDialog)
+            assert "journal" in app.search_screen.collection_names
+
+    run(scenario())
+
+
 def test_a_folder_added_while_a_sync_waits_for_another_writer_is_indexed_after_it(tui_home, tmp_path):
     from pms_tui.core.store.writer_lock import WriterLock
 

@@ -27,6 +27,7 @@ from ..results import MODES, Hit, SearchResult
 from ..store import Store
 from ..store import chunks as chunk_rows
 from ..store import facets
+from ..store import vectors as vector_rows
 from . import evidence as evidence_mod
 from . import lane_trust, match_quality
 from . import query as fts_query
@@ -276,6 +277,14 @@ class Retrieval:
             # another model's vectors (a model switch before or during `reindex`): BM25 answers
             use_vector = vector = False
             lanes.notes.append("vector lane off until `pms-tui reindex` re-embeds with the configured model")
+        elif mode == "hybrid" and use_vector:
+            # vectors still filling in behind the text: the lane would rank the few embedded
+            # passages first, which ranked worse than BM25 alone (research/partial_vectors.py)
+            share = vector_rows.embedded_share(self.store.conn)
+            if share < self.settings.vector_min_share:
+                use_vector = vector = False
+                lanes.notes.append(f"vector lane off while vectors are computed: {share:.0%} of the passages "
+                                   f"have one (it joins at {self.settings.vector_min_share:.0%})")
         if mode == "hybrid" and use_vector:
             # the vector lane (embedding the query, then the scan) runs on another core while
             # this one ranks BM25; ONNX Runtime, NumPy and SQLite all release the GIL
@@ -294,7 +303,9 @@ class Retrieval:
             if use_vector:
                 lanes.ranked["vector"] = (pending.result() if pending is not None
                                           else self.vector_ranked(parsed.text, depth, None, None, filters))
-            elif not vector and not lanes.notes:
+            elif lanes.notes:
+                pass  # the lane was turned off above, and the note says why
+            elif not vector:
                 lanes.notes.append("vector lane waiting for the model")
             else:
                 lanes.notes.append("vector lane skipped: the query has no words, only filters")

@@ -134,9 +134,7 @@ class VectorIndex:
         # its second thread, which on a busy 2-core machine costs more than it saves (100,000
         # x 384: 6 ms with einsum, 12-15 ms with BLAS, measured side by side under load).
         scores = np.einsum("ij,j->i", matrix, np.ascontiguousarray(query, dtype=np.float32))
-        k = min(k, n)
-        top = np.argpartition(scores, n - k)[n - k :] if k < n else np.arange(n)
-        top = top[np.lexsort((ids[top], -scores[top]))]
+        top = nearest_rows(scores, ids, k)
         return ids[top], (1.0 - scores[top]).astype(np.float32)
 
     def best_similarity(self, query: np.ndarray, vector_ids) -> float | None:
@@ -170,3 +168,30 @@ class VectorIndex:
             return None
         best = rows[np.argmax(scores[rows])]
         return int(ids[best]), float(scores[best]), int(np.count_nonzero(scores > scores[best])) + 1
+
+
+def nearest_rows(scores: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray:
+    """The rows of the ``k`` highest ``scores``, best first, ties by id (exact).
+
+    A full ``argpartition`` of 100,000 scores takes 0.5-1.6 ms. Instead, the scores are cut
+    into at least ``4 k`` blocks: the k-th highest block maximum ``t`` is at most the k-th
+    highest score (k blocks each hold a score of at least ``t``), so every top-k row scores
+    ``>= t``; those few (~1.5 k) are sorted exactly. ~0.05 ms at k = 50. Ties are broken by
+    id, so the order never depends on how a partition fell."""
+    import numpy as np
+
+    n = len(scores)
+    k = min(k, n)
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    block = n // (4 * k)
+    if block >= 16:
+        full = n - n % block
+        maxima = scores[:full].reshape(-1, block).max(axis=1)
+        if full < n:
+            maxima = np.append(maxima, scores[full:].max())
+        t = np.partition(maxima, len(maxima) - k)[len(maxima) - k]
+        if np.isfinite(t):
+            rows = np.flatnonzero(scores >= t)
+            return rows[np.lexsort((ids[rows], -scores[rows]))][:k]
+    return np.lexsort((ids, -scores))[:k]  # few scores (under 64 k): sort them all

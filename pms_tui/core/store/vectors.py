@@ -75,6 +75,16 @@ def pending_count(conn) -> int:
                         ).fetchone()[0]
 
 
+def embedded_share(conn) -> float:
+    """The share of the vector rows that hold their vector (1.0 when none waits). Queued and
+    retired rows are counted from their partial index; the total from the hash index."""
+    if conn.execute("SELECT 1 FROM vectors WHERE pending_text IS NOT NULL LIMIT 1").fetchone() is None:
+        return 1.0
+    waiting = conn.execute("SELECT count(*) FROM vectors WHERE pending_text IS NOT NULL").fetchone()[0]
+    total = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    return 1.0 - waiting / total if total else 1.0
+
+
 def pending_batch(conn, limit: int) -> list[tuple[int, str]]:
     """The oldest ``limit`` queued texts as (row id, embed_text)."""
     return [(r[0], r[1]) for r in conn.execute(

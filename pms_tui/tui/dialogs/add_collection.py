@@ -86,10 +86,8 @@ class AddCollectionDialog(FormDialog[AddCollectionRequest | None]):
             self.query_one("#add-name", Input).placeholder = name or "notes"
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        # enter adds from either field, as the border says; the name is optional (tab reaches it)
         event.stop()
-        if event.input.id == "add-path" and not self.query_one("#add-name", Input).value:
-            self.query_one("#add-name", Input).focus()
-            return
         self._submit()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
