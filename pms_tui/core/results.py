@@ -9,6 +9,9 @@ from typing import NamedTuple
 SNIPPET_OPEN = "«"
 SNIPPET_CLOSE = "»"
 # The search modes: both lanes fused, or one lane alone.
+# How a search note starts when hybrid search left the vector lane out because vectors are still
+# being computed (Settings.vector_min_share); front ends match it to say so briefly.
+VECTORS_FILLING_IN = "vector lane off while vectors are computed"
 MODES = ("hybrid", "bm25", "vector")
 # ``progress(done, total, phase)`` of a sync. Phases: "scanning" (files seen, total 0),
 # "deleting" and "reading" (notes done of the notes to write: text, chunks, full-text rows),

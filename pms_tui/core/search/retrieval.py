@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from ..config import Settings
 from ..errors import UsageError
-from ..results import MODES, Hit, SearchResult
+from ..results import MODES, VECTORS_FILLING_IN, Hit, SearchResult
 from ..store import Store
 from ..store import chunks as chunk_rows
 from ..store import facets
@@ -283,7 +283,7 @@ class Retrieval:
             share = vector_rows.embedded_share(self.store.conn)
             if share < self.settings.vector_min_share:
                 use_vector = vector = False
-                lanes.notes.append(f"vector lane off while vectors are computed: {share:.0%} of the passages "
+                lanes.notes.append(f"{VECTORS_FILLING_IN}: {share:.0%} of the passages "
                                    f"have one (it joins at {self.settings.vector_min_share:.0%})")
         if mode == "hybrid" and use_vector:
             # the vector lane (embedding the query, then the scan) runs on another core while

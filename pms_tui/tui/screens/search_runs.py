@@ -111,7 +111,7 @@ class SearchRuns:
         self.status.update_status(
             mode=self.mode, collection=self.collection_filter, lanes=tuple(message.lanes),
             hits=len(self.results.rows), elapsed_ms=message.elapsed_ms, recent=message.recent, ignored=ignored,
-            weak=weak)
+            weak=weak, notes=tuple(message.notes))
         if message.result is not None:
             self.queries.saved_seen(message.result)
         if message.error:

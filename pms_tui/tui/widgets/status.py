@@ -9,6 +9,8 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import ProgressBar, Static
 
+from pms_tui.core.results import VECTORS_FILLING_IN
+
 
 @dataclass(frozen=True)
 class Status:
@@ -29,6 +31,7 @@ class Status:
     sort: str = "relevance"  # relevance | modified
     ignored: tuple[str, ...] = field(default_factory=tuple)  # parts of the query left out, with why
     weak: bool = False  # no note matches the query well (the hits are only the nearest)
+    notes: tuple[str, ...] = field(default_factory=tuple)  # the search's notes on its lanes
 
 
 class StatusLine(Horizontal):
@@ -93,7 +96,9 @@ class StatusLine(Horizontal):
         elif s.lanes:
             parts += [sep, ("lanes ", ""), ("+".join(s.lanes), "$text")]
             if s.mode in ("hybrid", "vector") and "vector" not in s.lanes:
-                parts += [(" (vector waiting for the model)", "$text-warning")]
+                filling = any(n.startswith(VECTORS_FILLING_IN) for n in s.notes)
+                why = "vector joins when more passages are embedded" if filling else "vector waiting for the model"
+                parts += [(f" ({why})", "$text-warning")]
         if s.hits is not None and not s.recent:
             unit = "note" if s.view == "notes" else "passage"
             parts += [sep, (f"{s.hits} {unit}{'' if s.hits == 1 else 's'}", "")]
