@@ -74,17 +74,18 @@ def settings_grid() -> list[Setting]:
 DEFAULT = Setting(Settings.rrf_k, lane_trust.Thresholds.of(Settings()))  # the product's setting
 
 
-def collect(kb, queries: list[tuple[str, str]], depth: int, key_dir: Path) -> dict:
+def collect(kb, queries: list[tuple[str, str]], depth: int, key_dir: Path, typed: set[str] = frozenset()) -> dict:
     """{qid: {"bm25": [[chunk, score]...], "vector": [...], "coverage", "gap"}}, cached in
-    ``key_dir`` under a name that covers the queries, the depth and the retrieval settings."""
-    key = json.dumps([queries, depth, harness.retrieval_settings(kb.settings)], sort_keys=True)
+    ``key_dir`` under a name that covers the queries, the depth and the retrieval settings;
+    the queries in ``typed`` are ranked as while typing (as ``pms-tui eval`` does)."""
+    key = json.dumps([queries, depth, harness.retrieval_settings(kb.settings), sorted(typed)], sort_keys=True)
     cache = key_dir / f"fusion-cv-lanes-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
     if cache.is_file():
         return json.loads(cache.read_text())
     out = {}
     measure = Measure(kb)
     for qid, text in queries:
-        parsed, lanes = measure.lanes(text, depth)  # as search ranks them: parsed, filtered
+        parsed, lanes = measure.lanes(text, depth, typing=qid in typed)  # as search ranks them
         signals = measure.signals(parsed, lanes)
         out[qid] = {"bm25": lanes.get("bm25", []), "vector": lanes.get("vector", []),
                     "coverage": signals.coverage, "gap": signals.gap}
@@ -142,7 +143,8 @@ def load_beir(folder: str) -> Collection:
 def load_known_item(file: str, folder: str) -> Collection:
     items = known_item.read_queries(file)
     kb, build = known_item.open_collection(folder)
-    lanes = collect(kb, [(i.qid, i.query) for i in items], 50, harness.cache_root() / build.key)
+    lanes = collect(kb, [(i.qid, i.query) for i in items], 50, harness.cache_root() / build.key,
+                    known_item.typed_ids(items))
     docs = Measure(kb).chunk_notes()
     kb.close()
     return Collection(Path(file).stem, "known-item", lanes, {i.qid: {i.target: 1} for i in items},

@@ -134,6 +134,17 @@ def test_search_language_json_carries_query_and_evidence(notes_synced_by_cli):
     assert json.loads(run(home, "search", "--json", "--", "-bread reset").stdout)["query"]["exclude"] == ["bread"]
 
 
+def test_a_query_from_the_shell_is_finished_words_match_whole(notes_synced_by_cli):
+    # the app matches the last word as a prefix while it is typed; a command's query is finished
+    home, _notes = notes_synced_by_cli
+
+    def notes(query):
+        return {h["relpath"] for h in json.loads(run(home, "search", query, "--mode", "bm25", "--json").stdout)["hits"]}
+
+    assert "git/undo-commit.md" in notes("commit")
+    assert "git/undo-commit.md" not in notes("comm")
+
+
 def test_explain_command(notes_synced_by_cli):
     home, notes_dir = notes_synced_by_cli
     out = json.loads(run(home, "explain", "soft reset zebra", "notes/git/undo-commit.md", "--json").stdout)

@@ -166,19 +166,22 @@ def test_known_item(tmp_path, cache, capsys):
         {"qid": "1", "query": "keeping a wild yeast culture alive", "target": "cooking/bread.md", "kind": "paraphrase"},
         {"qid": "2", "query": "espresso", "target": "coffee.md", "kind": "keyword"},
         {"qid": "3", "query": "anemones", "target": "sea.md", "kind": "keyword"},
+        # cut mid-word, as typed: searched as the app does then ("anemo" is no word of any note)
+        {"qid": "4", "query": "anemo", "target": "sea.md", "kind": "prefix"},
     ]
     queries.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert main(["eval", "known-item", str(queries), "--collection", str(notes), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["queries"] == 3 and data["missing_targets"] == []
+    assert data["queries"] == 4 and data["missing_targets"] == []
+    assert data["modes"]["bm25"]["by_kind"]["prefix"]["recall@1"] == 1.0
     for mode in ("bm25", "vector", "hybrid"):
         m = data["modes"][mode]
-        assert set(m["by_kind"]) == {"keyword", "paraphrase"}
+        assert set(m["by_kind"]) == {"keyword", "paraphrase", "prefix"}
         assert m["by_kind"]["keyword"]["recall@1"] == 1.0
         assert 0.0 <= m["overall"]["mrr@10"] <= 1.0
     assert data["modes"]["hybrid"]["overall"]["recall@5"] == 1.0
     against = data["against_better_lane"]  # the hybrid beside its better lane, per kind
-    assert set(against) == {"all", "keyword", "paraphrase"} and against["keyword"]["n"] == 2
+    assert set(against) == {"all", "keyword", "paraphrase", "prefix"} and against["keyword"]["n"] == 2
     for row in against.values():
         low, high = row["ci95"]
         assert row["better_lane"] in ("bm25", "vector") and low <= row["diff"] <= high

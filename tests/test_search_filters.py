@@ -159,22 +159,25 @@ def test_evidence_of_a_hit(vault_kb):
 
 
 def test_a_finished_last_word_is_not_a_prefix(vault_kb):
-    def bm25_notes(query):
-        return {h.relpath for h in vault_kb.search(query, k=10, mode="bm25")}
+    def bm25_notes(query, typing=True):
+        return {h.relpath for h in vault_kb.search(query, k=10, mode="bm25", typing=typing)}
 
     assert "git/undo.md" in bm25_notes("comm")  # still being typed: "comm" finds "commit"
     for finished in ("comm ", "comm tag:git", "comm -draft"):
         assert "git/undo.md" not in bm25_notes(finished), finished
+    # a query that is not being typed (a script's, the CLI's, an agent's) is finished as it is
+    assert "git/undo.md" not in bm25_notes("comm", typing=False)
+    assert "git/undo.md" in bm25_notes("commit", typing=False)
 
 
 def test_evidence_matches_the_last_word_as_the_search_did(vault_kb):
     # while typing, the last word matches as a prefix ("comm" finds "commit"): the evidence
     # must not call a word missing that the search matched
-    result = vault_kb.search("soft comm", k=5)
+    result = vault_kb.search("soft comm", k=5, typing=True)
     hit = next(h for h in result if h.relpath == "git/undo.md")
     ev = vault_kb.retrieval.evidence(result, hit)
     assert "comm" in ev.matched["title"] and "comm" not in ev.missing
-    done = vault_kb.search("soft comm?", k=5)  # the word is finished: matched as typed only
+    done = vault_kb.search("soft comm?", k=5, typing=True)  # the word is finished: matched as typed only
     hit = next(h for h in done if h.relpath == "git/undo.md")
     assert "comm" in vault_kb.retrieval.evidence(done, hit).missing
 

@@ -253,16 +253,19 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
         *,
         vector: bool = True,
         stop: Callable[[], bool] | None = None,
+        typing: bool = False,
     ) -> SearchResult:
         """Hits (best first) with the lanes that answered; iterate it for the hits.
         ``vector=False`` answers from BM25 alone (while the model is loading). ``stop``: asked
         while the search's SQL runs; once true the search ends with :class:`SearchStopped`
-        at its next step in SQLite (the app's search for a query typed over)."""
+        at its next step in SQLite (the app's search for a query typed over). ``typing``: the
+        query is still being typed (search as you type): its last word, with nothing after it,
+        also matches as a prefix ("conf" finds "config"); otherwise words match whole."""
         if stop is None:
-            return self.retrieval.search(query, k, mode, collections, vector=vector)
+            return self.retrieval.search(query, k, mode, collections, vector=vector, typing=typing)
         try:
             with stop_when(self.store.conn, stop):
-                return self.retrieval.search(query, k, mode, collections, vector=vector)
+                return self.retrieval.search(query, k, mode, collections, vector=vector, typing=typing)
         except Exception as exc:
             if stop() and is_interrupted(exc):
                 raise SearchStopped() from None
@@ -278,9 +281,10 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
         return self.retrieval.evidence(result, hit)
 
     def explain(self, query: str, note: str, collections: Sequence[str] | None = None, *,
-                vector: bool = True) -> NoteExplanation:
+                vector: bool = True, typing: bool = False) -> NoteExplanation:
         """Where the note ``note`` (a path, or ``collection/relpath``) ranks for ``query`` in
-        each lane, which query words it lacks, and its best passage's similarity."""
+        each lane, which query words it lacks, and its best passage's similarity (``typing``
+        as :meth:`search`'s)."""
         found = self.find_note(note)
         if found is None:
             raise UsageError(f"{note} is not a note of any collection.")
@@ -293,7 +297,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
             except PmsError:
                 vector = False  # explained from BM25 alone; the vector part says why
         return self.retrieval.explain(query, collection.id, rel, f"{collection.name}/{rel}",
-                                      self.collections.ids(collections), vector=vector)
+                                      self.collections.ids(collections), vector=vector, typing=typing)
 
     def facet_values(self) -> dict[str, list[str]]:
         """What ``tag:``, ``path:`` and ``in:`` can take, the most used first (completion)."""

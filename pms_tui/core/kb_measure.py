@@ -33,9 +33,11 @@ class Measure:
         self._kb.embedder.clear_query_cache()
 
     def lanes(self, query: str | ParsedQuery, depth: int, mode: str = "hybrid",
-              collections: Sequence[str] | None = None) -> tuple[ParsedQuery, dict[str, Ranked]]:
-        """(the parsed query, {lane: ranking}): what ``search`` fuses at lane depth ``depth``."""
-        return self._kb.retrieval.lanes(query, depth, mode, collections)
+              collections: Sequence[str] | None = None, *,
+              typing: bool = False) -> tuple[ParsedQuery, dict[str, Ranked]]:
+        """(the parsed query, {lane: ranking}): what ``search`` fuses at lane depth ``depth``
+        (``typing`` as ``search``'s)."""
+        return self._kb.retrieval.lanes(query, depth, mode, collections, typing=typing)
 
     def signals(self, query: str | ParsedQuery, lanes: dict[str, Ranked]) -> Signals:
         """Query-aware fusion's two signals for one query's lanes (``lane_trust.Signals``)."""

@@ -16,7 +16,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -179,13 +179,16 @@ def run_mode(
     depth: int = 300,
     exclude_self: bool = False,
     timed_k: int = 10,
+    typed: Collection[str] = (),
 ) -> ModeRun:
     """Every query through ``kb.search``, the product's one search path.
 
     Each query is searched twice: once with ``k=timed_k`` (what a person waits for: the timed
     latency, query-embedding cache cleared so every query pays for its embedding), once with
     ``k=depth`` chunks for the ranking, collapsed to documents at their best chunk. With
-    ``exclude_self`` a document whose id equals the query id is dropped (BEIR's rule).
+    ``exclude_self`` a document whose id equals the query id is dropped (BEIR's rule). The
+    queries whose ids are in ``typed`` are searched as the app does while they are typed (the
+    last word also a prefix); the others as finished queries, as a script or an agent sends them.
     """
     measure = Measure(kb)
     if queries:  # warm up: model load, vector mirror, SQLite pages
@@ -193,11 +196,12 @@ def run_mode(
     run: dict[str, list[str]] = {}
     latencies: list[float] = []
     for qid, text in queries:
+        typing = qid in typed
         measure.clear_query_cache()
         started = time.perf_counter()
-        kb.search(text, k=timed_k, mode=mode)
+        kb.search(text, k=timed_k, mode=mode, typing=typing)
         latencies.append((time.perf_counter() - started) * 1000)
-        hits = kb.search(text, k=depth, mode=mode).hits
+        hits = kb.search(text, k=depth, mode=mode, typing=typing).hits
         ranked = metrics.unique(doc_of(h) for h in hits)
         if exclude_self:
             ranked = [d for d in ranked if d != qid]

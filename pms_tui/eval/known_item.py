@@ -22,6 +22,7 @@ from ..core.config import Settings
 from ..core.kb_measure import Measure
 from . import harness, metrics
 
+TYPED_KIND = "prefix"  # the kind of a query cut mid-word (searched as the app does while typing)
 
 class KnownItemError(ValueError):
     """The query file or the folder cannot be used, said in one sentence."""
@@ -82,6 +83,12 @@ def open_collection(folder: str | os.PathLike, settings: Settings | None = None,
     return harness.open_index(key_dir, root, settings, quiet=quiet)
 
 
+def typed_ids(items: list[KnownItem]) -> set[str]:
+    """The queries of kind "prefix": cut mid-word, as a person sees results while typing, so
+    searched as the app searches then (the last word also a prefix)."""
+    return {i.qid for i in items if i.kind == TYPED_KIND}
+
+
 def groups_of(items: list[KnownItem]) -> dict[str, list[str]]:
     """Query ids by group: "all", then each kind (when there is more than one)."""
     groups: dict[str, list[str]] = {"all": [i.qid for i in items]}
@@ -112,7 +119,7 @@ def evaluate(
         for mode in modes:
             if not quiet:
                 print(f"[eval] {mode}: {len(queries)} queries ...", file=sys.stderr, flush=True)
-            mr = harness.run_mode(kb, queries, mode, lambda h: h.relpath, depth=depth)
+            mr = harness.run_mode(kb, queries, mode, lambda h: h.relpath, depth=depth, typed=typed_ids(items))
             by_kind: dict[str, list[dict[str, float]]] = defaultdict(list)
             rows = []
             per_query[mode] = {}

@@ -67,6 +67,21 @@ def test_bm25_answers_before_the_model_then_vector_ranks_fill_in(tui_home):
     run(scenario())
 
 
+def test_the_word_being_typed_matches_as_a_prefix(tui_home):
+    # "panc" is no word of any note: the app finds "pancakes" while it is typed (a script's
+    # search of the same text matches whole words and finds nothing)
+    async def scenario():
+        app = make_app(tui_home, load_model=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
+            await settle(app, pilot)
+            await type_query(app, pilot, "panc")
+            assert [h.relpath for h in screen.results.hits][:1] == ["cooking/pancakes.md"]
+            assert not app.kb.search("panc", mode="bm25").hits
+
+    run(scenario())
+
+
 def test_moving_the_selection_updates_reader_and_breadcrumb(tui_home):
     async def scenario():
         app = make_app(tui_home)

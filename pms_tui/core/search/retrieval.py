@@ -122,9 +122,11 @@ class Retrieval:
                 self._pool = None
 
     # -- lanes: ids only -------------------------------------------------------------
-    def bm25_ranked(self, query: str, depth: int, collection_ids: list[int] | None = None) -> list[tuple[int, float]]:
-        """(chunk id, bm25) best first. Never raises on odd input: no words, no hits."""
-        return self.bm25.ranked(query, depth, collection_ids)
+    def bm25_ranked(self, query: str, depth: int, collection_ids: list[int] | None = None, *,
+                    typing: bool = False) -> list[tuple[int, float]]:
+        """(chunk id, bm25) best first. Never raises on odd input: no words, no hits.
+        ``typing``: as :meth:`search`'s (a trailing space is how the query text says so)."""
+        return self.bm25.ranked(query if typing else query + " ", depth, collection_ids)
 
     def vector_ranked(
         self, query: str, depth: int, collection_ids: list[int] | None = None, qvec=None,
@@ -227,14 +229,17 @@ class Retrieval:
         collections: Sequence[str] | None = None,
         *,
         vector: bool = True,
+        typing: bool = False,
     ) -> SearchResult:
         """The engine's one search path. ``query`` is the search language
         (:mod:`.query_syntax`), parsed here unless already parsed; the result carries it as
         ``.query``. ``vector=False`` answers from BM25 alone (for a UI whose model is still
-        loading)."""
+        loading). ``typing``: the query is still being typed (search as you type), so its last
+        word, when nothing follows it, also matches as a prefix; a finished query (a script's,
+        an agent's) matches whole words only."""
         if mode not in MODES:
             raise UsageError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}.")
-        parsed, filters = self._prepare(query, collections)
+        parsed, filters = self._prepare(query, collections, typing)
         if not parsed.has_text and not filters.positive:
             if not parsed.has_filters:  # nothing at all (an empty query): no hits
                 return SearchResult([], [], [], query=parsed)
@@ -251,16 +256,18 @@ class Retrieval:
         return SearchResult(hits, list(lanes.ranked), lanes.notes, query=parsed, fusion=fusion, match=match)
 
     def lanes(self, query: str | ParsedQuery, depth: int, mode: str = "hybrid",
-              collections: Sequence[str] | None = None) -> tuple[ParsedQuery, dict[str, Ranked]]:
+              collections: Sequence[str] | None = None, *,
+              typing: bool = False) -> tuple[ParsedQuery, dict[str, Ranked]]:
         """(the parsed query, {lane: [(chunk id, score)] best first}): what ``search`` fuses
         for a lane depth of ``depth``, before fusing (evaluations re-fuse them offline)."""
-        parsed, filters = self._prepare(query, collections)
+        parsed, filters = self._prepare(query, collections, typing)
         if not parsed.has_text and not filters.positive:
             return parsed, {}
         return parsed, self._gather(parsed, filters, mode, depth, True, signals=False).ranked
 
-    def _prepare(self, query: str | ParsedQuery, collections: Sequence[str] | None) -> tuple[ParsedQuery, Plan]:
-        parsed = query if isinstance(query, ParsedQuery) else parse(as_text(query))
+    def _prepare(self, query: str | ParsedQuery, collections: Sequence[str] | None,
+                 typing: bool) -> tuple[ParsedQuery, Plan]:
+        parsed = _parsed(query, typing)
         cids = self._collection_ids(collections)
         parsed = self._check_collections(parsed)
         return parsed, plan(parsed, cids, self.collection_map()).resolve(self.store.conn)
@@ -375,9 +382,10 @@ class Retrieval:
         return evidence_mod.hit_evidence(self, result, hit)
 
     def explain(self, query: str | ParsedQuery, collection_id: int, relpath: str, note: str,
-                collection_ids=None, *, vector: bool = True):
-        """Where one note ranks for ``query`` (see :class:`NoteExplanation`)."""
-        parsed = query if isinstance(query, ParsedQuery) else parse(query)
+                collection_ids=None, *, vector: bool = True, typing: bool = False):
+        """Where one note ranks for ``query`` (see :class:`NoteExplanation`); ``typing`` as
+        :meth:`search`'s."""
+        parsed = _parsed(query, typing)
         parsed = self._check_collections(parsed)
         return evidence_mod.explain_note(self, parsed, collection_id, relpath, note, collection_ids,
                                          vector=vector)
@@ -431,3 +439,9 @@ class Retrieval:
                 vector_pending=f.chunk_id in pending,
             ))
         return hits
+
+
+def _parsed(query: str | ParsedQuery, typing: bool) -> ParsedQuery:
+    """``query`` parsed; its last word is being typed only if the caller says the query is."""
+    parsed = query if isinstance(query, ParsedQuery) else parse(as_text(query))
+    return parsed if typing or not parsed.typing else replace(parsed, typing=False)

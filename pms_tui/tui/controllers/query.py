@@ -191,7 +191,8 @@ class QueryController:
 
     def _explain(self, query: str, note: str) -> None:
         try:
-            lines = self.kb.explain(query, note, vector=self.host.vector_ready).lines()
+            # as the search it explains ran: the last word still being typed
+            lines = self.kb.explain(query, note, vector=self.host.vector_ready, typing=True).lines()
         except Exception as exc:  # noqa: BLE001
             lines = [sentence(exc)]
         self.host.app.call_from_thread(self._show_explanation, query, note, lines)

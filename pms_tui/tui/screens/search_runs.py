@@ -80,7 +80,8 @@ class SearchRuns:
                 hits, lanes, notes = self.kb.recent(limit=RESULT_COUNT, collections=collections), [], []
             else:
                 result = self.kb.search(query, k=self.queries.results_count(RESULT_COUNT), mode=mode,
-                                        collections=collections, vector=vector, stop=replaced)
+                                        collections=collections, vector=vector, stop=replaced,
+                                        typing=True)
                 hits, lanes, notes = result.hits, result.lanes, result.notes
             error = None
         except SearchStopped:
