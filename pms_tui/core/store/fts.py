@@ -250,6 +250,8 @@ def snippets(conn, rows: Sequence[SnippetSource], match: str, marks: tuple[str, 
     rows = [r._replace(body=r.body[:SNIPPET_BODY_CHARS]) if len(r.body) > SNIPPET_BODY_CHARS else r for r in rows]
     before = conn.total_changes
     try:
+        # cleared first as well: a search stopped during the clearing below left its rows
+        conn.execute("DELETE FROM temp.pms_snip")
         conn.executemany("INSERT INTO temp.pms_snip(rowid, title, heading, body) VALUES (?, ?, ?, ?)", rows)
         found = conn.execute(
             f"SELECT rowid, snippet(pms_snip, 2, ?, ?, '…', {int(tokens)}) FROM temp.pms_snip WHERE pms_snip MATCH ?",
