@@ -49,7 +49,6 @@ ALL_COLLECTIONS, MODEL_READY, WATCH = 15, 10, 5
 SEPARATOR = " │ "
 SEPARATOR_STYLE = "$text-muted 50%"
 IGNORED_CELLS = 36  # an ignored part's reason is cut to this on a narrow line
-SYNC_CELLS = 24  # and a sync's first words to this
 
 
 def compact(count: int) -> str:
@@ -82,8 +81,8 @@ def status_parts(s: Status, show_timings: bool = True) -> list[Part]:
         style = "bold $text-warning"
         pieces = s.sync.split(" · ")
         steady = " · ".join(p for p in pieces if not p.endswith("/s"))  # the rate goes before the time left
-        parts.append(part(SYNC, [(s.sync, style)], [(steady, style)], [(pieces[0], style)],
-                          cut([(pieces[0], style)], SYNC_CELLS)))
+        first = pieces[0].removeprefix("syncing: ")  # beside the progress bar, the phase says it
+        parts.append(part(SYNC, [(s.sync, style)], [(steady, style)], [(pieces[0], style)], [(first, style)]))
     elif s.pending:
         style = "$text-warning"
         parts.append(part(PENDING, [(f"{s.pending:,} vectors pending", style)],
