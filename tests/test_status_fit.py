@@ -29,8 +29,9 @@ PARTS = [
 
 
 def test_everything_shows_when_it_fits():
-    assert text(fit(PARTS, 500)) == ("12,345 notes · 45,678 chunks | model ready | mode hybrid | lanes bm25 (vector "
-                                     "joins when more passages are embedded) | 30 notes in 12 ms | No note matches well")
+    assert text(fit(PARTS, 500)) == (
+        "12,345 notes · 45,678 chunks | model ready | mode hybrid | lanes bm25 (vector "
+        "joins when more passages are embedded) | 30 notes in 12 ms | No note matches well")
 
 
 @pytest.mark.parametrize("width", range(0, 200))
@@ -62,8 +63,8 @@ def test_a_part_shortens_before_it_goes():
 def test_equals_leave_from_the_right_and_room_left_is_used():
     same = [part(20, plain("aaaa")), part(20, plain("bbbb")), part(20, plain("cc"))]
     assert text(fit(same, 11)) == "aaaa | bbbb"
-    # "cc" (the least kept) went to make room for "bbbb"'s sake? no: only what was needed went,
-    # and what fits again came back
+    assert text(fit(same, 9)) == "aaaa | cc"  # both went, the rightmost first; "cc" fits again
+    # "xx" went first, then the long part shortened: "xx" fits again
     spare = [part(5, plain("xx")), part(30, plain("a long part here"), plain("short")), part(90, plain("urgent"))]
     assert text(fit(spare, 19)) == "xx | short | urgent"
 

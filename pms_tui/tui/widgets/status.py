@@ -37,7 +37,6 @@ class Status:
     notes: tuple[str, ...] = field(default_factory=tuple)  # the search's notes on its lanes
 
 
-
 # How important each part is to keep on a narrow line (status_fit.fit; higher stays longer):
 # urgent and changing parts (a model that failed, a weak match, a sync's progress, why the
 # vector lane is out, what of the query was ignored) outlast the hits, which outlast constant
@@ -92,7 +91,7 @@ def status_parts(s: Status, show_timings: bool = True) -> list[Part]:
     if s.clip:
         parts.append(part(CLIP, [(s.clip, "bold $text-warning")]))
     model_style = {"ready": "$text-success", "loading": "$text-warning"}.get(s.model, "$text-error")
-    model = (s.model if len(s.model) < 30 else s.model[:29] + "…", model_style)
+    model = cut([(s.model, model_style)], 30)[0]
     if s.model in ("ready", "loading"):  # "ready" alone would not say what is
         parts.append(part(MODEL_READY if s.model == "ready" else MODEL_LOADING, [("model ", ""), model]))
     else:
