@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from textual.app import ComposeResult
@@ -81,7 +82,8 @@ def status_parts(s: Status, show_timings: bool = True) -> list[Part]:
         pieces = s.sync.split(" · ")
         steady = " · ".join(p for p in pieces if not p.endswith("/s"))  # the rate goes before the time left
         first = pieces[0].removeprefix("syncing: ")  # beside the progress bar, the phase says it
-        parts.append(part(SYNC, [(s.sync, style)], [(steady, style)], [(pieces[0], style)], [(first, style)]))
+        phase = re.sub(r" [\d,/]+$", "", first)  # "embedding 1,204/3,410": the bar shows how far
+        parts.append(part(SYNC, *([(words, style)] for words in (s.sync, steady, pieces[0], first, phase))))
     elif s.pending:
         style = "$text-warning"
         parts.append(part(PENDING, [(f"{s.pending:,} vectors pending", style)],
