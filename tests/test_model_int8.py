@@ -80,3 +80,16 @@ def test_a_texts_vector_does_not_depend_on_the_texts_embedded_with_it():
     for text, row in zip(SENTENCES, together):
         assert np.allclose(row, embedder.embed_documents([text])[0], atol=1e-5)
         assert np.allclose(row, embedder.embed_query(text), atol=1e-5)
+
+
+def test_a_file_derived_for_another_key_goes_once_a_week_old(tmp_path):
+    import os
+    import time
+
+    old, recent = tmp_path / "minilm-matmulinteger-0ld.onnx", tmp_path / "minilm-matmulinteger-1ecent.onnx"
+    for path in (old, recent):
+        path.write_bytes(b"x")
+    week_ago = time.time() - 8 * 86400
+    os.utime(old, (week_ago, week_ago))
+    model_int8.derived_model(_bundled_files()[0], tmp_path)
+    assert not old.exists() and recent.exists()

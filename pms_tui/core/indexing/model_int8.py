@@ -30,6 +30,7 @@ from pathlib import Path
 from ..errors import EmbeddingModelError
 
 RECIPE = "per-row symmetric uint8 activations (zero point 128) x shipped int8 weights, v1"
+_PREFIX = "minilm-matmulinteger-"  # + the key + .onnx (the model) or .size (its size when written)
 _derive_lock = threading.Lock()
 
 
@@ -125,7 +126,7 @@ def derived_model(source: Path, cache_dir: Path, *, rebuild: bool = False) -> Pa
 
         key_text = json.dumps([_source_digest(source, cache_dir), RECIPE, onnxruntime.__version__])
         key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
-        target = cache_dir / f"minilm-matmulinteger-{key}.onnx"
+        target = cache_dir / f"{_PREFIX}{key}.onnx"
         stamp = target.with_suffix(".size")
         if not rebuild and _intact(target, stamp):
             return target
@@ -140,12 +141,29 @@ def derived_model(source: Path, cache_dir: Path, *, rebuild: bool = False) -> Pa
                 _write_atomic(stamp, str(size))
             finally:
                 tmp.unlink(missing_ok=True)
+            _drop_stale(cache_dir, keep=(target, stamp))
         return target
     except Exception as exc:  # onnx / onnxruntime.quantization / the file system raise many kinds
         raise EmbeddingModelError(
             f"The integer version of the bundled embedding model could not be built in {cache_dir} "
             f"({type(exc).__name__}: {str(exc)[:200]}); search by words still works."
         ) from None
+
+
+def _drop_stale(cache_dir: Path, keep: tuple[Path, ...]) -> None:
+    """Delete the files derived for other keys (an older install of the model or of ONNX
+    Runtime), once a week old: two installs in use side by side keep theirs."""
+    import time
+
+    from .query_model import STALE_SECONDS
+
+    limit = time.time() - STALE_SECONDS
+    for path in cache_dir.glob(f"{_PREFIX}*"):
+        try:
+            if path not in keep and path.stat().st_mtime < limit:
+                path.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def _temp_name(path: Path) -> Path:
