@@ -10,7 +10,7 @@ runner prints what each side embeds, in tokens:
   time of the thread that ran it (ONNX Runtime computes on the calling thread, one intra-op
   thread per run), so the model's share is measured, not inferred.
 - **naive**: ``TextEmbedding.embed(texts, batch_size=32)`` as fastembed comes (the model file
-  as shipped, float products, even when the pipeline runs the default integer-product copy; ONNX Runtime's default threads) over every chunk's embed text in file order.
+  as shipped, ONNX Runtime's default threads) over every chunk's embed text in file order.
   It runs in a thread at the drain's nice value (``embed_queue.background_priority``), so the
   two sides compete for the cores on equal terms on a busy machine (the drain is niced; a
   naive run at normal priority gets several times its CPU share under load).
@@ -59,8 +59,9 @@ def _busy(spans: list[tuple[float, float]]) -> float:
 
 
 def measure(folder: str) -> dict:
+    from pms_tui.core.config import DEFAULT_MODEL
     from pms_tui.core.indexing.chunk import parse_note
-    from pms_tui.core.indexing.embed import BUNDLED_MODELS, SHIPPED_MODEL, _register_bundled_model, bundled_model_dir
+    from pms_tui.core.indexing.embed import _register_bundled_model, bundled_model_dir
     from pms_tui.core.indexing.embed_queue import background_priority
     from pms_tui.core.indexing.notes import walk_notes
     from pms_tui.core.indexing.query_model import _tokenizer
@@ -103,10 +104,10 @@ def measure(folder: str) -> dict:
         from fastembed import TextEmbedding
 
         background_priority()  # the drain's nice value; ONNX Runtime's pool threads inherit it
-        if settings.model in BUNDLED_MODELS:  # the model file as shipped, whichever bundled one indexes
+        if settings.model == DEFAULT_MODEL:
             _register_bundled_model()
-            model = TextEmbedding(model_name=SHIPPED_MODEL,
-                                  specific_model_path=str(bundled_model_dir(settings.max_tokens, SHIPPED_MODEL)))
+            model = TextEmbedding(model_name=DEFAULT_MODEL,
+                                  specific_model_path=str(bundled_model_dir(settings.max_tokens)))
         else:
             model = TextEmbedding(model_name=settings.model)
         list(model.embed(texts[:8], batch_size=8))  # warm up, as the pipeline's model was
@@ -133,8 +134,8 @@ def measure(folder: str) -> dict:
         "naive_texts": len(texts), "naive_distinct": len(set(texts)), "naive_seconds": naive_wall,
         "naive_cpu_seconds": naive_cpu, "naive_batch": NAIVE_BATCH,
     }
-    if settings.model in BUNDLED_MODELS:  # tokens by the bundled model's own tokenizer
-        tokenizer = _tokenizer(bundled_model_dir(settings.max_tokens, SHIPPED_MODEL))
+    if settings.model == DEFAULT_MODEL:  # tokens by the bundled model's own tokenizer
+        tokenizer = _tokenizer(bundled_model_dir(settings.max_tokens))
         tokenizer.no_padding()
 
         def lengths(batch: list[str]) -> list[int]:

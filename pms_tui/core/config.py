@@ -31,7 +31,7 @@ APP_NAME = "pms-tui"
 CONFIG_FILE = "config.toml"
 STATE_FILE = "state.json"  # the app state, apart from the configuration
 DB_FILE = "index.sqlite"
-DEFAULT_MODEL = "pms-tui/all-MiniLM-L6-v2-int8-dynamic"  # indexing.embed.INTEGER_MODEL
+DEFAULT_MODEL = "pms-tui/all-MiniLM-L6-v2-int8"
 
 
 @dataclass

@@ -48,7 +48,7 @@ from .errors import (
 from .indexing.chunk import Chunk, chunk_markdown
 from .indexing import facets as facet_rules
 from .indexing.collections import Collection, Collections
-from .indexing.embed import SUPERSEDED_BY, Embedder
+from .indexing.embed import Embedder
 from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import MAX_NOTE_BYTES, read_note, sha256_file
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
@@ -147,9 +147,6 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
             self.settings.model, self.settings.embed_batch_size, self.settings.max_tokens)
         self._model_state = "not loaded"
         self.model_error: str | None = None
-        # the model the index was embedded by, when the configured one supersedes it: the next
-        # sync re-embeds every note (``IndexingMixin.sync``); its vectors serve searches meanwhile
-        self.model_upgrade: str | None = None
         self.model_mismatch: str | None = self._check_model()
         self.vectors = VectorIndex(self.store, self._index_dim())
         self.collections = Collections(self.store, clip=self.clip, writing=self.writing)
@@ -175,9 +172,6 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
                 self._record_model(conn)
             return None
         if stored != self.embedder.model_name or dim != self.embedder.dim:
-            if SUPERSEDED_BY.get(stored) == self.embedder.model_name and dim == self.embedder.dim:
-                self.model_upgrade = stored
-                return None
             return (
                 f"The index was built with the embedding model {stored!r} but the configured model is "
                 f"{self.embedder.model_name!r}; run `pms-tui reindex` to re-embed with it "

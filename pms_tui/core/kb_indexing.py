@@ -14,7 +14,6 @@ from .errors import CollectionError, SyncBusyError
 from .results import SyncProgress, SyncReport, SyncStatus
 from .store import documents as document_rows
 from .store import health
-from .store import meta
 from .store import vectors as vector_rows
 from .store.writer_lock import WriterBusy
 
@@ -66,8 +65,6 @@ class IndexingMixin:
         started = time.perf_counter()
         try:
             with self._writing(cancel, on_wait):
-                if self.model_upgrade and self._upgrade_model():
-                    collections, only_paths = None, None  # this sync re-reads every note
                 report = Indexer(self.store, self.settings, progress, cancel).run(
                     self.collections.select(collections), only_paths
                 )
@@ -194,24 +191,6 @@ class IndexingMixin:
             yield
         finally:
             self.writer_lock.release()
-
-    def _upgrade_model(self) -> bool:
-        """Re-embed an index of a model the configured one supersedes (``kb._check_model``),
-        in the writer lock: as ``reindex`` does, every vector is retired and every note marked
-        changed, so the sync that follows re-reads them all and queues their texts (searchable
-        by their words meanwhile). False if another process has done it already."""
-        try:
-            with self.store.transaction() as conn:
-                stored, _ = meta.recorded_model(conn)
-                if stored != self.model_upgrade:
-                    return False
-                document_rows.mark_all_stale(conn)
-                vector_rows.retire_all(conn, self.embedder.dim)
-                self._record_model(conn)
-            return True
-        finally:
-            self.model_upgrade = None
-            self.vectors.reset(self.embedder.dim)
 
     def reindex(self, progress: SyncProgress | None = None, cancel: threading.Event | None = None) -> SyncReport:
         """Read every note again and re-embed every text with the configured model, in place:

@@ -12,10 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .config import default_home, load_settings
+from .config import DEFAULT_MODEL, default_home, load_settings
 from .search.query_syntax import as_text, parse
-
-BUNDLED_PREFIX = "pms-tui/"  # the bundled models' names (indexing.embed.BUNDLED_MODELS)
 
 
 def query_vector(query: str, home: str | os.PathLike | None = None) -> tuple[str, object]:
@@ -24,13 +22,12 @@ def query_vector(query: str, home: str | os.PathLike | None = None) -> tuple[str
     home_path = Path(home).expanduser() if home else default_home()
     settings = load_settings(home_path)
     text = parse(as_text(query)).text
-    if settings.model.startswith(BUNDLED_PREFIX):
+    if settings.model == DEFAULT_MODEL:
         try:
-            from .indexing.embed import BUNDLED_MODELS, bundled_model_dir
+            from .indexing.embed import bundled_model_dir
             from .indexing.query_model import embed_query
 
-            if settings.model in BUNDLED_MODELS:
-                return text, embed_query(text, bundled_model_dir(settings.max_tokens, settings.model))
+            return text, embed_query(text, bundled_model_dir(settings.max_tokens))
         except Exception:  # noqa: BLE001 - embedded by fastembed below, which says what is wrong
             pass
     from .indexing.embed import Embedder

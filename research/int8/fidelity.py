@@ -3,8 +3,9 @@ on real text?
 
 Chunks real notes with the product's chunker (``parse_note``, default settings) from
 jbranchaud-til, tldr-pages-en and SciFact (``# title`` + text, as ``eval beir`` writes them),
-takes a seeded sample of each, embeds them through the product's ``Embedder`` with both models
-(the same tokenizer, pooling and normalisation), and prints the cosine between each chunk's two
+takes a seeded sample of each, embeds them through the product's ``Embedder`` with the shipped
+model and with the per-token integer copy of it (``recipes.per_token``; the same tokenizer,
+batching, pooling and normalisation), and prints the cosine between each chunk's two
 vectors (mean, 1st percentile, min) and the speed of each model.
 
     python research/int8/fidelity.py [--per-corpus 700] [--json]
@@ -23,6 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # recipes.py
 CORPORA = Path(os.environ.get("PMS_TUI_CORPORA", "/work/shared/corpora"))
 
 
@@ -49,10 +51,29 @@ def scifact_chunks(folder: Path) -> list[str]:
     return texts
 
 
-def timed_embed(model_name: str, texts: list[str]):
-    from pms_tui.core.indexing.embed import Embedder
+def per_token_embedder(tmp: Path):
+    """An ``Embedder`` of the shipped model whose fastembed model runs the per-token integer
+    file (recipes.per_token) from a copy of the bundled model's folder: the same tokenizer,
+    batching, pooling and normalisation."""
+    import shutil
 
-    embedder = Embedder(model_name)
+    from fastembed import TextEmbedding
+
+    from pms_tui.core.config import DEFAULT_MODEL
+    from pms_tui.core.indexing.embed import Embedder, _register_bundled_model, bundled_model_dir
+    from recipes import per_token
+
+    folder = tmp / "per-token"
+    shutil.copytree(bundled_model_dir(256), folder)  # links followed: real files
+    (folder / "model.onnx").unlink()
+    per_token(bundled_model_dir(256) / "model.onnx", folder / "model.onnx")
+    _register_bundled_model()
+    embedder = Embedder()
+    embedder._model = TextEmbedding(model_name=DEFAULT_MODEL, specific_model_path=str(folder), threads=1)
+    return embedder
+
+
+def timed_embed(embedder, texts: list[str]):
     started = time.perf_counter()
     embedder.load()
     load = time.perf_counter() - started
@@ -72,7 +93,6 @@ def timed_embed(model_name: str, texts: list[str]):
         "wall_s": round(time.perf_counter() - wall, 2),
         "cpu_s": round(time.process_time() - cpu, 2),
         "runs": len(runs),
-        "ms_per_run_wall": round(1000 * (time.perf_counter() - wall) / max(1, len(runs)) * embedder.workers, 1),
         "cpu_ms_per_chunk": round(1000 * (time.process_time() - cpu) / len(texts), 2),
     }
 
@@ -80,7 +100,9 @@ def timed_embed(model_name: str, texts: list[str]):
 def main() -> None:
     import numpy as np
 
-    from pms_tui.core.indexing.embed import INTEGER_MODEL, SHIPPED_MODEL
+    import tempfile
+
+    from pms_tui.core.indexing.embed import Embedder
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-corpus", type=int, default=700)
@@ -95,8 +117,9 @@ def main() -> None:
     rng = random.Random(args.seed)
     sample = {name: rng.sample(texts, min(args.per_corpus, len(texts))) for name, texts in corpora.items()}
     texts = [t for part in sample.values() for t in part]
-    shipped, shipped_speed = timed_embed(SHIPPED_MODEL, texts)
-    integer, integer_speed = timed_embed(INTEGER_MODEL, texts)
+    shipped, shipped_speed = timed_embed(Embedder(), texts)
+    with tempfile.TemporaryDirectory() as tmp:
+        integer, integer_speed = timed_embed(per_token_embedder(Path(tmp)), texts)
     cosines = np.sum(shipped * integer, axis=1)  # both are L2-normalised
 
     def summary(values) -> dict:

