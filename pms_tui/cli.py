@@ -277,7 +277,7 @@ def cmd_search(args) -> int:
                 for line in kb.evidence(result, h).lines():
                     say(f"      {line}")
         chips = " ".join(result.query.chips())
-        say(f"({len(result)} hits in {elapsed:.0f} ms; lanes: {', '.join(result.lanes) or 'none'}"
+        say(f"({len(result)} hit{'' if len(result) == 1 else 's'} in {elapsed:.0f} ms; lanes: {', '.join(result.lanes) or 'none'}"
             f"{'; filters: ' + chips if chips else ''}{''.join('; ' + n for n in result.notes)})", file=sys.stderr)
     return 0
 

@@ -143,6 +143,7 @@ def test_a_query_from_the_shell_is_finished_words_match_whole(notes_synced_by_cl
 
     assert "git/undo-commit.md" in notes("commit")
     assert "git/undo-commit.md" not in notes("comm")
+    assert run(home, "search", "commit", "-k", "1").stderr.startswith("(1 hit in ")
 
 
 def test_explain_command(notes_synced_by_cli):
