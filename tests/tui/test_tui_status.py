@@ -187,3 +187,21 @@ def test_snapshot_a_weak_match_at_80_columns(snap_compare, tui_home):
         await type_query(pilot.app, pilot, "zebra quantum after:someday")
 
     assert snap_compare(make_app(tui_home), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_a_toast_leaves_the_status_line_readable(tui_home):
+    # a toast (the welcome, "Synced", an error) used to cover the status line's end for seconds
+    from textual.widgets._toast import Toast
+
+    async def scenario():
+        app = make_app(tui_home, load_model=False)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await settle(app, pilot)
+            app.notify("Synced: +3 new", timeout=30)
+            await pilot.pause(0.3)
+            toasts = list(app.screen.query(Toast))
+            assert toasts
+            status = app.search_screen.status.region
+            assert all(not toast.region.overlaps(status) for toast in toasts)
+
+    run(scenario())
