@@ -310,15 +310,18 @@ def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: 
             info = retrieval.planner.last
             plans.setdefault(q, {"category": category, "mode": info.mode, "exact": info.exact,
                                  "ids": [c for c, _ in ranked]})
-            for name, fn in (
+            timed = [
                 ("vector", lambda: retrieval.vector_ranked(q, depth)),
                 ("vector_search", lambda: retrieval.vector_ranked(q, depth, qvec=qvecs[q])),
                 ("embed", lambda: real.embed_query(q)),
                 ("hybrid", lambda: retrieval.search(q, k=10)),
-            ) + ((("filtered", lambda: kb.search(f"{q} path:{prefix}", k=10)),) if prefix else ()) + ((
-                ("bm25_typing", lambda: retrieval.bm25_ranked(q, depth, typing=True)),
-                ("hybrid_typing", lambda: retrieval.search(q, k=10, typing=True)),
-            ) if as_typed else ()):
+            ]
+            if prefix:
+                timed.append(("filtered", lambda: kb.search(f"{q} path:{prefix}", k=10)))
+            if as_typed:
+                timed += [("bm25_typing", lambda: retrieval.bm25_ranked(q, depth, typing=True)),
+                          ("hybrid_typing", lambda: retrieval.search(q, k=10, typing=True))]
+            for name, fn in timed:
                 cold()
                 t = time.perf_counter()
                 fn()

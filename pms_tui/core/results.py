@@ -12,6 +12,8 @@ SNIPPET_CLOSE = "»"
 # How a search note starts when hybrid search left the vector lane out because vectors are still
 # being computed (Settings.vector_min_share); front ends match it to say so briefly.
 VECTORS_FILLING_IN = "vector lane off while vectors are computed"
+# ... and because the stored vectors are another model's (a model switch, until `reindex`)
+VECTORS_OTHER_MODEL = "vector lane off until `pms-tui reindex` re-embeds with the configured model"
 MODES = ("hybrid", "bm25", "vector")
 # ``progress(done, total, phase)`` of a sync. Phases: "scanning" (files seen, total 0),
 # "deleting" and "reading" (notes done of the notes to write: text, chunks, full-text rows),

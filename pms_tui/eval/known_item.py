@@ -113,13 +113,14 @@ def evaluate(
         indexed = Measure(kb).indexed_paths()
         missing = sorted({i.target for i in items if i.target not in indexed})
         queries = [(i.qid, i.query) for i in items]
+        typed = typed_ids(items)
         results: dict[str, dict] = {}
         per_query: dict[str, dict[str, dict]] = {}
         mrr: dict[str, dict[str, float]] = {}
         for mode in modes:
             if not quiet:
                 print(f"[eval] {mode}: {len(queries)} queries ...", file=sys.stderr, flush=True)
-            mr = harness.run_mode(kb, queries, mode, lambda h: h.relpath, depth=depth, typed=typed_ids(items))
+            mr = harness.run_mode(kb, queries, mode, lambda h: h.relpath, depth=depth, typed=typed)
             by_kind: dict[str, list[dict[str, float]]] = defaultdict(list)
             rows = []
             per_query[mode] = {}

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from ..config import Settings
 from ..errors import UsageError
-from ..results import MODES, VECTORS_FILLING_IN, Hit, SearchResult
+from ..results import MODES, VECTORS_FILLING_IN, VECTORS_OTHER_MODEL, Hit, SearchResult
 from ..store import Store
 from ..store import chunks as chunk_rows
 from ..store import facets
@@ -283,7 +283,7 @@ class Retrieval:
         if mode == "hybrid" and use_vector and self.vectors_mismatch():
             # another model's vectors (a model switch before or during `reindex`): BM25 answers
             use_vector = vector = False
-            lanes.notes.append("vector lane off until `pms-tui reindex` re-embeds with the configured model")
+            lanes.notes.append(VECTORS_OTHER_MODEL)
         elif mode == "hybrid" and use_vector:
             # vectors still filling in behind the text: the lane would rank the few embedded
             # passages first, which ranked worse than BM25 alone (research/partial_vectors.py)

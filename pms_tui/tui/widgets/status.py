@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import ProgressBar
 
-from pms_tui.core.results import VECTORS_FILLING_IN
+from pms_tui.core.results import VECTORS_FILLING_IN, VECTORS_OTHER_MODEL
 
 from ..status_fit import Part, Span, cut, fit, part
 
@@ -66,7 +66,7 @@ def _vector_out(s: Status) -> tuple[str, str] | None:
         return None
     if any(n.startswith(VECTORS_FILLING_IN) for n in s.notes):
         return "vector joins when more passages are embedded", "vectors filling in"
-    if s.model.startswith("mismatch") or any("reindex" in n for n in s.notes):
+    if s.model.startswith("mismatch") or VECTORS_OTHER_MODEL in s.notes:
         return "vector off until reindex", "reindex"
     if s.model == "loading":
         return "vector waiting for the model", "model loading"
