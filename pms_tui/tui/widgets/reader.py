@@ -20,6 +20,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Static
 from textual.widgets.markdown import MarkdownBlock
 
@@ -147,7 +148,7 @@ class Reader(Vertical):
         self._incomplete: str | None = None
         self._incomplete_target: int | None = None
         self.complete_painted_at: float | None = None  # when a note's blocks were last painted (benchmark)
-        self._collection_held = None  # the timer that ends holding back garbage collection
+        self._collection_held: Timer | None = None  # the timer that ends holding back garbage collection
 
     class HitShown(Message):
         """The reader finished rendering a hit (the links controller times following a link)."""
