@@ -15,11 +15,15 @@ import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.errors import PmsError, UsageError
-from ..core.kb import Collection, read_note, split_frontmatter
+from ..core.kb import read_note, split_frontmatter
 from ..core.safe_text import one_line, safe_text
 from .uris import id_from_uri, note_uri
+
+if TYPE_CHECKING:
+    from ..core.kb import Collection
 
 MAX_REF_CHARS = 4096
 MAX_TEXT_CHARS = 200_000  # one get; the rest by start_line
