@@ -9,13 +9,12 @@ dataclasses from ``results`` (``Link``, ``Mention``, ``RelatedNote``), each with
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .errors import UsageError
 from .indexing.collections import Collection
 from .results import Link, Mention, RelatedNote
 from .search import graph
 from .store import links as link_rows
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .search.vector_index import VectorIndex
