@@ -119,6 +119,7 @@ class Reader(Vertical):
 
     whole_note: reactive[bool] = reactive(False, init=False)
     first_screens = True  # a whole note's first screen is painted as one widget, its blocks mounted after
+    _collection_held: Timer | None  # see _hold_collection
 
     def __init__(self, *, empty_text: str = "", decorate: Callable[[Hit, str, int], str] | None = None,
                  **kwargs) -> None:
@@ -148,7 +149,7 @@ class Reader(Vertical):
         self._incomplete: str | None = None
         self._incomplete_target: int | None = None
         self.complete_painted_at: float | None = None  # when a note's blocks were last painted (benchmark)
-        self._collection_held: Timer | None = None  # the timer that ends holding back garbage collection
+        self._collection_held = None  # the timer that ends holding back garbage collection
 
     class HitShown(Message):
         """The reader finished rendering a hit (the links controller times following a link)."""
