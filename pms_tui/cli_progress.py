@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 UNITS = {"scanning": "files", "reading": "notes", "deleting": "notes", "embedding": "chunks"}
 LABELS = {"scanning": "scanning", "reading": "reading text", "deleting": "removing", "embedding": "embedding"}
@@ -20,9 +24,9 @@ class SyncProgressBar:
     def __init__(self, quiet: bool = False, stream=None) -> None:
         self.stream = stream or sys.stderr
         self.enabled = not quiet and self.stream.isatty()
-        self._progress = None
-        self._task = None
-        self._phase = None
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+        self._phase: str | None = None
 
     def __enter__(self) -> "SyncProgressBar":
         if self.enabled:
@@ -56,7 +60,7 @@ class SyncProgressBar:
         task = progress.tasks[-1]
         elapsed = time.monotonic() - task.fields["started_at"]
         rate = f"{done / elapsed:,.0f}/s" if elapsed > 0.5 and done else ""
-        progress.update(self._task, completed=done, total=total or None, rate=rate)
+        progress.update(task.id, completed=done, total=total or None, rate=rate)
 
     def __exit__(self, *exc) -> None:
         if self._progress is not None:

@@ -69,7 +69,7 @@ def start(home: str | None, query: str) -> Future | None:
         if known is None:  # a running app or `pms-tui mcp` of this home may have the model loaded
             served = _ask_server(home, query)
             known = _decoded(served) if served else None
-            if known is not None:
+            if known is not None and served:
                 _remember(cached, served)
         if known is not None:
             future: Future = Future()
@@ -86,7 +86,7 @@ def start(home: str | None, query: str) -> Future | None:
         os.close(read_end)
         _child(home, query, write_end)
     os.close(write_end)
-    future: Future = Future()
+    future = Future()
     threading.Thread(target=_collect, args=(read_end, pid, future, cached), name="pms-query-vector",
                      daemon=True).start()
     atexit.register(_stop, pid, future)

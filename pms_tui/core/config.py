@@ -22,6 +22,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
@@ -133,7 +134,7 @@ STATE_KEYS = {"sample_added"}
 class Rule:
     kind: type
     allowed: str  # "must be ..." completion
-    check: Callable[[object], bool] = lambda value: True
+    check: Callable[[Any], bool] = lambda value: True  # given a value already of ``kind``
 
 
 def _whole(low: int, high: int) -> Rule:

@@ -30,6 +30,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .config import DB_FILE, Settings, default_home, load_settings
 from .errors import (
@@ -88,6 +89,10 @@ from .store.connection import is_interrupted, stop_when
 from .store.schema import ensure_vector_table
 from .store.writer_lock import EMBED_LOCK_FILE, WriterBusy, WriterLock
 
+if TYPE_CHECKING:
+    from .clip.note import ClipResult
+    from .query_service import QueryVectorServer
+
 __all__ = [
     # the front door and its functions
     "KnowledgeBase", "repair_home", "environment_checks", "indexing_fingerprint", "describe",
@@ -132,6 +137,8 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
     ``embedder``: instead of the settings' model (a fake posing as it, in tests and benchmarks);
     ``upgrade_progress(done, total, phase)``: how the upgrade of an index written by an older
     pms-tui goes (done once, when it is opened)."""
+
+    _query_server: QueryVectorServer | None  # set by serve_query_vectors
 
     def __init__(self, home: str | os.PathLike | None = None, settings: Settings | None = None, *,
                  embedder: Embedder | None = None, upgrade_progress: SyncProgress | None = None):

@@ -8,7 +8,7 @@ import hashlib
 import sys
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import describe
 from .indexing import chunk as _chunk_module
@@ -17,6 +17,11 @@ from .indexing import windows as _windows_module
 from .store import check_driver, health
 from .store import compact as compaction
 from .store.writer_lock import WriterBusy
+
+if TYPE_CHECKING:
+    from .indexing.embed import Embedder
+    from .store import Store
+    from .store.writer_lock import WriterLock
 
 
 class Check(NamedTuple):
@@ -28,6 +33,18 @@ class Check(NamedTuple):
 
 
 class DoctorMixin:
+    if TYPE_CHECKING:  # what KnowledgeBase.__init__ sets and defines, for the type checker
+        home: Path
+        db_path: Path
+        store: Store
+        embedder: Embedder
+        writer_lock: WriterLock
+        model_mismatch: str | None
+
+        def stats(self) -> dict: ...
+        def load_model(self, serve_queries: bool = False) -> None: ...
+        def link_counts(self) -> dict[str, dict[str, int]]: ...
+
     def diagnose(self) -> list[Check]:
         """What ``pms-tui doctor`` prints: the environment, this index, and the model."""
         checks = environment_checks()
@@ -109,5 +126,6 @@ def indexing_fingerprint() -> str:
     index built before has other vectors."""
     digest = hashlib.sha256()
     for module in (_chunk_module, _frontmatter_module, _windows_module):
+        assert module.__file__ is not None  # modules of this package, each a file
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:12]

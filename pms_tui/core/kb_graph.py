@@ -14,9 +14,23 @@ from .indexing.collections import Collection
 from .results import Link, Mention, RelatedNote
 from .search import graph
 from .store import links as link_rows
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .search.vector_index import VectorIndex
+    from .indexing.collections import Collections
+    from .store import Store
 
 
 class GraphMixin:
+    if TYPE_CHECKING:  # what KnowledgeBase.__init__ sets and defines, for the type checker
+        store: Store
+        vectors: VectorIndex
+        collections: Collections
+
+        def require_vectors(self) -> None: ...
+        def find_note(self, path: str) -> tuple[Collection, str] | None: ...
+
     def links(self, note: str) -> list[Link]:
         """The links ``note`` makes, in order, each with where it leads (``status``,
         ``target_path`` and ``target_line``: the linked heading's or block's line)."""

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import CollectionError, SyncBusyError
 from .results import SyncProgress, SyncReport, SyncStatus
@@ -21,10 +21,36 @@ from .store.writer_lock import WriterBusy
 # use them: an index opened to search (the app's first screen, the MCP server, a one-shot
 # search) never needs them (6 ms of the app's import with bytecode, 14 ms compiling).
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .config import Settings
+    from .indexing.collections import Collections
+    from .indexing.embed import Embedder
     from .indexing.embed_queue import DrainResult
+    from .search.vector_index import VectorIndex
+    from .store import Store
+    from .store.writer_lock import WriterLock
 
 
 class IndexingMixin:
+    if TYPE_CHECKING:  # what KnowledgeBase.__init__ sets and defines, for the type checker
+        home: Path
+        settings: Settings
+        store: Store
+        embedder: Embedder
+        vectors: VectorIndex
+        collections: Collections
+        writer_lock: WriterLock
+        embed_lock: WriterLock
+        on_writer_wait: Callable[[int | None], None] | None
+        model_mismatch: str | None
+        _sync_lock: threading.Lock
+        _drain_lock: threading.Lock
+
+        def require_vectors(self) -> None: ...
+        def _record_model(self, conn) -> None: ...
+        def _index_dim(self) -> int: ...
+
     def check_sync_status(self, collections: Sequence[str] | None = None) -> SyncStatus:
         """``to_add, to_delete, to_update`` (and ``.summary``, ``.skipped``) without changing anything."""
         from .indexing.plan import sync_status
@@ -138,7 +164,7 @@ class IndexingMixin:
                 if embedded and on_sync:
                     on_sync(SyncReport(chunks_embedded=embedded))
 
-        options = {"poll_seconds": poll_seconds} if poll_seconds else {}
+        options: dict[str, Any] = {"poll_seconds": poll_seconds} if poll_seconds else {}
         watch_folders(folders, changed, stop, restart=restart, on_mode=on_mode, force_polling=force_polling,
                       **options)
 

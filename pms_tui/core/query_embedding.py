@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .config import DEFAULT_MODEL, default_home, load_settings
 from .search.query_syntax import as_text, parse
 
+if TYPE_CHECKING:
+    import numpy as np
 
-def query_vector(query: str, home: str | os.PathLike | None = None) -> tuple[str, object]:
+
+def query_vector(query: str, home: str | os.PathLike | None = None) -> tuple[str, np.ndarray]:
     """``(text, vector)``: the vector a search for ``query`` embeds (its words without the
     filters), made with the home's configured model."""
     home_path = Path(home).expanduser() if home else default_home()

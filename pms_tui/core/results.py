@@ -174,6 +174,8 @@ class SyncStatus(_StatusFields):
     unchanged since, as (PendingFile, reason): they are neither new nor modified.
     """
 
+    skipped: list[tuple[PendingFile, str]]
+
     def __new__(cls, to_add, to_delete, to_update, skipped=None):
         self = super().__new__(cls, to_add, to_delete, to_update)
         self.skipped = list(skipped or [])

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.config import Settings
-from ..core.kb import sha256_file
+from ..core.kb import KnowledgeBase, sha256_file
 from . import harness, metrics
 
 NOTE_FORMAT = 1  # bump when note_text / note_name change: the cache key includes it
@@ -186,7 +186,7 @@ class Prepared:
     topics: dict[str, str]
     qrels: dict[str, dict[str, int]]
     mapping: dict[str, str]
-    kb: object
+    kb: KnowledgeBase
     build: harness.BuildInfo
 
 

@@ -96,9 +96,9 @@ def run_eval(args) -> int:
         report = reports[0]
         printer = print_beir
     else:
-        from .known_item import evaluate
+        from .known_item import evaluate as evaluate_known_items
 
-        report = evaluate(args.file, args.collection, modes)
+        report = evaluate_known_items(args.file, args.collection, modes)
         printer = print_known_item
     if args.json:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)

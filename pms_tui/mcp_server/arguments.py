@@ -4,6 +4,8 @@ names the argument and what it should be instead, and never echoes the value."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import jsonschema
 
 from ..core.errors import UsageError
@@ -60,6 +62,9 @@ def _sentence(tool: str, schema: dict, arguments: dict, error: jsonschema.Valida
     name = ".".join(str(p) for p in error.absolute_path) or None
     where = f"argument {name!r} of {tool}" if name else f"the arguments of {tool}"
     kind = error.validator
+    # the schema's value for the failed keyword: always set on an error a validator raised (the
+    # stubs also allow jsonschema's "unset" marker, for an error made by hand)
+    value: Any = error.validator_value
     if kind == "required":
         missing = [n for n in schema.get("required", []) if n not in arguments]
         return f"The {tool} tool needs the argument {missing[0]!r}." if missing else f"The {tool} tool misses an argument."
@@ -69,12 +74,11 @@ def _sentence(tool: str, schema: dict, arguments: dict, error: jsonschema.Valida
         shown = repr(extra[0][:60]) if extra else "an argument"
         return f"The {tool} tool has no argument {shown}; it takes: {known}."
     if kind == "type":
-        wanted = error.validator_value
-        wanted = [wanted] if isinstance(wanted, str) else list(wanted)
+        wanted = [value] if isinstance(value, str) else list(value)
         words = " or ".join(_JSON_TYPES.get(w, w) for w in wanted)
         return f"The {where} must be {words}, not {json_type(error.instance)}."
     if kind == "enum":
-        return f"The {where} must be one of {', '.join(map(str, error.validator_value))}."
+        return f"The {where} must be one of {', '.join(map(str, value))}."
     if kind == "minimum":
         return f"The {where} must be at least {error.validator_value}."
     if kind == "minLength":

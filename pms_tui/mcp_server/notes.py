@@ -15,11 +15,15 @@ import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.errors import PmsError, UsageError
 from ..core.kb import read_note, split_frontmatter
 from ..core.safe_text import one_line, safe_text
 from .uris import id_from_uri, note_uri
+
+if TYPE_CHECKING:
+    from ..core.kb import Collection
 
 MAX_REF_CHARS = 4096
 MAX_TEXT_CHARS = 200_000  # one get; the rest by start_line
@@ -34,7 +38,7 @@ class NoteNotFound(UsageError):
 
 @dataclass(frozen=True)
 class IndexedNote:
-    collection: object  # core Collection
+    collection: Collection
     relpath: str
     chunks: list  # its indexed chunks (Hit), in order
 
@@ -126,7 +130,8 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
         raise UsageError(f"end_line ({end_line}) is before start_line ({start_line}).")
     if first > max(total, 1):
         raise UsageError(f"{note.id} has {total} lines; start_line {first} is past its end.")
-    out, size, line, cut = [], 0, first, False
+    out: list[str] = []
+    size, line, cut = 0, first, False
     while line <= last:
         piece = lines[line - 1]
         if out and size + len(piece) + 1 > max_chars:

@@ -19,8 +19,12 @@ import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.safe_text import safe_text
+
+if TYPE_CHECKING:
+    from ..core.kb import KnowledgeBase
 
 # How long a search waits for the model still loading before answering from BM25 alone.
 MODEL_WAIT = 10.0
@@ -32,7 +36,7 @@ class KbRunner:
     def __init__(self, home: str | Path | None, *, allow_writes: bool = False):
         self.home = home
         self.allow_writes = allow_writes
-        self.kb = None
+        self.kb: KnowledgeBase | None = None
         self._model_done = threading.Event()
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="pms-mcp-read")
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="pms-mcp-write")
@@ -51,12 +55,17 @@ class KbRunner:
         threading.Thread(target=self._load_model, name="pms-mcp-model", daemon=True).start()
         return kb
 
+    @property
+    def _kb(self) -> KnowledgeBase:
+        assert self.kb is not None  # what runs here runs once _open has set it
+        return self.kb
+
     def _load_model(self) -> None:
         from ..core.errors import PmsError
 
         try:
-            if not self.kb.model_mismatch:
-                self.kb.load_model(serve_queries=True)  # one-shot `pms-tui search`es of this home ask it
+            if not self._kb.model_mismatch:
+                self._kb.load_model(serve_queries=True)  # one-shot `pms-tui search`es of this home ask it
         except PmsError as exc:  # the vector lane stays off; status and search say why
             print(safe_text(f"pms-tui mcp: {exc}"), file=sys.stderr, flush=True)
         finally:
@@ -70,7 +79,7 @@ class KbRunner:
         """One search on the reader thread before the first call: it loads the vector mirror
         and the BM25 lane's per-connection state (~0.1 s on 8,000 passages)."""
         try:
-            self.kb.search("warm up", k=1, vector=self.kb.model_ready)
+            self._kb.search("warm up", k=1, vector=self._kb.model_ready)
         except Exception:  # noqa: BLE001 - only a warm-up; the real call says what is wrong
             pass
 
@@ -110,7 +119,7 @@ class KbRunner:
             from ..core.errors import describe
 
             try:
-                self.kb.embed_pending(cancel=cancel)
+                self._kb.embed_pending(cancel=cancel)
             except Exception as exc:  # noqa: BLE001 - said on stderr; search goes on
                 print(safe_text(f"pms-tui mcp: embedding stopped: {describe(exc)}"), file=sys.stderr, flush=True)
 

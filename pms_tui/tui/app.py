@@ -11,6 +11,7 @@ import asyncio
 import gc
 import os
 import time
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.app import App
@@ -46,7 +47,7 @@ class PmsApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "pms-tui"
-    BINDINGS = APP_BINDINGS
+    BINDINGS = [*APP_BINDINGS]  # a list of Textual's wider BindingType
     COMMANDS = App.COMMANDS | {AppCommands}
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
@@ -93,8 +94,8 @@ class PmsApp(App[int]):
         self.startup_problems += [(p, "warning") for p in problems + user_problems]
         wanted = DEFAULT_DARK
         if self.kb is not None:
-            chosen = load_state(home).get("theme")  # chosen in the app: wins over config.toml's
-            wanted = chosen if isinstance(chosen, str) else self.settings.theme
+            chosen = load_state(self.kb.home).get("theme")  # chosen in the app: wins over config.toml's
+            wanted = chosen if isinstance(chosen, str) else self.kb.settings.theme
         if wanted not in self.available_themes:
             self.startup_problems.append((f"There is no theme named {wanted!r}; using {DEFAULT_DARK}.", "warning"))
             wanted = DEFAULT_DARK if DEFAULT_DARK in self.available_themes else "textual-dark"
@@ -133,7 +134,7 @@ class PmsApp(App[int]):
 
     def palette_commands(self) -> list[Command]:
         """The app's own themes and the person's, in the command palette."""
-        return [(f"Theme: {name}", lambda name=name: self.set_theme(name), "Switch and remember")
+        return [(f"Theme: {name}", partial(self.set_theme, name), "Switch and remember")
                 for name in sorted(self.available_themes) if name not in BUILTIN_THEMES]
 
     # -- help -------------------------------------------------------------------------------------
@@ -148,9 +149,10 @@ class PmsApp(App[int]):
             KeyRow(self.get_key_display(Binding(self.COMMAND_PALETTE_BINDING, "")), "Command palette", ""),
         ]
         for binding in ALL_BINDINGS:
-            keys = self.keymap.get(binding.id, binding.key)
+            binding_id = binding.id or ""  # every binding of the app has an id
+            keys = self.keymap.get(binding_id, binding.key)
             shown = " ".join(self.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
-            rows.append(KeyRow(shown, binding.tooltip or binding.description, binding.id))
+            rows.append(KeyRow(shown, binding.tooltip or binding.description, binding_id))
         return rows
 
     def action_help(self) -> None:

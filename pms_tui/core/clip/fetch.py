@@ -188,7 +188,7 @@ def _connect_error_message(url: str, exc: BaseException) -> str:
     return f"Could not connect to {host}: {reason(exc)}."
 
 
-def _exception_chain(exc: BaseException):
+def _exception_chain(exc: BaseException | None):
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
@@ -212,9 +212,9 @@ def decode_html(body: bytes, header_charset: str | None = None) -> str:
     Undecodable bytes become U+FFFD. As browsers do, latin-1 and ascii labels are read
     as windows-1252 (a superset that gives curly quotes and the euro sign their meaning).
     """
-    for bom, encoding in _BOMS:
+    for bom, bom_encoding in _BOMS:
         if body.startswith(bom):
-            return body.decode(encoding, errors="replace")
+            return body.decode(bom_encoding, errors="replace")
     encoding = _codec(header_charset)
     if encoding is None:
         match = _META_CHARSET_RE.search(body[:_META_SCAN_BYTES])

@@ -12,6 +12,7 @@ import html as html_module
 import re
 import secrets
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 import trafilatura
@@ -38,7 +39,7 @@ class ExtractedPage:
 
 
 
-_EXTRACT_OPTIONS = dict(
+_EXTRACT_OPTIONS: dict[str, Any] = dict(  # keyword arguments of several types
     output_format="markdown",
     include_links=True,
     include_tables=True,

@@ -34,7 +34,7 @@ def _addresses(host: str, port: int | None) -> list[ipaddress.IPv4Address | ipad
     found = []
     for info in infos:
         try:
-            found.append(ipaddress.ip_address(info[4][0].split("%", 1)[0]))
+            found.append(ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]))
         except ValueError:
             continue
     return found

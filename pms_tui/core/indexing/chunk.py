@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Sequence
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
@@ -243,14 +244,14 @@ class _Layout:
         # but a paragraph break for the line after it.
         empty = bytearray(b or not line.strip("> \t") for line, b in zip(lines, blank))
         score = array("b", [_SCORE_NONE]) * n
-        prev_is_heading = False  # last non-blank line so far was a heading line
+        prev_is_heading: int = False  # last non-blank line so far was a heading line (an in_heading byte)
         for i in range(n):
             if empty[i]:
                 continue
             if skip_to[i] == 0 and not prev_is_heading and i <= last_content:
-                level = heading_at.get(i)
-                if level is not None:
-                    score[i] = 100 - 10 * level
+                head_level = heading_at.get(i)
+                if head_level is not None:
+                    score[i] = 100 - 10 * head_level
                 elif i > 0 and empty[i - 1]:
                     score[i] = _SCORE_BLANK_BEFORE
                 elif block_start[i]:
@@ -312,7 +313,7 @@ def _spans(layout: _Layout, target: int, overlap: int) -> list[tuple[int, int]]:
         s, floor = nxt, cut
 
 
-def _best_cut(score: list[int], start: int, stop: int) -> int:
+def _best_cut(score: Sequence[int], start: int, stop: int) -> int:
     """Index in [start, stop) with the highest score, latest on ties; -1 if none."""
     best, best_score = -1, _SCORE_NONE
     for i in range(start, stop):
@@ -436,7 +437,7 @@ def _pieces(layout: _Layout, first: int, last: int, target: int) -> list[tuple[i
     size = 0
 
     def loose(seg: tuple[int, str, bool]) -> bool:  # a heading or blank line: never a chunk's end
-        return layout.in_heading[seg[0]] or not seg[1].strip()
+        return bool(layout.in_heading[seg[0]]) or not seg[1].strip()
 
     for seg in segments:
         if group and size + 1 + len(seg[1]) > target:

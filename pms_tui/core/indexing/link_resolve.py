@@ -39,7 +39,7 @@ def name_key(target: str) -> str:
 def file_kind(target: str) -> bool:
     """Whether the target names a file other than a note (an image, a PDF, a canvas)."""
     m = _OTHER_EXT.search(target.strip())
-    return bool(m) and m.group(1).lower() != "md" and any(c.isalpha() for c in m.group(1))
+    return m is not None and m.group(1).lower() != "md" and any(c.isalpha() for c in m.group(1))
 
 
 def _strip_md(path: str) -> str:

@@ -177,7 +177,7 @@ def _too_large(size: str, max_bytes: int) -> SkipFile:
                     f"max_note_mb in config.toml)")
 
 
-def read_note(path: Path, max_bytes: int = MAX_NOTE_BYTES) -> NoteData:
+def read_note(path: str | os.PathLike[str], max_bytes: int = MAX_NOTE_BYTES) -> NoteData:
     """Read a note once, recording the stat of exactly what was read, or SkipFile (also when
     it is larger than ``max_bytes``)."""
     try:

@@ -297,9 +297,9 @@ class Indexer:
                 self._write_document(doc, known)
                 skipped_rows.forget(conn, doc.collection.id, [doc.state.rel])
                 queued.append(len(missing))
-        for doc, missing in zip(docs, queued):
-            self.report.chunks_queued += missing
-            self.report.chunks_reused += len(doc.chunks) - missing
+        for doc, queued_texts in zip(docs, queued):
+            self.report.chunks_queued += queued_texts
+            self.report.chunks_reused += len(doc.chunks) - queued_texts
             (self.report.added if doc.is_new else self.report.modified).append(f"{doc.collection.name}/{doc.state.rel}")
             self.report.chunks_written += len(doc.chunks)
 

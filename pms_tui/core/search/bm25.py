@@ -47,11 +47,16 @@ class Bm25Lane:
         lane = fts.Bm25Query(conn, fts.ColumnWeights(s.title_weight, s.heading_weight, s.body_weight),
                              collection_ids, filters.doc_ids)
 
+        def part_match(part: str) -> str:
+            match = filters.match(part)
+            assert match is not None  # a part is a phrase of the text: never empty
+            return match
+
         def run(part: str) -> list[tuple[int, float]]:
-            return lane.ranked(filters.match(part), depth)
+            return lane.ranked(part_match(part), depth)
 
         def count(part: str, cap: int) -> int:
-            return lane.count(filters.match(part), cap)
+            return lane.count(part_match(part), cap)
 
         try:
             if self.plan and text and not filters.positive:

@@ -214,17 +214,18 @@ class Bm25Planner:
     # -- planning --------------------------------------------------------------------------
     def groups(self, conn, match: str) -> tuple[int, list[_Group]] | None:
         parts = match.split(" OR ")
-        found = [_PHRASE.fullmatch(p) for p in parts]
-        if not all(found):
+        found = {p: _PHRASE.fullmatch(p) for p in parts}
+        phrases = {p: m for p, m in found.items() if m is not None}
+        if len(phrases) < len(found):
             return None
         state = self._state(conn)
         counts: dict[str, int] = {}
         for p in parts:
             counts[p] = counts.get(p, 0) + 1
-        words = {p: _PHRASE.fullmatch(p).group(1).replace('""', '"') for p in counts}
+        words = {p: phrases[p].group(1).replace('""', '"') for p in counts}
         tokens = self._tokens(conn, state, list(words.values()))
         groups = [
-            _Group(p, n, tokens[words[p]], _PHRASE.fullmatch(p).group(2) == "*") for p, n in counts.items()
+            _Group(p, n, tokens[words[p]], phrases[p].group(2) == "*") for p, n in counts.items()
         ]
         terms = {t for g in groups for t in g.tokens}
         prefixes = {g.tokens[-1] for g in groups if g.prefix and len(g.tokens) == 1}

@@ -4,7 +4,7 @@ only the vector lane found."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..results import SNIPPET_CLOSE, SNIPPET_OPEN
@@ -19,7 +19,7 @@ class Fused:
     ranks: dict[str, int]
 
 
-def fuse(lanes: dict[str, Sequence[int]], k: int | dict[str, int],
+def fuse(lanes: Mapping[str, Sequence[int]], k: int | dict[str, int],
          weights: dict[str, float] | None = None) -> list[Fused]:
     """Reciprocal rank fusion of ranked id lists.
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
+from typing import cast
 
 from ..config import Settings
 from ..store import facets
@@ -111,7 +112,7 @@ def measure(sources: Sources, text: str, bm25: list[tuple[int, float]], vector: 
     product); ``known_coverage``: BM25's first passage's coverage, when already measured."""
     if not bm25:
         return Signals(None, None)
-    held = coverage(sources, text, bm25[0][0]) if known_coverage is UNKNOWN else known_coverage
+    held = coverage(sources, text, bm25[0][0]) if known_coverage is UNKNOWN else cast("float | None", known_coverage)
     return Signals(held, gap(sources, bm25[0][0], vector, qvec))
 
 

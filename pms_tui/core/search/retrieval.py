@@ -20,6 +20,7 @@ import threading
 from functools import partial
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..errors import UsageError
@@ -37,6 +38,9 @@ from .fusion import Fused, fuse, mark_words
 from .hits import hit_from_row, preview
 from .query_syntax import Ignored, ParsedQuery, as_text, parse
 from .vector_index import VectorIndex
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 # A filter allowing fewer passages than this share of the index (and at least NARROW_MIN) is
 # answered by scanning its passages' vectors alone (exact); a broader one by the whole scan,
@@ -91,7 +95,7 @@ class Retrieval:
         self._require_vectors = require_vectors
         self._collection_names = collection_names or (lambda: [])
         self.bm25 = Bm25Lane(store, settings)
-        self._pool = None
+        self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
     @property
@@ -173,6 +177,7 @@ class Retrieval:
         if not collection_ids:
             return filters.doc_ids
         docs = facets.document_ids(self.store.conn, facets.NoteFilter(collection_ids=tuple(collection_ids)))
+        assert docs is not None  # collection ids are a condition: never "every note"
         return docs if filters.doc_ids is None else sorted(set(docs) & set(filters.doc_ids))
 
     def _vector_scan(self, qvec, depth: int, collection_ids: list[int] | None,

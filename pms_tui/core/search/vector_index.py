@@ -60,6 +60,7 @@ class VectorIndex:
             generation = vectors_generation(conn)
             if generation == self._generation:
                 return
+            assert self._matrix is not None  # loaded with the ids
             live = vector_rows.live_ids(conn)
             keep = np.isin(self._ids, live, assume_unique=True)
             kept = int(keep.sum())
@@ -114,15 +115,16 @@ class VectorIndex:
         """(the vector ids, sorted; their rows): the mirror as it is now, not copied (an
         evaluation scans it its own way). A later refresh replaces both, never changes them."""
         self.refresh()
-        return self._ids, self._matrix
+        ids, matrix = self._ids, self._matrix
+        assert ids is not None and matrix is not None  # refresh loaded them
+        return ids, matrix
 
     def search(self, query: np.ndarray, k: int, among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` nearest vector ids and their cosine distances, nearest first; only among
         the vector ids ``among`` (sorted) when given (a filter's passages: scans those alone)."""
         import numpy as np
 
-        self.refresh()
-        ids, matrix = self._ids, self._matrix  # one consistent snapshot
+        ids, matrix = self.snapshot()  # one consistent snapshot
         if among is not None:
             at = np.minimum(np.searchsorted(ids, among), max(len(ids) - 1, 0))
             rows = at[ids[at] == among] if len(ids) else at[:0]
@@ -142,8 +144,7 @@ class VectorIndex:
         those rows alone; None when none is in the mirror."""
         import numpy as np
 
-        self.refresh()
-        ids, matrix = self._ids, self._matrix
+        ids, matrix = self.snapshot()
         wanted = np.asarray(vector_ids, dtype=np.int64)
         if not len(ids) or not len(wanted):
             return None
@@ -157,8 +158,7 @@ class VectorIndex:
         """(the nearest of ``vector_ids``, its cosine similarity, its rank among all vectors)."""
         import numpy as np
 
-        self.refresh()
-        ids, matrix = self._ids, self._matrix
+        ids, matrix = self.snapshot()
         if not len(ids) or not len(vector_ids):
             return None
         scores = np.einsum("ij,j->i", matrix, np.ascontiguousarray(query, dtype=np.float32))

@@ -62,8 +62,8 @@ class NoteFilter(NamedTuple):
             for tag in self.not_tags:
                 params += _tag_params(tag)
         if self.paths:
-            either = [_path_sql(p, params) for p in self.paths]
-            conditions.append("(" + " OR ".join(either) + ")")
+            any_path = [_path_sql(p, params) for p in self.paths]
+            conditions.append("(" + " OR ".join(any_path) + ")")
         for prefix in self.not_paths:
             conditions.append(f"NOT {_path_sql(prefix, params)}")
         if self.collections:

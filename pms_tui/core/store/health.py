@@ -51,8 +51,8 @@ def diagnose(conn) -> list[Check]:
     """The health of an open index, one Check per part; a damaged part never raises."""
     checks: list[Check] = []
     try:
-        rows = [r[0] for r in conn.execute("PRAGMA quick_check(5)").fetchall()]
-        checks.append(Check("file", rows == ["ok"], "SQLite quick_check ok" if rows == ["ok"] else "; ".join(rows)))
+        found = [r[0] for r in conn.execute("PRAGMA quick_check(5)").fetchall()]
+        checks.append(Check("file", found == ["ok"], "SQLite quick_check ok" if found == ["ok"] else "; ".join(found)))
     except sqlite3.DatabaseError as exc:
         checks.append(Check("file", False, f"SQLite quick_check failed: {exc}"))
     try:

@@ -9,6 +9,8 @@ No vec0 PARTITION KEY: it costs a whole block per NULL partition and never frees
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import sqlean as sqlite3
 
 from ..errors import StoreError
@@ -95,7 +97,7 @@ assert MIGRATION_TOKENIZE == FTS_TOKENIZE  # schema 5 rebuilds the index with th
 assert TERM_COUNTS_TOKENIZE == FTS_TOKENIZE  # the terms' counts tokenize as the index does
 
 # Each entry upgrades the schema from version i+1 to i+2; append, never edit.
-MIGRATIONS: list[str] = [
+MIGRATIONS: list[str | Callable[..., None]] = [
     # 1 -> 2: the embedding queue. A vector row is written with its text before the model has
     # run (so its chunks are searchable by their words at once); ``pending_text`` is cleared
     # when the vector is stored. Rows of older files are all embedded (NULL).
@@ -165,7 +167,7 @@ def ensure_schema(conn: sqlite3.Connection, progress=None) -> None:
         if version is None:
             for statement in _split_sql(_SCHEMA_V1):
                 conn.execute(statement)
-            version = 1  # a new file is version 1 plus every migration
+            version = "1"  # a new file is version 1 plus every migration
             new_file = True
         else:
             new_file = False

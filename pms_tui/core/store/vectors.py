@@ -107,6 +107,7 @@ def fill(conn, ids: list[int], vectors: np.ndarray, texts: list[str] | None = No
     # The chunks that point at the row are checked at commit, when it is back.
     conn.execute("PRAGMA defer_foreign_keys = ON")
     stored = 0
+    args: tuple[object, ...]
     for vid, vector, text in zip(ids, vectors, texts if texts is not None else [None] * len(ids)):
         if text is None:
             sql, args = "SELECT hash FROM vectors WHERE id = ? AND pending_text IS NOT NULL", (vid,)

@@ -21,6 +21,7 @@ re-entrant in one thread (reindex runs a sync inside its own hold).
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -35,11 +36,10 @@ EMBED_LOCK_FILE = "embed.lock"
 POLL_SECONDS = 0.1
 _WINDOWS_LOCK_OFFSET = 1 << 30  # msvcrt locks are mandatory: lock a byte the pid never uses
 
-try:  # pragma: no cover - platform switch
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None
+if sys.platform == "win32":  # pragma: no cover - Windows (a platform test the type checker follows)
     import msvcrt
+else:
+    import fcntl
 
 
 class WriterBusy(PmsError, RuntimeError):
@@ -56,7 +56,7 @@ class WriterBusy(PmsError, RuntimeError):
 
 def _try_lock(fd: int) -> bool:
     try:
-        if fcntl is not None:
+        if sys.platform != "win32":
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         else:  # pragma: no cover - Windows
             os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)
@@ -67,7 +67,7 @@ def _try_lock(fd: int) -> bool:
 
 
 def _unlock(fd: int) -> None:
-    if fcntl is not None:
+    if sys.platform != "win32":
         fcntl.flock(fd, fcntl.LOCK_UN)
     else:  # pragma: no cover - Windows
         os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)

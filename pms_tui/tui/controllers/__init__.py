@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.css.query import QueryType
     from textual.message import Message
+    from textual.notifications import SeverityLevel
+    from textual.widget import Widget
     from textual.worker import Worker
 
     from pms_tui.core.kb import KnowledgeBase
@@ -58,8 +61,14 @@ class Host(Protocol):
     def focused(self) -> Any: ...
 
     def key(self, binding_id: str) -> str: ...
-    def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
-    def notify(self, message: str, **options: Any) -> None: ...
+    @overload
+    def query_one(self, selector: str) -> Widget: ...
+    @overload
+    def query_one(self, selector: type[QueryType]) -> QueryType: ...
+    @overload
+    def query_one(self, selector: str, expect_type: type[QueryType]) -> QueryType: ...
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...
     def post_message(self, message: Message) -> bool: ...
     def run_worker(self, work: Callable, *, name: str = "", group: str = "default", exclusive: bool = False,
                    exit_on_error: bool = True, thread: bool = False) -> Worker: ...
@@ -86,6 +95,13 @@ def while_running(handler):
         return handler(self, *args, **kwargs)
 
     return guarded
+
+
+def opened(kb: KnowledgeBase | None) -> KnowledgeBase:
+    """``kb`` in code that runs only once the index is open: its caller checked, or it is a
+    worker or a callback started after that check."""
+    assert kb is not None, "the index is not open"
+    return kb
 
 
 def thread_worker(host: Host, name: str, group: str, work: Callable, *args, exclusive: bool = False):

@@ -9,7 +9,7 @@ from pms_tui.core.errors import describe
 
 from ..messages import ClipFailed, ClipFinished
 from ..sample import is_sample_path
-from . import Host, thread_worker, while_running
+from . import Host, opened, thread_worker, while_running
 
 if TYPE_CHECKING:
     from ..dialogs.clip import ClipRequest
@@ -57,7 +57,7 @@ class ClipController:
 
     def _clip(self, request: ClipRequest) -> None:
         try:
-            result = self.host.kb.clip(request.url, request.collection, update=request.update)
+            result = opened(self.host.kb).clip(request.url, request.collection, update=request.update)
         except Exception as exc:  # noqa: BLE001 - ClipError, CollectionError, database errors
             self.host.post_message(ClipFailed(request, describe(exc)))
             return

@@ -8,6 +8,7 @@ the screen through :class:`~pms_tui.tui.controllers.Host`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from pms_tui.core.config import load_state, save_state
@@ -18,11 +19,11 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from pms_tui.core.kb import KnowledgeBase
-    from pms_tui.core.results import SearchResult
+    from pms_tui.core.results import Hit, SearchResult
 
 from ..history import History, fingerprint
 from ..result_rows import SORTS, VIEWS, group
-from . import Host, thread_worker, while_running
+from . import Host, opened, thread_worker, while_running
 
 VIEW_STATE = "results_view"  # remembered in the app state (state.json), like the theme
 READ_SECONDS = 4.0  # a hit highlighted this long counts as read: its query enters the history
@@ -84,7 +85,7 @@ class QueryController:
 
     def _read_facets(self) -> None:
         try:
-            values = self.kb.facet_values()
+            values = opened(self.kb).facet_values()
         except Exception:  # noqa: BLE001 - completion is a convenience
             return
         self._facets = values
@@ -102,7 +103,7 @@ class QueryController:
             return
         self.view = view
         try:
-            save_state(self.kb.home, **{VIEW_STATE: view})
+            save_state(opened(self.kb).home, **{VIEW_STATE: view})
         except Exception:  # noqa: BLE001 - it would only be forgotten next time
             pass
         self.host.status.update_status(view=view)
@@ -138,7 +139,7 @@ class QueryController:
 
     def _compute_evidence(self, result, hit) -> None:
         try:
-            lines = self.kb.evidence(result, hit).lines()
+            lines = opened(self.kb).evidence(result, hit).lines()
         except Exception as exc:  # noqa: BLE001
             lines = [sentence(exc)]
         self.host.app.call_from_thread(self._show_evidence_lines, hit, lines)
@@ -151,7 +152,7 @@ class QueryController:
             self.host.evidence.show_lines(f"Why passage #{self._rank_of(hit)}: {where}", lines)
 
     def _rank_of(self, hit) -> int:
-        hits = self.last_result or []
+        hits: list[Hit] = self.last_result or []
         return next((i for i, h in enumerate(hits, 1) if h.chunk_id == hit.chunk_id), 0)
 
     def explain_note(self) -> None:
@@ -175,12 +176,17 @@ class QueryController:
         from ..dialogs.name import NameDialog
 
         hit = self.host.results.current
-        paths = [one_line(p) for p in self.kb.note_names()]  # a file name is shown: never raw escapes
+        paths = [one_line(p) for p in opened(self.kb).note_names()]  # a file name is shown: never raw escapes
         dialog = NameDialog(f"Where does a note rank for {one_line(query)[:60]!r}? Its path:",
                             _note_of(hit) if hit is not None else "", title="Explain a note",
                             placeholder="folder/note.md", ok="Explain",
                             suggester=SuggestFromList(paths, case_sensitive=False))
-        self.host.app.push_screen(dialog, lambda note: note and self.explain(query, note))
+
+        def explain_chosen(note: str | None) -> None:
+            if note:
+                self.explain(query, note)
+
+        self.host.app.push_screen(dialog, explain_chosen)
 
     def explain(self, query: str, note: str) -> None:
         hit = self.host.results.current
@@ -192,7 +198,7 @@ class QueryController:
     def _explain(self, query: str, note: str) -> None:
         try:
             # as the search it explains ran: the last word still being typed
-            lines = self.kb.explain(query, note, vector=self.host.vector_ready, typing=True).lines()
+            lines = opened(self.kb).explain(query, note, vector=self.host.vector_ready, typing=True).lines()
         except Exception as exc:  # noqa: BLE001
             lines = [sentence(exc)]
         self.host.app.call_from_thread(self._show_explanation, query, note, lines)
@@ -250,11 +256,13 @@ class QueryController:
             return
         from ..dialogs.name import NameDialog
 
+        history = self.history
+
         def saved(name: str | None) -> None:
             if name is None:
                 return
-            hits = self.last_result or []
-            self.history.save(name, query, fingerprint(self._notes_of(hits)))
+            hits: list[Hit] = self.last_result or []
+            history.save(name, query, fingerprint(self._notes_of(hits)))
             self.host.notify(f"Saved the search {name!r}; run it from the command palette.", timeout=4)
 
         self.host.app.push_screen(NameDialog("Save this search as", query[:40]), saved)
@@ -286,7 +294,7 @@ class QueryController:
             return
 
         def run(query: str) -> str:
-            result = self.kb.search(query, k=SAVED_CHECK_K * 3, vector=self.host.vector_ready)
+            result = opened(self.kb).search(query, k=SAVED_CHECK_K * 3, vector=self.host.vector_ready)
             return fingerprint(self._notes_of(result))
 
         changed = self.history.recheck(run)
@@ -312,9 +320,9 @@ class QueryController:
         if self.history is not None:
             for name, item in self.history.saved.items():
                 mark = " (changed)" if item.changed else ""
-                commands.append((f"Saved: {name}{mark}", lambda name=name: self.run_saved(name), item.query))
+                commands.append((f"Saved: {name}{mark}", partial(self.run_saved, name), item.query))
             for query in self.history.recent(HISTORY_PALETTE):
-                commands.append((f"History: {query}", lambda query=query: self.set_query(query), "Search again"))
+                commands.append((f"History: {query}", partial(self.set_query, query), "Search again"))
         return commands
 
 

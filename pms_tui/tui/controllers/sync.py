@@ -22,7 +22,7 @@ from ..messages import (
     WatchModeChanged,
 )
 from ..sample import OFFERED_STATE, SAMPLE_DESCRIPTION, SAMPLE_NAME, sample_dir
-from . import Host, thread_worker, while_running
+from . import Host, opened, thread_worker, while_running
 
 if TYPE_CHECKING:
     from textual.worker import Worker
@@ -87,7 +87,8 @@ class SyncController:
         if not self.sync_running:
             self.host.notify("No sync is running.", timeout=3)
             return
-        self._sync_worker.cancel()
+        if self._sync_worker is not None:
+            self._sync_worker.cancel()
         for worker in self._text_workers:
             worker.cancel()
         self.host.status.update_status(sync="stopping…")
@@ -139,10 +140,11 @@ class SyncController:
 
         try:
             if embed_only:
-                embedded = self.kb.embed_pending(progress=progress, cancel=cancel, on_wait=waiting)
+                embedded = opened(self.kb).embed_pending(progress=progress, cancel=cancel, on_wait=waiting)
                 report = SyncReport(chunks_embedded=embedded, cancelled=cancel.is_set())
             else:
-                report = self.kb.sync(progress=progress, collections=collections, cancel=cancel, on_wait=waiting)
+                report = opened(self.kb).sync(progress=progress, collections=collections, cancel=cancel,
+                                              on_wait=waiting)
         except Exception as exc:  # noqa: BLE001 - busy, mismatch, locked, model: one sentence
             self.host.post_message(SyncFailed(describe(exc)))
             return
@@ -166,7 +168,7 @@ class SyncController:
             self.host.post_message(SyncProgressed(done, total, phase, text_of=label))
 
         try:
-            report = self.kb.sync(progress=progress, collections=collections, cancel=cancel, wait=True)
+            report = opened(self.kb).sync(progress=progress, collections=collections, cancel=cancel, wait=True)
         except Exception as exc:  # noqa: BLE001 - a removed collection, a locked file: one sentence
             self.host.post_message(TextSynced(label, None, describe(exc)))
             return
@@ -181,6 +183,7 @@ class SyncController:
             self.host.notify(message.error, title="Sync failed", severity="error", timeout=10)
             return
         report = message.report
+        assert report is not None  # a text sync without an error has its report
         self.host.refresh_collections()
         self.host.refresh_stats()
         if report.changed:
@@ -289,19 +292,19 @@ class SyncController:
                 self.host.post_message(WatchModeChanged(text))
 
         try:
-            self.kb.watch(get_current_worker().cancelled_event, on_sync=synced, on_mode=mode,
-                          restart=self._watch_restart)
+            opened(self.kb).watch(get_current_worker().cancelled_event, on_sync=synced, on_mode=mode,
+                                  restart=self._watch_restart)
         except Exception as exc:  # noqa: BLE001 - the app goes on without watching
             self.host.post_message(SyncFailed(f"Watching the folders stopped: {describe(exc)}"))
 
     # -- first run: the bundled guide -------------------------------------------------------------
     def sample_offered(self) -> bool:
         """The guide was added once (and maybe removed since): never offer it again."""
-        return bool(load_state(self.kb.home).get(OFFERED_STATE))
+        return bool(load_state(opened(self.kb).home).get(OFFERED_STATE))
 
     def _remember_sample_offered(self) -> None:
         try:
-            save_state(self.kb.home, **{OFFERED_STATE: True})
+            save_state(opened(self.kb).home, **{OFFERED_STATE: True})
         except Exception:  # noqa: BLE001 - it would only be offered again next time
             pass
 
@@ -344,7 +347,7 @@ class SyncController:
 
     def _add_collection(self, request: AddCollectionRequest) -> None:
         try:
-            collection = self.kb.collections.create(request.path, name=request.name)
+            collection = opened(self.kb).collections.create(request.path, name=request.name)
         except Exception as exc:  # noqa: BLE001 - CollectionError and database errors alike
             self.host.post_message(CollectionRefused(request, describe(exc)))
             return

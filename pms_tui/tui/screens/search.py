@@ -24,7 +24,7 @@ from pms_tui.core.errors import describe
 from pms_tui.core.results import MODES
 
 from ..commands import ScreenCommands
-from ..controllers import while_running
+from ..controllers import opened, while_running
 from ..controllers.clip import ClipController
 from ..controllers.links import LinksController
 from ..controllers.notes import NoteController
@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 class SearchScreen(SearchRuns, Screen[None]):
     """``SearchScreen(kb, keymap=...)``; ``kb`` is None when the index could not be opened."""
 
-    BINDINGS = SEARCH_BINDINGS
+    BINDINGS = [*SEARCH_BINDINGS]  # a list of Textual's wider BindingType
     COMMANDS = {ScreenCommands}
 
     def __init__(self, kb: KnowledgeBase | None, *, keymap: Mapping[str, str] | None = None, show_timings: bool = True,
@@ -184,7 +184,7 @@ class SearchScreen(SearchRuns, Screen[None]):
     def load_model(self) -> None:
         started = time.perf_counter()
         try:
-            self.kb.load_model(serve_queries=True)  # one-shot `pms-tui search`es of this home ask it
+            opened(self.kb).load_model(serve_queries=True)  # one-shot `pms-tui search`es of this home ask it
         except Exception as exc:  # noqa: BLE001 - EmbeddingModelError and whatever onnx raises
             self.post_message(ModelFailed(describe(exc)))
             return

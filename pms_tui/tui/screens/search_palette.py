@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from pms_tui.core.results import MODES
 
 from ..commands import Command
@@ -31,11 +33,11 @@ def palette_commands(screen) -> list[Command]:
     commands += screen.queries.palette_commands()
     for mode in MODES:
         mark = " (current)" if screen.mode == mode else ""
-        commands.append((f"Mode: {mode}{mark}", lambda mode=mode: screen.set_mode(mode), MODE_HELP[mode]))
+        commands.append((f"Mode: {mode}{mark}", partial(screen.set_mode, mode), MODE_HELP[mode]))
     commands.append(("Filter: all collections", lambda: screen.set_collection_filter(None),
                      "Search every collection"))
     for name in screen.collection_names:
-        commands.append((f"Filter: {name}", lambda name=name: screen.set_collection_filter(name),
+        commands.append((f"Filter: {name}", partial(screen.set_collection_filter, name),
                          f"Search only the collection {name!r}"))
     if not screen.has_sample_collection:
         commands.append(("Add the bundled user guide", screen.action_add_sample,

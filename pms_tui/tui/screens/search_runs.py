@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.timer import Timer
@@ -19,14 +20,48 @@ from textual.worker import get_current_worker
 from pms_tui.core.errors import describe
 from pms_tui.core.kb import SearchStopped
 
-from ..controllers import while_running
+from ..controllers import opened, while_running
 from ..messages import SearchCompleted
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from pms_tui.core.kb import KnowledgeBase
+
+    from ..controllers.query import QueryController
+    from ..widgets.query_bits import FilterChips
+    from ..widgets.results import ResultsList
+    from ..widgets.search_bar import SearchBar
+    from ..widgets.status import StatusLine
+
+    _ScreenPart = Screen[None]  # for the type checker: the screen this is a part of
+else:
+    _ScreenPart = object
 
 RESULT_COUNT = 30
 
 
-class SearchRuns:
+class SearchRuns(_ScreenPart):
     """The screen's searches: requested, debounced, run in a thread, stopped when replaced, shown."""
+
+    if TYPE_CHECKING:  # what SearchScreen sets and defines, for the type checker
+        kb: KnowledgeBase | None
+        mode: str
+        collection_filter: str | None
+        collection_names: list[str]
+        queries: QueryController
+
+        @property
+        def search_bar(self) -> SearchBar: ...
+        @property
+        def results(self) -> ResultsList: ...
+        @property
+        def status(self) -> StatusLine: ...
+        @property
+        def chips(self) -> FilterChips: ...
+        @property
+        def vector_ready(self) -> bool: ...
+        def key(self, binding_id: str) -> str: ...
 
     def init_search_runs(self) -> None:
         self.search_generation = 0
@@ -75,13 +110,15 @@ class SearchRuns:
         def replaced() -> bool:  # a newer query was typed (or this worker was cancelled)
             return generation != self.search_generation or worker.is_cancelled
 
+        lanes: list[str]
+        notes: list[str]
         try:
             if recent:
-                hits, lanes, notes = self.kb.recent(limit=RESULT_COUNT, collections=collections), [], []
+                hits, lanes, notes = opened(self.kb).recent(limit=RESULT_COUNT, collections=collections), [], []
             else:
-                result = self.kb.search(query, k=self.queries.results_count(RESULT_COUNT), mode=mode,
-                                        collections=collections, vector=vector, stop=replaced,
-                                        typing=True)
+                result = opened(self.kb).search(query, k=self.queries.results_count(RESULT_COUNT), mode=mode,
+                                                collections=collections, vector=vector, stop=replaced,
+                                                typing=True)
                 hits, lanes, notes = result.hits, result.lanes, result.notes
             error = None
         except SearchStopped:

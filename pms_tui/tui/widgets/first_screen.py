@@ -76,9 +76,9 @@ class _Layout:
             return 0, (0 if in_list else 1), self._list(node, width, bullets)
         if kind == "blockquote":
             # (a marked quote's border and background are the mark's: see stack)
-            inner = self.stack(node.children, width - 2 - (not marked), False, in_list, bullets)
+            quoted = self.stack(node.children, width - 2 - (not marked), False, in_list, bullets)
             rows = [Content.assemble(" ", row.extend_right(max(0, width - 2 - (not marked) - row.cell_length)), " ")
-                    for row in inner]
+                    for row in quoted]
             if not marked:
                 rows = [Content.styled("▌", _QUOTE_BORDER) + row.stylize_before(_QUOTE_STYLE) for row in rows]
             return 1, 1, rows

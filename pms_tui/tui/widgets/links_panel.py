@@ -102,8 +102,8 @@ class LinksPanel(Vertical):
             options.append(Option(label, id=option_id if target else None, disabled=target is None))
 
         header(f"Outline ({len(content.outline)})")
-        for text, level, line in content.outline:
-            entry(Content("  " * (level - 1) + one_line(text)), PanelEntry("", "", line))
+        for text, level, heading_line in content.outline:
+            entry(Content("  " * (level - 1) + one_line(text)), PanelEntry("", "", heading_line))
         header(f"Links ({len(content.links)})")
         for text, target, status in content.links:
             if target is None:

@@ -105,7 +105,9 @@ class NoteMarkdown(Markdown, can_focus_children=False):
         if self._first_screen is not None:
             yield self._first_screen
 
-    def _on_mount(self, event: Mount) -> None:
+    # Textual's Markdown makes Widget's _on_mount a coroutine: no override can match both
+    # declarations; Textual dispatches either kind alike.
+    def _on_mount(self, event: Mount) -> None:  # type: ignore[override]
         if self._first_screen is not None:  # not Textual's Markdown's: no update with "" (a thread, a lock)
             event.prevent_default()
 

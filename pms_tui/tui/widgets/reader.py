@@ -20,6 +20,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Static
 from textual.widgets.markdown import MarkdownBlock
 
@@ -118,6 +119,7 @@ class Reader(Vertical):
 
     whole_note: reactive[bool] = reactive(False, init=False)
     first_screens = True  # a whole note's first screen is painted as one widget, its blocks mounted after
+    _collection_held: Timer | None  # see _hold_collection
 
     def __init__(self, *, empty_text: str = "", decorate: Callable[[Hit, str, int], str] | None = None,
                  **kwargs) -> None:

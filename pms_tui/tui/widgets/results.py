@@ -88,7 +88,7 @@ def hit_row(hit: Hit, width: int, recent: bool, more: int = 0, extra: bool = Fal
 class ResultsList(OptionList):
     """Ranked hits; the highlighted one is announced so the reader can follow."""
 
-    BINDINGS = RESULTS_BINDINGS
+    BINDINGS = [*RESULTS_BINDINGS]  # a list of Textual's wider BindingType
 
     DEFAULT_CSS = """
     ResultsList {
