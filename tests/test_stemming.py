@@ -191,3 +191,16 @@ def test_an_index_from_schema_10_is_upgraded_with_progress(tmp_path):
         assert vocab.get("\ue000losch") == 1
     total = before["chunks"]
     assert seen[0][:2] == (0, total) and seen[-1][:2] == (total, total)
+
+
+def test_typing_the_word_finds_the_note_as_it_grows(world_kb):
+    for typed in ("lösch", "lösche", "löschen"):
+        hits = world_kb.search(typed, k=3, mode="bm25", typing=True).hits
+        assert [h.relpath for h in hits][:1] == ["de/dateien.md"], typed
+
+
+def test_the_evidence_names_the_word_found_by_another_inflection(world_kb):
+    result = world_kb.search("comprimir archivos", k=1, mode="bm25")
+    evidence = world_kb.retrieval.evidence(result, result.hits[0])
+    assert result.hits[0].relpath == "es/archivos.md"
+    assert "comprimir" in evidence.matched["body"] and evidence.missing == []

@@ -29,8 +29,8 @@ def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
     matched = facets.column_matches(conn, hit.chunk_id, expressions) if expressions else {}
     found = {w for ws in matched.values() for w in ws}
     languages = retrieval.bm25.languages()
-    stemmed = {w: " OR ".join(fts_quote(t) for t in language.query_stems(w, languages))
-               for w in expressions if w not in found and w != typing}
+    stemmed = {w: " OR ".join(fts_quote(t) + ("*" if w == typing else "") for t in language.query_stems(w, languages))
+               for w in expressions if w not in found}
     stemmed = {w: e for w, e in stemmed.items() if e}
     if stemmed:  # found by another inflection: the stems (of title, heading and body) count as body
         held = facets.column_matches(conn, hit.chunk_id, stemmed, columns=("stems",))["stems"]

@@ -60,13 +60,14 @@ def cjk_parts(word: str) -> list[str]:
 
 def word_expression(word: str, prefix: bool = False, stem_languages: Sequence[str] = ()) -> str:
     """One word as an FTS5 expression: ``"word"`` (``"word"*`` as a prefix); a word holding
-    CJK as the OR of :func:`cjk_parts`, in parentheses when there are several; a whole word
-    OR-ed with its stems in ``stem_languages``."""
+    CJK as the OR of :func:`cjk_parts`, in parentheses when there are several; a word OR-ed
+    with its stems in ``stem_languages`` (prefixes too, for a prefix)."""
     if not cjk.has_cjk(word):
-        stems = [] if prefix else language.query_stems(word, stem_languages)
+        star = "*" if prefix else ""
+        stems = language.query_stems(word, stem_languages)
         if stems:
-            return "(" + " OR ".join(_quote(t) for t in [word, *stems]) + ")"
-        return _quote(word) + ("*" if prefix else "")
+            return "(" + " OR ".join(_quote(t) + star for t in [word, *stems]) + ")"
+        return _quote(word) + star
     parts = cjk_parts(word)
     return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
 
@@ -77,8 +78,8 @@ def build_match(text: str, *, prefix: bool = True, max_terms: int = MAX_TERMS,
 
     Repeated words are kept (a word said twice matters more), but the expression is capped at
     ``max_terms`` words so a pasted page cannot make a query that scores for seconds. A word
-    holding CJK adds its character pairs (:func:`cjk_parts`), within the same cap. Each whole
-    word then adds its stems in ``stem_languages`` (the languages of the index's notes other
+    holding CJK adds its character pairs (:func:`cjk_parts`), within the same cap. Each word
+    (its stems as prefixes for the word being typed) then adds its stems in ``stem_languages`` (the languages of the index's notes other
     than English, store.language), as many again at most: with none, the expression is the
     porter one alone.
     """
@@ -92,6 +93,8 @@ def build_match(text: str, *, prefix: bool = True, max_terms: int = MAX_TERMS,
             parts += cjk_parts(t)
         elif prefix and i == len(terms) - 1 and prefix_word(text, terms) is not None:
             parts.append(f"{_quote(t)}*")
+            # while typed, its stems are prefixes too (the stem of "lösc" starts "losch")
+            stems += [f"{_quote(s)}*" for s in language.query_stems(t, stem_languages)]
         else:
             parts.append(_quote(t))
             stems += [_quote(s) for s in language.query_stems(t, stem_languages)]
