@@ -204,3 +204,45 @@ def test_the_evidence_names_the_word_found_by_another_inflection(world_kb):
     evidence = world_kb.retrieval.evidence(result, result.hits[0])
     assert result.hits[0].relpath == "es/archivos.md"
     assert "comprimir" in evidence.matched["body"] and evidence.missing == []
+
+
+def test_a_query_is_stemmed_in_the_languages_its_function_words_name(world_kb):
+    from pms_tui.core.store.language import MARK
+
+    lane = world_kb.retrieval.bm25
+    assert sorted(lane.languages("löschen")) == ["de", "es", "fr", "it", "nl", "pt"]  # says nothing: all
+    assert lane.languages("die Datei löschen") == ["de"]
+    assert lane.languages("comprimir los archivos") == ["es"]
+    assert lane.languages("copy the file to another folder") == []  # English: the porter words alone
+    match = lane.build_match("verify the signature of a tag", prefix=False)
+    assert MARK not in match
+    assert f'"{MARK}losch"' in lane.build_match("die Datei löschen", prefix=False)
+
+
+def test_an_english_sentence_ranks_a_german_page_quoting_its_words_as_before(tmp_path):
+    """A German page quoting English words in code must not gain on an English note by them:
+    an English sentence is ranked by its porter words alone, as before."""
+    write(tmp_path / "notes", "de/git.md", """
+        # git
+
+        - Überprüfe die Signatur eines Tags, wenn sie mit dem Schlüssel erstellt wurde:
+
+        `git tag --verify signature {{tag}}`
+        """)
+    write(tmp_path / "notes", "en/tags.md", """
+        # Verify a signature
+
+        Check the tag before you trust the release, and keep the key safe.
+        """)
+    for i, topic in enumerate(["bread baking", "river fishing", "mountain hiking", "garden roses"]):
+        write(tmp_path / "notes", f"en/other{i}.md", f"# {topic}\n\nNotes about {topic} and the plans for next week.\n")
+    kb = text_only_kb(tmp_path / "home", tmp_path / "notes")
+    try:
+        hits = kb.search("verify the signature of a tag", k=2, mode="bm25").hits
+        expected = [r[0] for r in kb.store.conn.execute(
+            "SELECT d.path FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id "
+            "WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, 2, 1.5, 1, 1, 1)",
+            ('"verify" OR "signature" OR "tag"',))]
+        assert [h.relpath for h in hits] == expected == ["en/tags.md", "de/git.md"]
+    finally:
+        kb.close()

@@ -68,15 +68,15 @@ class Bm25Lane:
                 return []
             raise
 
-    def languages(self) -> list[str]:
-        """The languages, other than English, of the notes in the index: a query word also
-        looks for its stems in these (store.language)."""
-        return language.present(self.store.conn)
+    def languages(self, text: str) -> list[str]:
+        """The languages the words of ``text`` are stemmed in: of the index's notes not in
+        English, those the query may be in (store.language.query_languages)."""
+        return language.query_languages(fts_query.words(text), language.present(self.store.conn))
 
     def build_match(self, text: str, prefix: bool = True) -> str | None:
         """The OR-query this lane runs for ``text`` (query.build_match, with the stems of its
-        words in the languages of the index's notes)."""
-        return fts_query.build_match(text, prefix=prefix, stem_languages=self.languages())
+        words in the languages it may be in, among those of the index's notes)."""
+        return fts_query.build_match(text, prefix=prefix, stem_languages=self.languages(text))
 
     def as_ranked(self, match: str) -> str:
         """The OR-query this lane ranks ``match`` by (a long text: its strongest phrases)."""

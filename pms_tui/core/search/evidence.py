@@ -28,7 +28,7 @@ def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
     expressions = {w: fts_quote(w) + ("*" if w == typing else "") for w in words if not cjk.has_cjk(w)}
     matched = facets.column_matches(conn, hit.chunk_id, expressions) if expressions else {}
     found = {w for ws in matched.values() for w in ws}
-    languages = retrieval.bm25.languages()
+    languages = retrieval.bm25.languages(parsed.text)
     stemmed = {w: " OR ".join(fts_quote(t) + ("*" if w == typing else "") for t in language.query_stems(w, languages))
                for w in expressions if w not in found}
     stemmed = {w: e for w, e in stemmed.items() if e}
@@ -95,7 +95,7 @@ def explain_note(retrieval, parsed: ParsedQuery, collection_id: int, relpath: st
         bm25_line = _line(retrieval, best)
     missing = []
     if chunk_ids:
-        languages = retrieval.bm25.languages()
+        languages = retrieval.bm25.languages(parsed.text)
         for w in words:
             if not facets.any_match(conn, fts_query.word_expression(w, stem_languages=languages), chunk_ids):
                 missing.append(w)

@@ -191,6 +191,27 @@ def query_stems(word: str, languages: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(stem(word, lang) for lang in languages if lang in ALGORITHMS))
 
 
+def query_languages(words: Sequence[str], present: Sequence[str]) -> list[str]:
+    """Which of the index's languages (``present``) a query's words are stemmed in. A query
+    whose function words say which language it is in gets that language's stems only, and
+    none when it is English ("verify the signature of a tag": its words would otherwise also
+    match, a second time, every German or French page quoting them in code); a query with no
+    function word (``löschen``, ``gpg signature``) gets the stems of every language present."""
+    if not present:
+        return []
+    counts = dict.fromkeys(STOPWORDS, 0)
+    for word in words:
+        for lang, stopwords in STOPWORDS.items():
+            if word in stopwords:
+                counts[lang] += 1
+    most = max(counts.values())
+    if most == 0:
+        return list(present)
+    if counts[ENGLISH] == most:
+        return []
+    return [lang for lang in present if counts.get(lang, 0) == most]
+
+
 def present(conn) -> list[str]:
     """The languages of the notes the index holds, other than English (a seek per language,
     on ``documents_by_lang``); [] on an index without the column (before its upgrade)."""
