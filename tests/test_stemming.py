@@ -246,3 +246,12 @@ def test_an_english_sentence_ranks_a_german_page_quoting_its_words_as_before(tmp
         assert [h.relpath for h in hits] == expected == ["en/tags.md", "de/git.md"]
     finally:
         kb.close()
+
+
+def test_bm25_holds_a_word_it_found_by_another_inflection(world_kb):
+    """Query-aware fusion's coverage counts the phrases BM25 ran, the stems among them."""
+    from pms_tui.core.search import lane_trust
+
+    hit = world_kb.search("löschen", k=1, mode="bm25").hits[0]
+    assert hit.relpath == "de/dateien.md"
+    assert lane_trust.coverage(world_kb.retrieval.signal_sources(), "löschen", hit.chunk_id) > 0
