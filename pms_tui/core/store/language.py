@@ -199,17 +199,19 @@ def query_languages(words: Sequence[str], present: Sequence[str]) -> list[str]:
     function word (``löschen``, ``gpg signature``) gets the stems of every language present."""
     if not present:
         return []
-    counts = dict.fromkeys(STOPWORDS, 0)
+    # English and the languages present only: "ser" is a Portuguese function word and a
+    # Spanish verb, and says nothing in an index holding no Portuguese note
+    counts = {lang: 0 for lang in (ENGLISH, *present) if lang in STOPWORDS}
     for word in words:
-        for lang, stopwords in STOPWORDS.items():
-            if word in stopwords:
+        for lang in counts:
+            if word in STOPWORDS[lang]:
                 counts[lang] += 1
     most = max(counts.values())
     if most == 0:
         return list(present)
     if counts[ENGLISH] == most:
         return []
-    return [lang for lang in present if counts.get(lang, 0) == most]
+    return [lang for lang in present if counts.get(lang) == most]
 
 
 def present(conn) -> list[str]:
