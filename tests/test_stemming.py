@@ -134,10 +134,11 @@ def test_frontmatter_lang_overrides_detection(tmp_path):
     write(tmp_path / "notes", "tagged-en.md", "---\nlang: en\n---\n# Notiz\n\n" + text)
     write(tmp_path / "notes", "tagged-es.md", "---\nlanguage: es-MX\n---\n# Nota\n\nComprime el archivo.\n")
     write(tmp_path / "notes", "detected.md", "# Notiz\n\n" + text)
+    write(tmp_path / "notes", "tagged-ja.md", "---\nlang: ja\n---\n# Notiz\n\n" + text)  # declared, not stemmed
     kb = text_only_kb(tmp_path / "home", tmp_path / "notes")
     try:
         langs = dict(kb.store.conn.execute("SELECT path, lang FROM documents"))
-        assert langs == {"tagged-en.md": "", "tagged-es.md": "es", "detected.md": "de"}
+        assert langs == {"tagged-en.md": "", "tagged-es.md": "es", "detected.md": "de", "tagged-ja.md": ""}
         assert relpaths(kb, "löschen") == ["detected.md"]  # the note marked English is not stemmed
         assert relpaths(kb, "comprimir") == ["tagged-es.md"]  # three words, said Spanish by its frontmatter
     finally:

@@ -11,8 +11,9 @@ other inflections of the word in those notes. An English note keeps an empty col
 path is the porter one, as before), and an index holding no such note gets no stem in its
 queries, so English results do not move.
 
-**How a note's language is chosen.** Its frontmatter's ``lang:`` or ``language:`` first (an
-ISO code such as ``de``, ``pt-BR``, or a name, ``German``, ``Deutsch``; ``en`` keeps it English);
+**How a note's language is chosen.** Its frontmatter's ``lang:`` or ``language:`` first (a
+language tag such as ``de``, ``pt-BR``, or a name, ``German``, ``Deutsch``; ``en`` keeps it
+English, and so does a language Snowball does not stem, ``ja``);
 otherwise a cheap detector over its text: the most frequent function words of each language
 (:data:`STOPWORDS`) are counted, and the language with the most wins when it has at least
 :data:`MIN_HITS` of them, more than any other language and more than twice the English ones.
@@ -111,17 +112,19 @@ def _stemmer(lang: str) -> Stemmer.Stemmer:
     return found
 
 
+_TAG = re.compile(r"[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*")  # a BCP 47 / POSIX language tag
+
+
 def language_code(value: object) -> str | None:
-    """The language a frontmatter value names: a code of :data:`ALGORITHMS`, ``"en"``, or None
-    when it names none of them (``de``, ``de-AT``, ``pt_BR``, ``German``, ``Deutsch``)."""
+    """The language a frontmatter value names, as its code (``de``, ``de-AT``, ``pt_BR``,
+    ``German``, ``Deutsch`` -> ``de``; ``ja`` -> ``ja``), or None when it names none."""
     if not isinstance(value, str):
         return None
     text = value.strip().lower()
     if text in _NAMES:
         return _NAMES[text]
-    code = re.split(r"[-_]", text, maxsplit=1)[0]
-    if code == ENGLISH or code in ALGORITHMS:
-        return code
+    if _TAG.fullmatch(text):  # a language tag: its language, stemmed or not (``ja``: not)
+        return re.split(r"[-_]", text, maxsplit=1)[0]
     return None
 
 
@@ -163,7 +166,7 @@ def note_language(frontmatter: Mapping[str, object] | None, texts: Iterable[str]
             break
     if found is None:
         found = detect(texts)
-    return found if found in ALGORITHMS else ""
+    return found if found in ALGORITHMS else ""  # English, or a language Snowball does not stem
 
 
 def stem(word: str, lang: str) -> str:
