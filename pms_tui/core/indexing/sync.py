@@ -30,6 +30,7 @@ from ..store import collections as collection_rows
 from ..store import documents as document_rows
 from ..store import facets as facet_rows
 from ..store import fts
+from ..store import language
 from ..store import links as link_rows
 from ..store import skipped as skipped_rows
 from ..store import vectors as vector_rows
@@ -305,16 +306,17 @@ class Indexer:
 
     def _write_document(self, doc: PreparedDoc, vector_ids: dict[str, int]) -> None:
         """One note's row and chunks; runs inside the caller's transaction."""
+        lang = language.note_language(doc.frontmatter, (c.text for c in doc.chunks))
         values = document_rows.DocumentValues(
             doc.title, doc.sha256, doc.state.size, doc.state.mtime_ns,
-            json.dumps(doc.frontmatter, ensure_ascii=False, default=str), time.time(),
+            json.dumps(doc.frontmatter, ensure_ascii=False, default=str), time.time(), lang,
         )
         doc_id = document_rows.upsert(self.conn, doc.collection.id, doc.state.rel, values)
         chunk_rows.insert(self.conn, doc_id, (
             chunk_rows.NewChunk(c.seq, c.start_line, c.end_line, doc.title, " > ".join(c.heading_path),
                                 c.text, vector_ids[h])
             for c, h in zip(doc.chunks, doc.hashes)
-        ))
+        ), lang)
         facet_rows.write(self.conn, doc_id, doc.tags, doc.note_date)
         if doc.links is not None:
             self._write_links(self.conn, doc_id, doc.collection.id, doc.state.rel, doc.links)

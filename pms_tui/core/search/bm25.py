@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from ..config import Settings
 from ..results import SNIPPET_CLOSE, SNIPPET_OPEN
-from ..store import OperationalError, Store, cjk, fts
+from ..store import OperationalError, Store, cjk, fts, language
 from ..store.chunks import HitRow
 from . import query as fts_query
 from .bm25_planner import Bm25Planner
@@ -32,7 +32,7 @@ class Bm25Lane:
         expression runs as written (they make it selective); otherwise the planner ranks the
         words' OR-query and every run it makes is narrowed the same way.
         """
-        text = fts_query.build_match(query) if query.strip() else None
+        text = self.build_match(query) if query.strip() else None
         if depth <= 0:
             return []
         filters = filters or Plan()
@@ -67,6 +67,16 @@ class Bm25Lane:
             if "fts5" in str(exc) or "syntax" in str(exc):
                 return []
             raise
+
+    def languages(self, text: str) -> list[str]:
+        """The languages the words of ``text`` are stemmed in: of the index's notes not in
+        English, those the query may be in (store.language.query_languages)."""
+        return language.query_languages(fts_query.words(text), language.present(self.store.conn))
+
+    def build_match(self, text: str, prefix: bool = True) -> str | None:
+        """The OR-query this lane runs for ``text`` (query.build_match, with the stems of its
+        words in the languages it may be in, among those of the index's notes)."""
+        return fts_query.build_match(text, prefix=prefix, stem_languages=self.languages(text))
 
     def as_ranked(self, match: str) -> str:
         """The OR-query this lane ranks ``match`` by (a long text: its strongest phrases)."""

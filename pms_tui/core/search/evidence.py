@@ -8,7 +8,7 @@ search: each costs a few small FTS5 lookups and, for a note, one scan of the vec
 from __future__ import annotations
 
 from ..results import Evidence, Hit, NoteExplanation, SearchResult
-from ..store import cjk, facets
+from ..store import cjk, facets, language
 from . import query as fts_query
 from .filters import fts_quote, plan
 from .query_syntax import ParsedQuery
@@ -27,6 +27,15 @@ def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
     typing = fts_query.prefix_word(parsed.match_text)  # a prefix in the search, so here too
     expressions = {w: fts_quote(w) + ("*" if w == typing else "") for w in words if not cjk.has_cjk(w)}
     matched = facets.column_matches(conn, hit.chunk_id, expressions) if expressions else {}
+    found = {w for ws in matched.values() for w in ws}
+    languages = retrieval.bm25.languages(parsed.text)
+    stemmed = {w: " OR ".join(fts_quote(t) + ("*" if w == typing else "") for t in language.query_stems(w, languages))
+               for w in expressions if w not in found}
+    stemmed = {w: e for w, e in stemmed.items() if e}
+    if stemmed:  # found by another inflection: the stems (of title, heading and body) count as body
+        held = facets.column_matches(conn, hit.chunk_id, stemmed, columns=("stems",))["stems"]
+        if held:
+            matched.setdefault("body", []).extend(held)
     for column, ws in _cjk_matches(hit, [w for w in words if cjk.has_cjk(w)]).items():
         matched.setdefault(column, []).extend(ws)
     found = {w for ws in matched.values() for w in ws}
@@ -77,7 +86,7 @@ def explain_note(retrieval, parsed: ParsedQuery, collection_id: int, relpath: st
     failed = _failed_filters(retrieval, fplan, parsed, chunk_ids)
     words = query_words(parsed)
     bm25_rank = bm25_line = None
-    text_match = fts_query.build_match(parsed.text, prefix=False) if parsed.has_text else None
+    text_match = retrieval.bm25.build_match(parsed.text, prefix=False) if parsed.has_text else None
     if text_match and not fplan.positive:  # ranked as the lane ranks it (a long text: its strongest phrases)
         text_match = retrieval.bm25.as_ranked(text_match)
     expression = fplan.match(text_match)
@@ -86,8 +95,9 @@ def explain_note(retrieval, parsed: ParsedQuery, collection_id: int, relpath: st
         bm25_line = _line(retrieval, best)
     missing = []
     if chunk_ids:
+        languages = retrieval.bm25.languages(parsed.text)
         for w in words:
-            if not facets.any_match(conn, fts_query.word_expression(w), chunk_ids):
+            if not facets.any_match(conn, fts_query.word_expression(w, stem_languages=languages), chunk_ids):
                 missing.append(w)
     vector_rank = similarity = vector_line = None
     if vector and parsed.has_text and chunks and retrieval.embedder.ready and not retrieval.vectors_mismatch():

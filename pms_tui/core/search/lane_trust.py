@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from ..config import Settings
-from ..store import facets
+from ..store import facets, language
 from . import query as fts_query
 from .bm25_planner import Bm25Planner, idf
 from .vector_index import VectorIndex
@@ -125,10 +125,11 @@ def coverage(sources: Sources, text: str, chunk_id: int) -> float | None:
 def coverages(sources: Sources, text: str, chunk_ids: list[int]) -> dict[int, float] | None:
     """:func:`coverage` of each of ``chunk_ids`` (one FTS5 lookup per phrase for them all);
     None when the query has no phrase BM25 can run."""
-    match = fts_query.build_match(text)
+    conn = sources.conn
+    languages = language.query_languages(fts_query.words(text), language.present(conn))
+    match = fts_query.build_match(text, stem_languages=languages)  # as the BM25 lane builds it
     if match is None:
         return None
-    conn = sources.conn
     planned = sources.planner.groups(conn, match)
     if planned is None:
         return None

@@ -4,14 +4,17 @@ User text never reaches MATCH raw: it is split into words, every word is quoted 
 ``AND``, ``NEAR``, ``*``, ``:``, ``^``, ``-`` and quotes are just text), stopwords are
 dropped unless nothing else is left, and the words are OR-ed, since FTS5's implicit AND
 returns nothing for a natural question. The last word also matches as a prefix while it
-is still being typed (the query does not end in a space or punctuation).
+is still being typed (the query does not end in a space or punctuation). When the index
+holds notes in other languages (store.language), each whole word also looks for its Snowball
+stems in those languages, which only their notes' ``stems`` column holds.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from ..store import cjk
+from ..store import cjk, language
 
 # A compact English stopword list (the words that make up most of a question's tokens but
 # carry no topic). Kept short on purpose: "not", "no" and numbers stay searchable.
@@ -55,34 +58,47 @@ def cjk_parts(word: str) -> list[str]:
     return parts + [_quote(p) for p in phrases if p.count(" ") < MAX_PHRASE_PAIRS]
 
 
-def word_expression(word: str, prefix: bool = False) -> str:
+def word_expression(word: str, prefix: bool = False, stem_languages: Sequence[str] = ()) -> str:
     """One word as an FTS5 expression: ``"word"`` (``"word"*`` as a prefix); a word holding
-    CJK as the OR of :func:`cjk_parts`, in parentheses when there are several."""
+    CJK as the OR of :func:`cjk_parts`, in parentheses when there are several; a word OR-ed
+    with its stems in ``stem_languages`` (prefixes too, for a prefix)."""
     if not cjk.has_cjk(word):
-        return _quote(word) + ("*" if prefix else "")
+        star = "*" if prefix else ""
+        stems = language.query_stems(word, stem_languages)
+        if stems:
+            return "(" + " OR ".join(_quote(t) + star for t in [word, *stems]) + ")"
+        return _quote(word) + star
     parts = cjk_parts(word)
     return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
 
 
-def build_match(text: str, *, prefix: bool = True, max_terms: int = MAX_TERMS) -> str | None:
+def build_match(text: str, *, prefix: bool = True, max_terms: int = MAX_TERMS,
+                stem_languages: Sequence[str] = ()) -> str | None:
     """An FTS5 MATCH string for ``text``, or None when it holds no searchable word.
 
     Repeated words are kept (a word said twice matters more), but the expression is capped at
     ``max_terms`` words so a pasted page cannot make a query that scores for seconds. A word
-    holding CJK adds its character pairs (:func:`cjk_parts`), within the same cap.
+    holding CJK adds its character pairs (:func:`cjk_parts`), within the same cap. Each word
+    (its stems as prefixes for the word being typed) then adds its stems in ``stem_languages`` (the languages of the index's notes other
+    than English, store.language), as many again at most: with none, the expression is the
+    porter one alone.
     """
     terms = content_words(text)[:max_terms]
     if not terms:
         return None
     parts = []
+    stems: list[str] = []
     for i, t in enumerate(terms):
         if cjk.has_cjk(t):
             parts += cjk_parts(t)
         elif prefix and i == len(terms) - 1 and prefix_word(text, terms) is not None:
             parts.append(f"{_quote(t)}*")
+            # while typed, its stems are prefixes too (the stem of "lösc" starts "losch")
+            stems += [f"{_quote(s)}*" for s in language.query_stems(t, stem_languages)]
         else:
             parts.append(_quote(t))
-    return " OR ".join(parts[:max_terms]) or None
+            stems += [_quote(s) for s in language.query_stems(t, stem_languages)]
+    return " OR ".join(parts[:max_terms] + stems[:max_terms]) or None
 
 
 def prefix_word(text: str, terms: list[str] | None = None) -> str | None:

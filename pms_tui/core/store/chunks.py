@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from . import language
 from .cjk import index_text
 
 HIT_COLUMNS = "c.id, c.start_line, c.end_line, c.title, c.heading, c.body, d.path, col.name, col.path, d.mtime_ns"
@@ -86,12 +87,14 @@ def of_document(conn, collection_id: int, path: str) -> list[HitRow]:
     return [HitRow(*r) for r in rows]
 
 
-def insert(conn, document_id: int, chunks: Iterable[NewChunk]) -> None:
-    """Write a note's chunks; each gets its ``cjk`` column (the CJK pairs, see store.cjk)."""
+def insert(conn, document_id: int, chunks: Iterable[NewChunk], lang: str = "") -> None:
+    """Write a note's chunks; each gets its ``cjk`` column (the CJK pairs, see store.cjk) and,
+    for a note in ``lang`` (not English), its ``stems`` column (see store.language)."""
     conn.executemany(
-        "INSERT INTO chunks(document_id, seq, start_line, end_line, title, heading, body, vector_id, cjk) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(document_id, *c, index_text(c.title, c.heading, c.body)) for c in chunks],
+        "INSERT INTO chunks(document_id, seq, start_line, end_line, title, heading, body, vector_id, cjk, stems) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(document_id, *c, index_text(c.title, c.heading, c.body), language.index_text(lang, c.title, c.heading, c.body))
+         for c in chunks],
     )
 
 

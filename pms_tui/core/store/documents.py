@@ -24,6 +24,7 @@ class DocumentValues(NamedTuple):
     mtime_ns: int
     frontmatter: str  # JSON
     indexed_at: float
+    lang: str = ""  # its language when not English (store.language.note_language)
 
 
 def stats_of_collection(conn, collection_id: int) -> dict[str, DocumentStat]:
@@ -80,12 +81,12 @@ def upsert(conn, collection_id: int, path: str, values: DocumentValues) -> int:
         conn.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
         conn.execute(
             "UPDATE documents SET title = ?, sha256 = ?, size = ?, mtime_ns = ?, frontmatter = ?, "
-            "indexed_at = ? WHERE id = ?",
+            "indexed_at = ?, lang = ? WHERE id = ?",
             (*values, doc_id),
         )
         return doc_id
     return conn.execute(
         "INSERT INTO documents(collection_id, path, title, sha256, size, mtime_ns, frontmatter, "
-        "indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "indexed_at, lang) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (collection_id, path, *values),
     ).lastrowid

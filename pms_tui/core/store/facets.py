@@ -224,10 +224,11 @@ def browse(conn, note: NoteFilter, limit: int, exclude: str | None = None) -> li
     return [HitRow(*r) for r in conn.execute(sql, params)]
 
 
-def column_matches(conn, chunk_id: int, expressions: dict[str, str]) -> dict[str, list[str]]:
+def column_matches(conn, chunk_id: int, expressions: dict[str, str],
+                   columns: tuple[str, ...] = ("title", "heading", "body")) -> dict[str, list[str]]:
     """{column: [keys of ``expressions`` (FTS5 expressions) that match that column of the
-    chunk]} for title, heading and body."""
-    found: dict[str, list[str]] = {"title": [], "heading": [], "body": []}
+    chunk]} for these columns (title, heading and body unless told)."""
+    found: dict[str, list[str]] = {column: [] for column in columns}
     for key, expression in expressions.items():
         for column in found:
             row = conn.execute(

@@ -52,9 +52,10 @@ class Bm25Query:
     def __init__(self, conn, weights: ColumnWeights, collection_ids: Sequence[int] | None = None,
                  document_ids: Sequence[int] | None = None):
         self.conn = conn
-        # the fourth column, cjk (store.cjk), is body text too: it weighs as the body
+        # the fourth column, cjk (store.cjk), and the fifth, stems (store.language), are body
+        # text too: they weigh as the body
         self.score = (f"bm25(chunks_fts, {float(weights.title)}, {float(weights.heading)}, "
-                      f"{float(weights.body)}, {float(weights.body)})")
+                      f"{float(weights.body)}, {float(weights.body)}, {float(weights.body)})")
         where = ""
         self.params: list = []
         self.ranges: list[tuple[int, int]] | None = None

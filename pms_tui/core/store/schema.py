@@ -22,10 +22,12 @@ from .migrate_anchors import migrate_anchors
 from .migrate_cjk import TOKENIZE as MIGRATION_TOKENIZE
 from .migrate_cjk import migrate_cjk
 from .migrate_hashes import migrate_hashes
+from .migrate_stems import TOKENIZE as STEMS_TOKENIZE
+from .migrate_stems import migrate_stems
 from .term_counts import TOKENIZE as TERM_COUNTS_TOKENIZE
 from .term_counts import migrate_term_counts
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -95,6 +97,7 @@ END;
 assert f"tokenize='{FTS_TOKENIZE}'" in _SCHEMA_V1
 assert MIGRATION_TOKENIZE == FTS_TOKENIZE  # schema 5 rebuilds the index with the same tokenizer
 assert TERM_COUNTS_TOKENIZE == FTS_TOKENIZE  # the terms' counts tokenize as the index does
+assert STEMS_TOKENIZE == FTS_TOKENIZE  # schema 11 rebuilds the index with the same tokenizer
 
 # Each entry upgrades the schema from version i+1 to i+2; append, never edit.
 MIGRATIONS: list[str | Callable[..., None]] = [
@@ -145,6 +148,11 @@ MIGRATIONS: list[str | Callable[..., None]] = [
     # 9 -> 10: the document frequency of each full-text term, kept beside the index by the
     # chunk triggers, so the BM25 planner need not read doclists to count rows (store.term_counts)
     migrate_term_counts,
+    # 10 -> 11: each note's language (``documents.lang``) and a fifth full-text column,
+    # ``stems``: the Snowball stems of the notes not in English (store.language), so a German
+    # or Spanish word finds its other inflections. Filled from the chunks; the full-text index
+    # and its term counts are rebuilt with progress (store.migrate_stems).
+    migrate_stems,
 ]
 
 
