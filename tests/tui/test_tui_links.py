@@ -138,7 +138,7 @@ def test_outline_and_heading_links_scroll_to_their_line(vault_home):
 
 
 def test_code_spans_of_a_line():
-    from pms_tui.tui.controllers.links import code_spans
+    from pms_tui.core.indexing.links import code_spans
 
     line = "a `[[x]]` b ``c ` [[y]]`` d ```open [[z]]"
     spans = code_spans(line)
