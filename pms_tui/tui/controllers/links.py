@@ -110,6 +110,8 @@ class LinksController:
             shown = link.label or (link.target + (f" › {link.anchor}" if link.anchor else "")) or link.anchor
         shown = shown.strip().replace("[", "(").replace("]", ")")
         if link.embed:
+            if link.status == "file":  # an image: named, in italics (not struck: it is there)
+                return f"[*⧉ {shown}*]({NOWHERE_SCHEME}{quote(refusal(link), safe='')})"
             if not link.resolved:
                 shown = f"⧉ {shown}"
             else:
