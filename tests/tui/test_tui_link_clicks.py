@@ -154,3 +154,96 @@ def test_links_inside_a_table_and_nested_headings_are_followed(home: Path):
             await settle(app, pilot)
             assert screen.reader.hit.relpath == "Alpha.md"
     run(scenario())
+
+
+def _long_note() -> str:
+    words = "the reader keeps its place while the screen around it changes size and shape"
+    parts = [f"## Part {i}\n\n" + " ".join([f"Paragraph {i}: {words}."] * 6) + "\n" for i in range(30)]
+    return "# Long\n\nIntro.\n\n" + "\n".join(parts)
+
+
+def test_resizes_and_the_panel_keep_the_readers_place(tmp_path: Path):
+    folder = tmp_path / "vault"
+    write_note(folder, "Long.md", _long_note())
+    write_note(folder, "Other.md", "# Other\n\nSee [[Long#Part 14]].\n")
+    lines = (folder / "Long.md").read_text().split("\n")
+    part = lines.index("## Part 14") + 1
+    home = tmp_path / "home"
+    from pms_tui.core.kb import KnowledgeBase
+
+    with KnowledgeBase(home=home) as kb:
+        kb.collections.create(folder, name="v")
+        kb.sync(embed=False)
+
+    async def scenario():
+        app = make_app(home, load_model=False)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(app, pilot)
+            screen = app.search_screen
+            reader = screen.reader
+            scroll = screen.query_one("#reader-scroll")
+            screen.links.open(PanelEntry("v", "Long.md", part))
+            await settle(app, pilot)
+
+            def top_line() -> int | None:
+                place = reader._top_place(scroll)
+                return place[0] if place else None
+
+            def passage_in_view() -> bool:
+                view = scroll.content_region
+                return any(view.overlaps(b.region) for b in reader._blocks_marked())
+
+            assert reader.hit.start_line <= part <= reader.hit.end_line
+            assert top_line() == part and passage_in_view() and scroll.scroll_y > 0
+            steps = [("f6", None), (None, (80, 24)), (None, (220, 60)), ("f6", None), (None, (100, 30)),
+                     ("f6", None), ("f6", None)]
+            for key, size in steps:
+                if key:
+                    await pilot.press(key)
+                else:
+                    await pilot.resize_terminal(*size)
+                await settle(app, pilot)
+                await pilot.pause(0.05)
+                assert top_line() == part, (key, size, top_line())
+                assert passage_in_view() and f"Long.md:{reader.hit.start_line}-" in str(
+                    screen.query_one("#breadcrumb").render())
+            # scrolled by hand, the new place is the one kept
+            scroll.scroll_relative(y=20, animate=False)
+            await settle(app, pilot)
+            kept = reader._top_place(scroll)
+            assert kept is not None and kept[0] > part
+            await pilot.resize_terminal(160, 40)
+            await settle(app, pilot)
+            await pilot.pause(0.05)
+            assert top_line() == kept[0]
+    run(scenario())
+
+
+def test_at_80_columns_the_panel_takes_the_results_place_and_rows_keep_their_ranks(home: Path):
+    from pms_tui.tui.widgets.results import hit_row
+
+    async def scenario():
+        app = make_app(home, load_model=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            screen = app.search_screen
+            for ch in "alpha":
+                await pilot.press(ch)
+            await settle(app, pilot)
+            reader, results, panel = screen.reader, screen.results, screen.query_one("#links")
+            assert results.display and reader.size.width >= 30
+            await pilot.press("f6")
+            await settle(app, pilot)
+            assert panel.display and panel.size.width > 20
+            assert not results.display and reader.size.width >= 40  # the reader stays, beside the panel
+            assert reader.region.right <= panel.region.x and panel.region.right <= 80
+            footer = screen.query_one("Footer")
+            assert footer.region.width == 80
+            await pilot.press("f6")
+            await settle(app, pilot)
+            assert results.display and not panel.display
+            hit = results.current
+            for width in (20, 30, 36, 60):  # a row never wraps its first line
+                first = hit_row(hit, width, False).split("\n")[0]
+                assert first.cell_length <= width, (width, first.plain)
+    run(scenario())

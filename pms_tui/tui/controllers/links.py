@@ -143,7 +143,8 @@ class LinksController:
             self.title = hit.title
             if self.panel.has_class("-shown"):
                 self.fill_panel(hit)
-        self.panel.show_trail(self.history.trail(), self.history.can_go_back, self.history.can_go_forward)
+        self.panel.show_trail(self.history.trail(), self.history.can_go_back, self.history.can_go_forward,
+                              self.title if self.note is not None else "")
 
     def show_result(self, hit: Hit | None, query: str | None) -> None:
         """Show the results' highlighted ``hit`` in the reader, unless the results were only
@@ -257,6 +258,7 @@ class LinksController:
         """Show or hide the panel; True when it is shown now."""
         shown = not self.panel.has_class("-shown")
         self.panel.set_class(shown, "-shown")
+        self.host.query_one("#panes").set_class(shown, "-links-shown")
         if shown:
             self.fill_panel(self.reader.hit)
         return shown
@@ -301,7 +303,8 @@ class LinksController:
             related_note=why,
         )
         self.panel.show(content)
-        self.panel.show_trail(self.history.trail(), self.history.can_go_back, self.history.can_go_forward)
+        self.panel.show_trail(self.history.trail(), self.history.can_go_back, self.history.can_go_forward,
+                              self.title if self.note is not None else "")
 
 
 def _shown(link: Link) -> str:

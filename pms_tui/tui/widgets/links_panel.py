@@ -80,10 +80,11 @@ class LinksPanel(Vertical):
     def option_list(self) -> OptionList:
         return self.query_one("#links-list", OptionList)
 
-    def show_trail(self, trail: str, back: bool, forward: bool) -> None:
+    def show_trail(self, trail: str, back: bool, forward: bool, here: str = "") -> None:
+        """The way taken by following links; before any, the note the panel is about (``here``)."""
         arrows = ("◀ back" if back else "") + ("  " if back and forward else "") + ("forward ▶" if forward else "")
         self.query_one("#links-trail", Static).update(Content.assemble(
-            (one_line(trail) or "—", "$text"), ("\n" + arrows if arrows else "", "$text-muted italic")))
+            (one_line(trail) or one_line(here), "$text"), ("\n" + arrows if arrows else "", "$text-muted italic")))
 
     def show(self, content: PanelContent) -> None:
         self.content = content
