@@ -247,3 +247,22 @@ def test_at_80_columns_the_panel_takes_the_results_place_and_rows_keep_their_ran
                 first = hit_row(hit, width, False).split("\n")[0]
                 assert first.cell_length <= width, (width, first.plain)
     run(scenario())
+
+
+def test_the_panel_names_the_notes_links_lead_to(home: Path):
+    async def scenario():
+        app = make_app(home, load_model=False)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await settle(app, pilot)
+            screen = app.search_screen
+            screen.links.open(PanelEntry("v", "Home.md", 1), record=False)
+            await settle(app, pilot)
+            await pilot.press("f6")
+            await settle(app, pilot)
+            panel = screen.query_one("#links")
+            assert str(panel.query_one("#links-trail").render()).strip() == "Home"  # before any link is followed
+            shown = [text for text, _, _ in panel.content.links]
+            assert "Alpha" in shown and "to alpha" not in shown  # [to alpha](Alpha.md): the note, not the label
+            assert "Alpha › Goals" not in shown and "the alpha" not in shown
+            assert "Gamma › Deep" in shown and "⧉ Beta › Plan" in shown and "Nowhere" in shown
+    run(scenario())
