@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from urllib.parse import quote, unquote
 
-from pms_tui.core.safe_text import one_line
-
 from pms_tui.core.errors import PmsError, describe
-from pms_tui.core.kb import read_note, split_frontmatter
+from pms_tui.core.kb import KnowledgeBase, read_note, split_frontmatter
 from pms_tui.core.markdown import headings
 from pms_tui.core.results import Hit, Link
+from pms_tui.core.safe_text import one_line
 
 from ..reading_history import Place, ReadingHistory
 from . import Host
@@ -59,7 +59,7 @@ class LinksController:
         self._results_key: tuple[int | None, str | None] | None = None  # the results' last highlighted passage, query
 
     @property
-    def kb(self):
+    def kb(self) -> KnowledgeBase | None:
         return self.host.kb
 
     @property
@@ -114,7 +114,7 @@ class LinksController:
                 return f"[*⧉ {shown}*]({NOWHERE_SCHEME}{quote(refusal(link), safe='')})"
             if not link.resolved:
                 shown = f"⧉ {shown}"
-            else:
+            elif self.kb is not None:
                 passage = self.kb.passage(link, 300).replace("[", "(").replace("]", ")").replace("`", "'")
                 return f"[⧉ {shown}]({LINK_SCHEME}{self._ref(link)}) *“{passage}”*"
         if not link.resolved:
@@ -213,6 +213,8 @@ class LinksController:
         self._follow_started = time.perf_counter()
         if not entry.path and self.note is not None:
             entry = PanelEntry(self.note[0], self.note[1], entry.line)
+        if self.kb is None:
+            return
         try:
             chunks = self.kb.chunks_of(entry.collection, entry.path)
         except PmsError as exc:
@@ -292,7 +294,7 @@ class LinksController:
             title=hit.title,
             trail=self.history.trail(),
             outline=outline,
-            links=[(_shown(link), PanelEntry(link.collection, link.target_path, link.target_line or 1)
+            links=[(_shown(link), PanelEntry(link.collection, link.target_path or "", link.target_line or 1)
                     if link.resolved else None, link.status) for link in links],
             backlinks=[(b.source_title or b.source, b.text.strip(), PanelEntry(b.collection, b.source, b.line))
                        for b in backlinks],
@@ -321,5 +323,5 @@ def _shown(link: Link) -> str:
 
 def _note_text(hit: Hit) -> tuple[str, int]:
     """The note's body (frontmatter left out) and the file line before its first line."""
-    _, body, offset = split_frontmatter(read_note(hit.path).text)
+    _, body, offset = split_frontmatter(read_note(Path(hit.path)).text)
     return body, offset

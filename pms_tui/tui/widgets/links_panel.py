@@ -112,12 +112,12 @@ class LinksPanel(Vertical):
             else:
                 entry(Content("→ " + one_line(text)), target)
         header(f"Backlinks ({len(content.backlinks)})")
-        for name, line, target in content.backlinks:
-            entry(Content.assemble(("← " + one_line(name), "bold"), ("\n   " + one_line(line)[:120], "$text-muted")),
+        for name, linking, target in content.backlinks:
+            entry(Content.assemble(("← " + one_line(name), "bold"), ("\n   " + one_line(linking)[:120], "$text-muted")),
                   target)
         header(f"Unlinked mentions ({len(content.mentions)})")
-        for name, line, target in content.mentions:
-            entry(Content.assemble((one_line(name), ""), ("\n   " + one_line(line)[:120], "$text-muted")), target)
+        for name, naming, target in content.mentions:
+            entry(Content.assemble((one_line(name), ""), ("\n   " + one_line(naming)[:120], "$text-muted")), target)
         header(f"Related ({len(content.related)})")
         if content.related_note:
             options.append(Option(Content.styled(content.related_note, "$text-muted italic"), disabled=True))
