@@ -107,7 +107,8 @@ class LinksController:
         if link.embed and link.status == "file":  # an image or other file: its name (a label is its size)
             shown = link.target.rsplit("/", 1)[-1]
         else:
-            shown = link.label or (link.target + (f" › {link.anchor}" if link.anchor else "")) or link.anchor
+            shown = link.label or (f"{link.target} › {link.anchor}" if link.target and link.anchor
+                                   else link.target or link.anchor)
         shown = shown.strip().replace("[", "(").replace("]", ")")
         if link.embed:
             if link.status == "file":  # an image: named, in italics (not struck: it is there)
