@@ -92,7 +92,7 @@ CASES = [
     ("Gamma.md#deep", ("Gamma.md", 7), ""),
     ("pms-nowhere:No%20note%20named%20Nowhere", None, "No note named Nowhere in this collection."),
     ("missing.md", None, "No note named missing.md in this collection."),
-    ("https://example.com", None, "Web links open outside pms-tui: https://example.com/page is copied"),
+    ("https://example.com", None, "https://example.com/page opens outside pms-tui: its address is copied"),
     ("pms-note:v%2FHome.md%3A", ("Home.md", file_line("Home.md", "## Local")), ""),  # [[#Local]]
     ("#local", ("Home.md", file_line("Home.md", "## Local")), ""),
     ("pms-note:v%2Fsub%2FBeta.md%3A3", ("sub/Beta.md", 3), ""),  # the embed ![[Beta#Plan]]

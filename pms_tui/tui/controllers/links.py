@@ -8,10 +8,9 @@ screen only through :class:`Host` (the reader, the links panel, notifications).
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, urlsplit
 
 from pms_tui.core.errors import PmsError, describe
 from pms_tui.core.kb import KnowledgeBase, read_note, split_frontmatter
@@ -26,7 +25,6 @@ from ..widgets.reader import Reader
 
 LINK_SCHEME = "pms-note:"  # what a followable link in the reader points to
 NOWHERE_SCHEME = "pms-nowhere:"  # a link the index could not resolve: clicking it says why
-_WEB = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def refusal(link: Link) -> str:
@@ -194,10 +192,10 @@ class LinksController:
     def _follow_markdown_link(self, href: str) -> None:
         """A Markdown link of the note (``[text](other%20note.md#part)``), as the index resolved
         it; a web link or a link to another kind of file is refused with a sentence."""
-        if _WEB.match(href) or href.startswith("//"):
+        if urlsplit(href).scheme or href.startswith("//"):  # the web, mail, another app
             shown = one_line(href)[:200]
             self.host.app.copy_to_clipboard(href)
-            self._refuse(f"Web links open outside pms-tui: {shown} is copied to the clipboard.")
+            self._refuse(f"{shown} opens outside pms-tui: its address is copied to the clipboard.")
             return
         links = [link for found in self.links_by_line.values() for link in found]
         link = self.kb.link_of_href(href, links) if self.kb is not None else None
