@@ -14,7 +14,6 @@ import gc
 import os
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -35,9 +34,6 @@ from ..passage import bounded
 from .first_screen import FirstScreen
 from .first_screen import parse as parse_first_screen
 from .note_markdown import NoteMarkdown
-
-if TYPE_CHECKING:
-    from textual.timer import Timer
 
 PLAN_HERE_BYTES = 16_000  # a note this small is read and split into pieces on the UI thread
 # Python's full garbage collection (100 ms over the app's objects at load 1) is held back from a
@@ -154,7 +150,7 @@ class Reader(Vertical):
         self._incomplete: str | None = None
         self._incomplete_target: int | None = None
         self.complete_painted_at: float | None = None  # when a note's blocks were last painted (benchmark)
-        self._collection_held: Timer | None = None  # the timer that ends holding back garbage collection
+        self._collection_held = None  # the timer that ends holding back garbage collection
         # where the reader is, kept across a change of its size (a resize, a panel shown or
         # hidden re-wraps the text: the same scroll offset would show another part of the
         # note): (the file line of the block at the top, the part of it scrolled past),
