@@ -203,3 +203,33 @@ def test_an_embedded_block_shows_its_text_not_its_id(kb, tmp_path):
     quote = kb.passage(links["^quote"])
     assert "The quoted advice." in quote and "^quote" not in quote  # the block above its own-line id
     assert kb.passage(links["^blk1"]) == "The plan."
+
+
+def test_where_a_line_writes_its_links_as_the_index_reads_them(graph_kb, vault):
+    """What a front end shows in place of each wikilink: the engine's reading of the line,
+    matched to the note's links (no pattern of the front end's own)."""
+    from pms_tui.core.indexing.links import code_spans, wikilinks_of_line
+
+    lines = (vault / "Home.md").read_text().split("\n")
+    links = graph_kb.links("v/Home.md")
+    on = {n: [x for x in links if x.line == n] for n in range(1, len(lines) + 1)}
+    line = next(i for i, text in enumerate(lines, 1) if "[[project alpha#Goals]]" in text)
+    written = graph_kb.links_written(lines[line - 1], on[line])
+    assert [lines[line - 1][a:b] for a, b, _ in written] == ["[[project alpha#Goals]]", "[[Beta#^blk1]]",
+                                                             "![[Beta#Plan]]"]
+    assert [x.target_line for _, _, x in written] == [3, 8, 6]
+    code = next(i for i, text in enumerate(lines, 1) if "Not a link" in text)
+    assert graph_kb.links_written(lines[code - 1], links) == []  # inline code
+    # a table's escaped bar and a nested heading, read as the index reads them
+    assert [(x.target, x.anchor, x.label) for _, _, x in wikilinks_of_line(
+        "| [[Basic syntax\\|Markdown syntax]] | [[Help#Questions#Report bugs]] |")] == [
+        ("Basic syntax", "", "Markdown syntax"), ("Help", "Report bugs", "")]
+    line = "a `[[x]]` b ``c ` [[y]]`` d ```open [[z]]"
+    assert [line[a:b] for a, b in code_spans(line)] == ["`[[x]]`", "``c ` [[y]]``"]
+    # a Markdown link's destination, and a link within the note
+    md = graph_kb.link_of_href("projects/Beta.md#plan", links)
+    assert md is not None and md.syntax == "md" and md.target_path == "projects/Beta.md"
+    assert graph_kb.link_of_href("https://example.org/x.md", links) is None
+    assert graph_kb.anchor_line("v/Home.md", "welcome") == 4
+    assert graph_kb.anchor_line("projects/Beta.md", "%5Eblk1") == 8
+    assert graph_kb.anchor_line("v/Home.md", "no-such-heading") is None

@@ -9,8 +9,11 @@ dataclasses from ``results`` (``Link``, ``Mention``, ``RelatedNote``), each with
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .errors import UsageError
 from .indexing.collections import Collection
+from .indexing.links import anchor_key, markdown_anchor, markdown_target, wikilinks_of_line
 from .results import Link, Mention, RelatedNote
 from .search import graph
 from .store import links as link_rows
@@ -67,6 +70,39 @@ class GraphMixin:
         collection = self.collections.get(link.collection)
         return graph.passage(self.store.conn, collection.id, link.target_path, link.target_line or 1,
                              link.anchor.startswith("^"), max_chars)
+
+    @staticmethod
+    def links_written(text: str, links: Sequence[Link]) -> list[tuple[int, int, Link]]:
+        """Where ``text`` (one line of a note, as the file has it) writes each of ``links``
+        (the note's links on that line, from ``links()``): (start, end, link) for every
+        wikilink outside inline code that is one of them, read as the index reads it."""
+        out: list[tuple[int, int, Link]] = []
+        for start, end, raw in wikilinks_of_line(text):
+            link = next((x for x in links if x.syntax == "wiki" and x.embed == raw.embed
+                         and (x.target, x.anchor) == (raw.target, raw.anchor)), None)
+            if link is not None:
+                out.append((start, end, link))
+        return out
+
+    @staticmethod
+    def link_of_href(href: str, links: Sequence[Link]) -> Link | None:
+        """Which of a note's ``links`` a Markdown link's destination ``href`` is (None: not a
+        link to a note, as a web link, or not one the index holds)."""
+        target = markdown_target(href)
+        if target is None:
+            return None
+        same = [x for x in links if x.syntax == "md" and x.target == target[0]]
+        return next((x for x in same if x.anchor == target[1]), same[0] if same else None)
+
+    def anchor_line(self, note: str, fragment: str) -> int | None:
+        """The line of ``note`` that a link within it leads to (``[x](#a-heading)``, ``#^block``:
+        ``fragment`` is what follows the ``#``); None when the note has no such heading or block."""
+        doc_id, _, _ = self.resolve_note(note)
+        anchor = markdown_anchor(fragment)
+        if not anchor:
+            return None
+        key = anchor.lower() if anchor.startswith("^") else anchor_key(anchor)
+        return link_rows.anchor_line(self.store.conn, doc_id, key)
 
     def link_counts(self) -> dict[str, dict[str, int]]:
         """{collection: {status: links}} (statuses: ``results.LINK_STATUSES``)."""

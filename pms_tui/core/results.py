@@ -369,6 +369,7 @@ class Link:
     target_title: str | None = None
     target_line: int | None = None  # the line of its heading or block (1: the top, or the anchor is gone)
     text: str = ""  # the source's line holding the link (backlinks)
+    syntax: str = "wiki"  # "wiki" (``[[Note]]``) or "md" (``[text](note.md)``)
 
     @property
     def resolved(self) -> bool:

@@ -137,14 +137,6 @@ def test_outline_and_heading_links_scroll_to_their_line(vault_home):
     run(scenario())
 
 
-def test_code_spans_of_a_line():
-    from pms_tui.tui.controllers.links import code_spans
-
-    line = "a `[[x]]` b ``c ` [[y]]`` d ```open [[z]]"
-    spans = code_spans(line)
-    assert [line[a:b] for a, b in spans] == ["`[[x]]`", "``c ` [[y]]``"]  # an unclosed run is text
-
-
 def test_wikilink_in_inline_code_beside_a_real_link_stays_code(tmp_path: Path):
     from pms_tui.tui.widgets.links_panel import PanelEntry
 

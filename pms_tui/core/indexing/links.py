@@ -44,6 +44,7 @@ _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]{1,64})\s*$")
 _MD_LINK = re.compile(r"\]\(\s*<?[^()\s>]*\.md(?:[#)\s>]|$)", re.IGNORECASE | re.MULTILINE)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _CODE = "\x00"  # stands for inline code in the text searched for wikilinks
+_TICKS = re.compile(r"`+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +207,44 @@ def _link_text(children, at: int) -> str:
     return "".join(out)
 
 
+def code_spans(line: str) -> list[tuple[int, int]]:
+    """The inline code spans of one line, as (start, end) offsets: a run of backticks closed by
+    the next run of the same length (CommonMark); an unclosed run is literal text."""
+    spans: list[tuple[int, int]] = []
+    runs = list(_TICKS.finditer(line))
+    i = 0
+    while i < len(runs):
+        opening = runs[i]
+        close = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == len(opening.group())), None)
+        if close is None:
+            i += 1
+            continue
+        spans.append((opening.start(), runs[close].end()))
+        i = close + 1
+    return spans
+
+
+def wikilinks_of_line(text: str, line: int = 1) -> list[tuple[int, int, RawLink]]:
+    """The wikilinks written in one line of a note as the file has it (inline code left out),
+    each as (start, end, link) with the link read as ``extract`` reads it: what a front end
+    shows in place of each of the note's links."""
+    if "[[" not in text:
+        return []
+    spans = code_spans(text) if "`" in text else []
+    out: list[tuple[int, int, RawLink]] = []
+    for m in _WIKI.finditer(text):
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        link = _wiki(m.group(2), bool(m.group(1)), line)
+        if link is not None:
+            out.append((m.start(), m.end(), link))
+    return out
+
+
 def _wiki(inner: str, embed: bool, line: int) -> RawLink | None:
-    target, _, label = inner.partition("|")
+    # in a table Obsidian escapes the alias' bar (``[[Note\|alias]]``); Markdown's inline
+    # parser drops the backslash, a line read from the file still has it
+    target, _, label = inner.replace("\\|", "|").partition("|")
     target, _, anchor = target.partition("#")
     target = target.strip().replace("\\", "/")
     anchor = anchor.strip()
@@ -223,19 +260,33 @@ def _wiki(inner: str, embed: bool, line: int) -> RawLink | None:
 def _add_markdown(found: NoteLinks, href: str, label: str, line: int, embed: bool) -> None:
     """A Markdown link to a relative Markdown file (anything with a scheme, ``mailto:``
     or no ``.md`` is a web or file link, not part of the graph)."""
-    href = href.strip()
-    if not href or _SCHEME.match(href) or href.startswith("//"):
-        return
-    path, _, anchor = href.partition("#")
-    path = unquote(path).replace("\\", "/")
-    if not path.lower().endswith(".md"):
-        return  # a web or file link, or one within the note (``#part``): not a link between notes
-    if len(path) > MAX_TARGET_CHARS:
+    target = markdown_target(href)
+    if target is None:
         return
     if len(found.links) >= MAX_LINKS:
         found.dropped += 1
         return
-    anchor = unquote(anchor).strip()
+    path, anchor = target
+    found.links.append(RawLink(line, embed, "md", path, anchor, label.strip()[:MAX_TARGET_CHARS]))
+
+
+def markdown_target(href: str) -> tuple[str, str] | None:
+    """(path, anchor) of a Markdown link's destination when it names a relative Markdown file;
+    None for anything else: a web or file link, or one within the note (``#part``)."""
+    href = href.strip()
+    if not href or _SCHEME.match(href) or href.startswith("//"):
+        return None
+    path, _, anchor = href.partition("#")
+    path = unquote(path).replace("\\", "/")
+    if not path.lower().endswith(".md") or len(path) > MAX_TARGET_CHARS:
+        return None
+    return path, markdown_anchor(anchor)
+
+
+def markdown_anchor(fragment: str) -> str:
+    """The heading (or ``^block``) a Markdown link's ``#fragment`` names: URL-decoded, and
+    ``a-heading`` read as ``a heading``."""
+    anchor = unquote(fragment).strip()
     if anchor and not anchor.startswith("^"):
         anchor = anchor.replace("-", " ") if " " not in anchor and "-" in anchor else anchor
-    found.links.append(RawLink(line, embed, "md", path, anchor[:MAX_TARGET_CHARS], label.strip()[:MAX_TARGET_CHARS]))
+    return anchor[:MAX_TARGET_CHARS]

@@ -42,7 +42,7 @@ def _link(row: link_rows.LinkRow, conn, text: str = "") -> Link:
             key = row.anchor.lower() if row.anchor.startswith("^") else anchor_key(row.anchor)
             line = link_rows.anchor_line(conn, row.target_id, key) or 1
     return Link(row.collection, row.source_path, row.source_title, row.line, row.target, row.anchor, row.label,
-                bool(row.embed), row.status, row.target_path, row.target_title, line, text)
+                bool(row.embed), row.status, row.target_path, row.target_title, line, text, row.syntax)
 
 
 def links_of(conn, document_id: int) -> list[Link]:

@@ -8,14 +8,15 @@ screen only through :class:`Host` (the reader, the links panel, notifications).
 
 from __future__ import annotations
 
-import re
 import time
-from urllib.parse import quote, unquote
+from pathlib import Path
+from urllib.parse import quote, unquote, urlsplit
 
 from pms_tui.core.errors import PmsError, describe
-from pms_tui.core.kb import read_note, split_frontmatter
+from pms_tui.core.kb import KnowledgeBase, read_note, split_frontmatter
 from pms_tui.core.markdown import headings
 from pms_tui.core.results import Hit, Link
+from pms_tui.core.safe_text import one_line
 
 from ..reading_history import Place, ReadingHistory
 from . import Host
@@ -23,29 +24,23 @@ from ..widgets.links_panel import LinksPanel, PanelContent, PanelEntry
 from ..widgets.reader import Reader
 
 LINK_SCHEME = "pms-note:"  # what a followable link in the reader points to
-_WIKI = re.compile(r"(!?)\[\[([^\[\]\n]{0,800}?)\]\]")
-_TICKS = re.compile(r"`+")
+NOWHERE_SCHEME = "pms-nowhere:"  # a link the index could not resolve: clicking it says why
 
 
-def code_spans(line: str) -> list[tuple[int, int]]:
-    """The inline code spans of one line, as (start, end) offsets: a run of backticks closed by
-    the next run of the same length (CommonMark); an unclosed run is literal text."""
-    spans: list[tuple[int, int]] = []
-    runs = list(_TICKS.finditer(line))
-    i = 0
-    while i < len(runs):
-        opening = runs[i]
-        close = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == len(opening.group())), None)
-        if close is None:
-            i += 1
-            continue
-        spans.append((opening.start(), runs[close].end()))
-        i = close + 1
-    return spans
-
-
-def _inner(link: Link) -> tuple[str, str]:
-    return link.target.strip().lower(), link.anchor.strip().lower()
+def refusal(link: Link) -> str:
+    """One sentence on why ``link`` cannot be followed (its status is not "resolved")."""
+    name = link.target or link.anchor
+    if link.status == "file":
+        return f"{name} is a file, not a note: it is not shown here."
+    if link.status == "ambiguous":
+        return f"{name} names more than one note; write its folder in the link to choose one."
+    if link.status == "outside":
+        return f"{name} is outside the collection's folder."
+    if link.status == "pending":
+        return f"{name} is not resolved yet; sync the collection."
+    if not link.target:
+        return f"This note has no heading or block {link.anchor}."
+    return f"No note named {name} in this collection."
 
 
 class LinksController:
@@ -62,7 +57,7 @@ class LinksController:
         self._results_key: tuple[int | None, str | None] | None = None  # the results' last highlighted passage, query
 
     @property
-    def kb(self):
+    def kb(self) -> KnowledgeBase | None:
         return self.host.kb
 
     @property
@@ -90,37 +85,39 @@ class LinksController:
     # -- the reader ------------------------------------------------------------------------------
     def decorate(self, hit: Hit, text: str, first_line: int) -> str:
         """The reader's Markdown with the note's wikilinks made followable: a live link
-        becomes a Markdown link to ``pms-note:N``, a dangling one is struck through, an embed
-        is followed by its passage on the same line (so line numbers stay)."""
+        becomes a Markdown link to ``pms-note:N``, a dangling one is struck through (a click
+        says why it leads nowhere), an embed is followed by its passage on the same line (so
+        line numbers stay). The engine says where each link is written and where it leads."""
         self.note_shown(hit)
         if self.kb is None or "[[" not in text:
             return text
         lines = text.split("\n")
         for i, line in enumerate(lines):
             found = self.links_by_line.get(first_line + i)
-            if found:
-                spans = code_spans(line) if "`" in line else []
-                lines[i] = _WIKI.sub(lambda m: m.group(0) if any(a <= m.start() < b for a, b in spans)
-                                     else self._render(m, found), line)
+            if not found or "[[" not in line:
+                continue
+            for start, end, link in reversed(self.kb.links_written(line, found)):
+                line = line[:start] + self._render(link) + line[end:]
+            lines[i] = line
         return "\n".join(lines)
 
-    def _render(self, match: re.Match, found: list[Link]) -> str:
-        inner = match.group(2)
-        target, _, label = inner.partition("|")
-        target, _, anchor = target.partition("#")
-        key = (target.strip().lower(), anchor.strip().lower())
-        link = next((item for item in found if _inner(item) == key), None)
-        if link is None:
-            return match.group(0)
-        shown = (label or link.label or (target + (f" › {anchor}" if anchor else "")) or anchor).strip()
-        shown = shown.replace("[", "(").replace("]", ")")
+    def _render(self, link: Link) -> str:
+        if link.embed and link.status == "file":  # an image or other file: its name (a label is its size)
+            shown = link.target.rsplit("/", 1)[-1]
+        else:
+            shown = link.label or (f"{link.target} › {link.anchor}" if link.target and link.anchor
+                                   else link.target or link.anchor)
+        shown = shown.strip().replace("[", "(").replace("]", ")")
         if link.embed:
+            if link.status == "file":  # an image: named, in italics (not struck: it is there)
+                return f"[*⧉ {shown}*]({NOWHERE_SCHEME}{quote(refusal(link), safe='')})"
             if not link.resolved:
-                return f"*⧉ {shown}*" if link.status == "file" else f"~~⧉ {shown}~~"
-            passage = self.kb.passage(link, 300).replace("[", "(").replace("]", ")").replace("`", "'")
-            return f"[⧉ {shown}]({LINK_SCHEME}{self._ref(link)}) *“{passage}”*"
+                shown = f"⧉ {shown}"
+            elif self.kb is not None:
+                passage = self.kb.passage(link, 300).replace("[", "(").replace("]", ")").replace("`", "'")
+                return f"[⧉ {shown}]({LINK_SCHEME}{self._ref(link)}) *“{passage}”*"
         if not link.resolved:
-            return f"~~{shown}~~"
+            return f"[~~{shown}~~]({NOWHERE_SCHEME}{quote(refusal(link), safe='')})"
         return f"[{shown}]({LINK_SCHEME}{self._ref(link)})"
 
     @staticmethod
@@ -145,7 +142,8 @@ class LinksController:
             self.title = hit.title
             if self.panel.has_class("-shown"):
                 self.fill_panel(hit)
-        self.panel.show_trail(self.history.trail(), self.history.can_go_back, self.history.can_go_forward)
+        self.panel.show_trail(self.history.trail(), self.history.can_go_back, self.history.can_go_forward,
+                              self.title if self.note is not None else "")
 
     def show_result(self, hit: Hit | None, query: str | None) -> None:
         """Show the results' highlighted ``hit`` in the reader, unless the results were only
@@ -160,27 +158,53 @@ class LinksController:
 
     # -- following ---------------------------------------------------------------------------------
     def follow_href(self, href: str) -> bool:
-        """A link clicked in the reader; True when it was one of ours."""
-        if not href.startswith(LINK_SCHEME):
-            return self._follow_markdown_link(href)
-        ref = unquote(href[len(LINK_SCHEME):])
-        note, _, line = ref.rpartition(":")
-        collection, _, path = note.partition("/")
-        self.open(PanelEntry(collection, path, int(line) if line.isdigit() else 1))
+        """A link clicked in the reader: followed, or refused with one sentence. True when it
+        was handled (every link is)."""
+        if href.startswith(LINK_SCHEME):
+            ref = unquote(href[len(LINK_SCHEME):])
+            note, _, line = ref.rpartition(":")
+            collection, _, path = note.partition("/")
+            self.open(PanelEntry(collection, path, int(line) if line.isdigit() else 1))
+        elif href.startswith(NOWHERE_SCHEME):
+            self._refuse(unquote(href[len(NOWHERE_SCHEME):]))
+        elif href.startswith("#"):
+            self._follow_within(href[1:])
+        else:
+            self._follow_markdown_link(href)
         return True
 
-    def _follow_markdown_link(self, href: str) -> bool:
-        """A Markdown link of the note (``[text](other%20note.md#part)``), as the index resolved it."""
-        path, _, _ = unquote(href).partition("#")
-        for links in self.links_by_line.values():
-            for link in links:
-                if link.syntax == "md" and link.target == path.replace("\\", "/"):
-                    if link.resolved:
-                        self.open(PanelEntry(link.collection, link.target_path, link.target_line or 1))
-                    else:
-                        self.notify(f"That link leads nowhere in the collection ({link.status}).", timeout=3)
-                    return True
-        return False
+    def _refuse(self, sentence: str) -> None:
+        self.notify(one_line(sentence)[:300], severity="warning", timeout=4, markup=False)
+
+    def _follow_within(self, fragment: str) -> None:
+        """``[x](#a-heading)``: a place in the note shown."""
+        line = None
+        if self.note is not None and self.kb is not None:
+            try:
+                line = self.kb.anchor_line(f"{self.note[0]}/{self.note[1]}", fragment)
+            except PmsError:
+                line = None
+        if line is None:
+            self._refuse(f"This note has no heading or block named {unquote(fragment)}.")
+            return
+        self.open(PanelEntry("", "", line))
+
+    def _follow_markdown_link(self, href: str) -> None:
+        """A Markdown link of the note (``[text](other%20note.md#part)``), as the index resolved
+        it; a web link or a link to another kind of file is refused with a sentence."""
+        if urlsplit(href).scheme or href.startswith("//"):  # the web, mail, another app
+            shown = one_line(href)[:200]
+            self.host.app.copy_to_clipboard(href)
+            self._refuse(f"{shown} opens outside pms-tui: its address is copied to the clipboard.")
+            return
+        links = [link for found in self.links_by_line.values() for link in found]
+        link = self.kb.link_of_href(href, links) if self.kb is not None else None
+        if link is None:
+            self._refuse(f"{unquote(href)} is not a note of this collection.")
+        elif link.resolved:
+            self.open(PanelEntry(link.collection, link.target_path or "", link.target_line or 1))
+        else:
+            self._refuse(refusal(link))
 
     def open(self, entry: PanelEntry, record: bool = True) -> None:
         """Show ``entry``'s note in the reader, whole, at its line (an entry with no path: a
@@ -188,6 +212,8 @@ class LinksController:
         self._follow_started = time.perf_counter()
         if not entry.path and self.note is not None:
             entry = PanelEntry(self.note[0], self.note[1], entry.line)
+        if self.kb is None:
+            return
         try:
             chunks = self.kb.chunks_of(entry.collection, entry.path)
         except PmsError as exc:
@@ -233,6 +259,7 @@ class LinksController:
         """Show or hide the panel; True when it is shown now."""
         shown = not self.panel.has_class("-shown")
         self.panel.set_class(shown, "-shown")
+        self.host.query_one("#panes").set_class(shown, "-links-shown")
         if shown:
             self.fill_panel(self.reader.hit)
         return shown
@@ -266,7 +293,7 @@ class LinksController:
             title=hit.title,
             trail=self.history.trail(),
             outline=outline,
-            links=[(_shown(link), PanelEntry(link.collection, link.target_path, link.target_line or 1)
+            links=[(_shown(link), PanelEntry(link.collection, link.target_path or "", link.target_line or 1)
                     if link.resolved else None, link.status) for link in links],
             backlinks=[(b.source_title or b.source, b.text.strip(), PanelEntry(b.collection, b.source, b.line))
                        for b in backlinks],
@@ -277,11 +304,17 @@ class LinksController:
             related_note=why,
         )
         self.panel.show(content)
-        self.panel.show_trail(self.history.trail(), self.history.can_go_back, self.history.can_go_forward)
+        self.panel.show_trail(self.history.trail(), self.history.can_go_back, self.history.can_go_forward,
+                              self.title if self.note is not None else "")
 
 
 def _shown(link: Link) -> str:
-    text = link.label or link.target or link.source_title
+    """Where a link leads, as the panel lists it: the note's title (what was written, when it
+    leads nowhere) and the heading or block, if any."""
+    if link.resolved:
+        text = link.target_title or (link.target_path or "").rsplit("/", 1)[-1].removesuffix(".md")
+    else:
+        text = link.target or link.source_title
     if link.anchor:
         text += f" › {link.anchor}"
     return ("⧉ " if link.embed else "") + text
@@ -289,5 +322,5 @@ def _shown(link: Link) -> str:
 
 def _note_text(hit: Hit) -> tuple[str, int]:
     """The note's body (frontmatter left out) and the file line before its first line."""
-    _, body, offset = split_frontmatter(read_note(hit.path).text)
+    _, body, offset = split_frontmatter(read_note(Path(hit.path)).text)
     return body, offset

@@ -64,6 +64,9 @@ class SearchScreen(SearchRuns, Screen[None]):
     """``SearchScreen(kb, keymap=...)``; ``kb`` is None when the index could not be opened."""
 
     BINDINGS = [*SEARCH_BINDINGS]  # a list of Textual's wider BindingType
+    # below 150 columns the links panel takes the results' place (app.tcss): results, reader
+    # and panel side by side would leave the reader too narrow to read (or no room at all)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (150, "-wide")]
     COMMANDS = {ScreenCommands}
 
     def __init__(self, kb: KnowledgeBase | None, *, keymap: Mapping[str, str] | None = None, show_timings: bool = True,

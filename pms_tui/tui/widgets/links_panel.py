@@ -80,10 +80,11 @@ class LinksPanel(Vertical):
     def option_list(self) -> OptionList:
         return self.query_one("#links-list", OptionList)
 
-    def show_trail(self, trail: str, back: bool, forward: bool) -> None:
+    def show_trail(self, trail: str, back: bool, forward: bool, here: str = "") -> None:
+        """The way taken by following links; before any, the note the panel is about (``here``)."""
         arrows = ("◀ back" if back else "") + ("  " if back and forward else "") + ("forward ▶" if forward else "")
         self.query_one("#links-trail", Static).update(Content.assemble(
-            (one_line(trail) or "—", "$text"), ("\n" + arrows if arrows else "", "$text-muted italic")))
+            (one_line(trail) or one_line(here), "$text"), ("\n" + arrows if arrows else "", "$text-muted italic")))
 
     def show(self, content: PanelContent) -> None:
         self.content = content
@@ -111,12 +112,12 @@ class LinksPanel(Vertical):
             else:
                 entry(Content("→ " + one_line(text)), target)
         header(f"Backlinks ({len(content.backlinks)})")
-        for name, line, target in content.backlinks:
-            entry(Content.assemble(("← " + one_line(name), "bold"), ("\n   " + one_line(line)[:120], "$text-muted")),
+        for name, linking, target in content.backlinks:
+            entry(Content.assemble(("← " + one_line(name), "bold"), ("\n   " + one_line(linking)[:120], "$text-muted")),
                   target)
         header(f"Unlinked mentions ({len(content.mentions)})")
-        for name, line, target in content.mentions:
-            entry(Content.assemble((one_line(name), ""), ("\n   " + one_line(line)[:120], "$text-muted")), target)
+        for name, naming, target in content.mentions:
+            entry(Content.assemble((one_line(name), ""), ("\n   " + one_line(naming)[:120], "$text-muted")), target)
         header(f"Related ({len(content.related)})")
         if content.related_note:
             options.append(Option(Content.styled(content.related_note, "$text-muted italic"), disabled=True))

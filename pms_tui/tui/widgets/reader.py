@@ -18,6 +18,7 @@ from collections.abc import Callable
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
@@ -150,6 +151,12 @@ class Reader(Vertical):
         self._incomplete_target: int | None = None
         self.complete_painted_at: float | None = None  # when a note's blocks were last painted (benchmark)
         self._collection_held = None  # the timer that ends holding back garbage collection
+        # where the reader is, kept across a change of its size (a resize, a panel shown or
+        # hidden re-wraps the text: the same scroll offset would show another part of the
+        # note): (the file line of the block at the top, the part of it scrolled past),
+        # taken at the reader's size ``_place_size``; None: at the passage
+        self._place: tuple[int, float] | None = None
+        self._place_size: Size | None = None
 
     class HitShown(Message):
         """The reader finished rendering a hit (the links controller times following a link)."""
@@ -195,6 +202,50 @@ class Reader(Vertical):
     def on_mount(self) -> None:
         self.run_worker(_warm_up, thread=True, group="reader-warm-up", exit_on_error=False)
         self.set_timer(0.5, self._warm_up_first_screen)
+        self.watch(self.query_one("#reader-scroll", VerticalScroll), "scroll_y", self._scrolled, init=False)
+
+    # -- keeping the place across a change of size -----------------------------------------------
+    def _scrolled(self, _y: float) -> None:
+        self.call_after_refresh(self._take_place)  # (where the blocks are once the screen shows it)
+
+    def _take_place(self) -> None:
+        scroll = self.query_one("#reader-scroll", VerticalScroll)
+        if scroll.size != self._place_size:
+            return  # the layout moved it, at another size: on_resize puts the place back
+        self._place = self._top_place(scroll)
+
+    def _top_place(self, scroll: VerticalScroll) -> tuple[int, float] | None:
+        """(file line of the block at the top of the reader, the part of it above the top)."""
+        top = scroll.content_region.y
+        for block, start, _ in self._blocks():
+            region = block.region
+            if region.height and region.bottom > top:
+                return start, max(0.0, (top - region.y) / region.height)
+        return None
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._keep_place_after_resize)
+
+    def _keep_place_after_resize(self, again: bool = True) -> None:
+        scroll = self.query_one("#reader-scroll", VerticalScroll)
+        place = self._place
+        block = None
+        if place is not None:
+            block = next((b for b, start, _ in self._blocks() if start >= place[0]), None)
+        elif self.hit is not None and self.whole_note:
+            block = next((b for b in self._blocks_marked()), None)
+        if block is not None:
+            scroll.scroll_to_widget(block, top=True, animate=False, immediate=True)
+            if place is not None and place[1]:
+                scroll.scroll_relative(y=int(place[1] * block.outer_size.height), animate=False, immediate=True)
+        if again:  # once more when the new width's scrollbar has re-wrapped the text
+            self.call_after_refresh(self._keep_place_after_resize, False)
+        else:
+            self._place_size = scroll.size
+            self._place = place
+
+    def _blocks_marked(self):
+        return (block for block, _, _ in self._blocks() if block.has_class("-match"))
 
     def _warm_up_first_screen(self) -> None:
         """Lay out a first screen once (Textual's inline conversion, wrapping and the styles'
@@ -314,6 +365,7 @@ class Reader(Vertical):
                     self._scroll_to_match(block)
                 self._shown_then_fill(hit)
             return
+        self._place = None  # at the passage, until the reader is scrolled
         planned, whole = None, self.whole_note  # (a toggle meanwhile renders again after this)
         if hit is not None and whole:
             # reading and scanning a long note happens off the UI thread, before the batch

@@ -17,6 +17,7 @@ from ..keys import RESULTS_BINDINGS
 from ..result_rows import Row, layout
 
 SNIPPET_LINES = 2
+MIN_TITLE = 12  # a row narrower than its title at this width and its ranks shows its score alone
 
 
 def evidence(hit: Hit) -> str:
@@ -64,7 +65,10 @@ def hit_row(hit: Hit, width: int, recent: bool, more: int = 0, extra: bool = Fal
     right = Content.styled("recent" if recent else evidence(hit), "$text-muted")
     if not recent:
         score = f"{hit.score:.2f}"
-        right = Content.assemble((score, "bold $text-success"), (evidence(hit)[len(score):], "$text-muted"))
+        ranks = evidence(hit)[len(score):]
+        if width - len(score) - len(ranks) - 2 < MIN_TITLE:  # a narrow list: the score alone, never a wrapped line
+            ranks = ""
+        right = Content.assemble((score, "bold $text-success"), (ranks, "$text-muted"))
     title_width = max(8, width - right.cell_length - 2)
     title = Content.styled(one_line(hit.title or hit.relpath), "bold").truncate(title_width, ellipsis=True, pad=True)
     first = Content.assemble(title, "  ", right)
