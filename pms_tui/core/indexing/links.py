@@ -20,12 +20,11 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from ..markdown import WINDOW_CHARS, Structure, scan
+from ..markdown import BLOCK_ID, MAX_TARGET_CHARS, WIKILINK, WINDOW_CHARS, Structure, scan, wikilink_parts
 
 MAX_LINKS = 10_000
 MAX_ANCHORS = 5_000
 MAX_ALIASES = 50
-MAX_TARGET_CHARS = 400
 
 
 @functools.cache
@@ -37,9 +36,8 @@ def _parser(inline: bool):
     return MarkdownIt("commonmark") if inline else MarkdownIt("commonmark").disable("inline")
 
 
-# no newline, no bracket and no code placeholder inside; at most MAX_TARGET_CHARS * 2 long
-_WIKI = re.compile(r"(!?)\[\[([^\[\]\n\x00]{0,800}?)\]\]")
-_BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]{1,64})\s*$")
+_WIKI = WIKILINK  # no newline, no bracket and no code placeholder inside
+_BLOCK_ID = BLOCK_ID
 # a Markdown link whose destination may be a .md file: only such notes are parsed for links
 _MD_LINK = re.compile(r"\]\(\s*<?[^()\s>]*\.md(?:[#)\s>]|$)", re.IGNORECASE | re.MULTILINE)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -207,17 +205,8 @@ def _link_text(children, at: int) -> str:
 
 
 def _wiki(inner: str, embed: bool, line: int) -> RawLink | None:
-    target, _, label = inner.partition("|")
-    target, _, anchor = target.partition("#")
-    target = target.strip().replace("\\", "/")
-    anchor = anchor.strip()
-    if "#" in anchor:  # [[Note#H1#H2]]: the last heading names the place
-        anchor = anchor.rsplit("#", 1)[1].strip()
-    if not target and not anchor:
-        return None  # [[ ]] or [[|x]]: not a link
-    if len(target) > MAX_TARGET_CHARS:
-        return None
-    return RawLink(line, embed, "wiki", target, anchor[:MAX_TARGET_CHARS], label.strip()[:MAX_TARGET_CHARS])
+    parts = wikilink_parts(inner)
+    return None if parts is None else RawLink(line, embed, "wiki", *parts)
 
 
 def _add_markdown(found: NoteLinks, href: str, label: str, line: int, embed: bool) -> None:
