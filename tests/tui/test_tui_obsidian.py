@@ -40,15 +40,16 @@ VAULT = {
 }
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
     from pms_tui.core.kb import KnowledgeBase
 
-    folder = tmp_path / "vault"
+    root = tmp_path_factory.mktemp("obsidian")
+    folder = root / "vault"
     for rel, text in VAULT.items():
         write_note(folder, rel, text)
     (folder / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n")
-    home = tmp_path / "home"
+    home = root / "home"
     with KnowledgeBase(home=home) as kb:
         kb.collections.create(folder, name="v")
         kb.sync(embed=False)
@@ -59,102 +60,118 @@ async def _open(app, pilot, path: str) -> None:
     await settle(app, pilot)
     app.search_screen.links.open(PanelEntry("v", path, 1))
     await settle(app, pilot)
-    for _ in range(20):  # the first screen stands in until the note's blocks are mounted
+    for _ in range(40):  # the first screen stands in until the note's blocks are mounted
         if app.search_screen.reader.markdown.first_screen is None:
             break
         await pilot.pause(0.05)
     await settle(app, pilot)
 
 
-def test_callouts_show_type_title_and_fold(home):
-    from pms_tui.tui.widgets.note_markdown import CalloutTitle, NoteQuote
+def _shows(home: Path, scenario, size=(120, 90)) -> None:
+    """Open Shows.md in the app at ``size`` and run ``scenario(app, pilot, shown)``: ``shown``
+    gives the reader's (widget, content) pairs shown now."""
 
-    async def scenario():
+    async def run_it():
         app = make_app(home, load_model=False)
-        async with app.run_test(size=(120, 80)) as pilot:
+        async with app.run_test(size=size) as pilot:
             await _open(app, pilot, "Shows.md")
-            markdown = app.search_screen.reader.markdown
-            callouts = [q for q in markdown.query(NoteQuote) if q.callout]
-            assert [q.callout for q in callouts] == ["info", "tip", "faq", "warning", "question", "todo", "note"]
-            info = callouts[0]
-            title = info.query_one(CalloutTitle).visual.plain
-            assert "Info" in title and "Here's a callout title" in title and "[!" not in title
-            body = " ".join(c.plain for _, c in _contents(info.query_one(".callout-body")))
-            assert "Here's a callout block." in body and "callout title" not in body  # on lines of their own
-            assert info.has_class("-callout-info") and callouts[2].has_class("-callout-question")
-            assert callouts[3].query_one(CalloutTitle).visual.plain.strip().endswith("Warning")  # the default title
-            # [!tip]-: folded, its body hidden until its title is clicked
-            tip = callouts[1]
-            assert tip.folded and not tip.query_one(".callout-body").display
-            shown = " ".join(c.plain for _, c in _contents(markdown))
-            assert "Hidden until opened." not in shown and "Shown at first." in shown
-            scroll = app.search_screen.query_one("#reader-scroll")
-            scroll.scroll_to_widget(tip, animate=False, top=True)
-            await pilot.pause()
-            await pilot.click(tip.query_one(CalloutTitle))
-            await pilot.pause()
-            assert not tip.folded and tip.query_one(".callout-body").display
-            assert "Hidden until opened." in " ".join(c.plain for _, c in _contents(tip))
-            # [!faq]+ folds with a click
-            faq = callouts[2]
-            assert not faq.folded
-            scroll.scroll_to_widget(faq, animate=False, top=True)
-            await pilot.pause()
-            await pilot.click(faq.query_one(CalloutTitle))
-            await pilot.pause()
-            assert faq.folded
-    run(scenario())
+            await scenario(app, pilot, lambda: _contents(app.search_screen.reader.markdown))
+    run(run_it())
 
 
-def test_links_embeds_ids_tables_and_code_render_as_obsidian_shows_them(home):
-    from pms_tui.tui.widgets.note_markdown import TableCell
+def _lines(shown) -> list[str]:
+    return [line for _, c in shown() for line in c.plain.split("\n")]
 
-    async def scenario():
-        app = make_app(home, load_model=False)
-        async with app.run_test(size=(120, 80)) as pilot:
-            await _open(app, pilot, "Shows.md")
-            markdown = app.search_screen.reader.markdown
-            contents = _contents(markdown)
-            text = "\n".join(c.plain for _, c in contents)
-            links = [link for _, c in contents for link in _hrefs(c)]
-            struck = [s for _, c in contents for s in _struck(c)]
-            # a table cell's wikilink is a link; its embed of an image shows the image's name
-            cells = {w.name: (w, c) for w, c in contents if isinstance(w, TableCell)}
-            first = cells["cell1.1"][1]
-            assert _hrefs(first) and _hrefs(first)[0][0] == "the target" and "pms-note:" in _hrefs(first)[0][1]
-            assert "⧉ image.png" in cells["cell1.2"][1].plain and "[[" not in text
-            # the columns' alignment
-            assert [cells[f"cell1.{n}"][0].styles.text_align for n in (1, 2, 3)] == ["left", "center", "right"]
-            # a nested heading link: a link labelled with its last heading
-            assert any("Report bugs" in label and "pms-note:" in href for label, href in links)
-            # an image embed with a size: the file name, not the size
-            assert "Embed: ⧉ image.png." in text and "⧉ 300" not in text
-            # block ids hidden
-            assert "^ab12cd" not in text and "Ends with an id." in text
-            # the dangling Markdown link struck through, the live one not
-            assert "gone" in struck and "live" not in struck
-            # the long code line: a scrollbar under its fence says it goes on
-            fence = next(w for w in markdown.walk_children() if type(w).__name__ == "NoteFence")
-            assert fence.max_scroll_x > 0 and fence.scrollbars_enabled[1]
-    run(scenario())
+
+def test_a_callout_shows_its_type_and_title_on_a_line_above_its_body(home):
+    async def scenario(app, pilot, shown):
+        lines = _lines(shown)
+        title = next(line for line in lines if "Here's a callout title" in line)
+        assert "Info" in title and "[!info]" not in title and "callout block" not in title
+        assert any(line.strip() == "Here's a callout block." for line in lines)
+        assert any(line.strip().endswith("Warning") for line in lines)  # no title: the type's name
+        assert not any("[!" in line for line in lines)  # nested ones and one in a list too
+        assert any("Inner" in line and "Todo" in line for line in lines) and "Nested body." in lines
+        assert any("In a list" in line and "Note" in line for line in lines) and "List body." in lines
+    _shows(home, scenario)
+
+
+def test_a_folded_callout_hides_its_body_until_its_title_is_clicked(home):
+    async def scenario(app, pilot, shown):
+        lines = _lines(shown)
+        assert any("Folded tip" in line for line in lines) and "Hidden until opened." not in lines
+        assert "Shown at first." in lines  # [!faq]+: open, foldable
+        title = next(w for w, c in shown() if "Folded tip" in c.plain and "Hidden" not in c.plain)
+        app.search_screen.query_one("#reader-scroll").scroll_to_widget(title, animate=False, top=True)
+        await pilot.pause()
+        await pilot.click(title)
+        await pilot.pause()
+        assert "Hidden until opened." in _lines(shown)
+        title = next(w for w, c in shown() if "Open question" in c.plain and "Shown" not in c.plain)
+        app.search_screen.query_one("#reader-scroll").scroll_to_widget(title, animate=False, top=True)
+        await pilot.pause()
+        await pilot.click(title)
+        await pilot.pause()
+        assert "Shown at first." not in _lines(shown)
+    _shows(home, scenario)
+
+
+def test_a_table_cell_holds_a_live_wikilink_and_an_embed_and_its_columns_are_aligned(home):
+    async def scenario(app, pilot, shown):
+        cells = {w.name: (w, c) for w, c in shown() if (w.name or "").startswith("cell1.")}
+        links = _hrefs(cells["cell1.1"][1])
+        assert links and links[0][0] == "the target" and links[0][1].startswith("pms-note:")
+        assert cells["cell1.2"][1].plain.strip() == "⧉ image.png"
+        assert [cells[f"cell1.{n}"][0].styles.text_align for n in (2, 3)] == ["center", "right"]
+    _shows(home, scenario)
+
+
+def test_a_nested_heading_link_is_a_link_named_by_its_last_heading(home):
+    async def scenario(app, pilot, shown):
+        links = [link for _, c in shown() for link in _hrefs(c)]
+        assert any(label.endswith("Report bugs") and href.startswith("pms-note:") for label, href in links)
+        assert not any("[[Target#Questions" in line for line in _lines(shown))
+    _shows(home, scenario)
+
+
+def test_an_image_embed_with_a_size_shows_the_file_name(home):
+    async def scenario(app, pilot, shown):
+        lines = _lines(shown)
+        assert "Embed: ⧉ image.png." in lines and not any("⧉ 300" in line for line in lines)
+    _shows(home, scenario)
+
+
+def test_a_block_id_is_hidden(home):
+    async def scenario(app, pilot, shown):
+        lines = _lines(shown)
+        assert "Ends with an id." in lines and not any("^ab12cd" in line for line in lines)
+    _shows(home, scenario)
+
+
+def test_a_dangling_markdown_link_is_struck_through_and_a_live_one_is_not(home):
+    async def scenario(app, pilot, shown):
+        struck = [s for _, c in shown() for s in _struck(c)]
+        assert "gone" in struck and "live" not in struck
+    _shows(home, scenario)
+
+
+def test_a_code_line_wider_than_the_reader_is_marked_where_it_is_cut(home):
+    async def scenario(app, pilot, shown):
+        fence = next(w for w in app.search_screen.reader.markdown.walk_children() if type(w).__name__ == "NoteFence")
+        assert fence.max_scroll_x > 0 and fence.scrollbar_size_horizontal == 1  # a scrollbar under it
+    _shows(home, scenario)
 
 
 def test_a_link_to_a_hidden_block_id_still_lands_on_its_block(home):
-    async def scenario():
-        app = make_app(home, load_model=False)
-        async with app.run_test(size=(100, 12)) as pilot:
-            await _open(app, pilot, "Shows.md")
-            screen = app.search_screen
-            links = [link for _, c in _contents(screen.reader.markdown) for link in _hrefs(c)]
-            href = next(href for label, href in links if label == "to the block")
-            assert screen.links.follow_href(href)
-            await settle(app, pilot)
-            reader = screen.reader
-            assert reader.hit.relpath == "Target.md"
-            scroll = screen.query_one("#reader-scroll")
-            assert scroll.scroll_y > 0  # at the block, not the top
-            shown = [c.plain for w, c in _contents(reader.markdown)
-                     if w.region.y >= scroll.region.y and w.region.y < scroll.region.bottom]
-            assert any(line.startswith("A block to land on.") for line in shown)
-            assert not any("^b15695" in line for line in shown)
-    run(scenario())
+    async def scenario(app, pilot, shown):
+        screen = app.search_screen
+        links = [link for _, c in shown() for link in _hrefs(c)]
+        assert screen.links.follow_href(next(href for label, href in links if label == "to the block"))
+        await settle(app, pilot)
+        assert screen.reader.hit.relpath == "Target.md"
+        scroll = screen.query_one("#reader-scroll")
+        assert scroll.scroll_y > 0  # at the block, not the top
+        on_screen = [c.plain for w, c in shown() if scroll.region.y <= w.region.y < scroll.region.bottom]
+        assert any(line.startswith("A block to land on.") for line in on_screen)
+        assert not any("^b15695" in line for line in on_screen)
+    _shows(home, scenario, size=(100, 12))

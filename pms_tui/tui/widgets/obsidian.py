@@ -225,7 +225,8 @@ def _wikilink_tokens(token: Token, found: _Found, links: ReaderLinks | None) -> 
     if embed and link.status == "file":  # an image, a PDF...: its file name
         name = label or parts.target.rsplit("/", 1)[-1]
         return _styled("em", f"⧉ {name}")
-    shown = label or link.label or (parts.target + (f" › {parts.anchor}" if parts.anchor else "")) or parts.anchor
+    shown = label or link.label or (f"{parts.target} › {parts.anchor}" if parts.target and parts.anchor
+                                     else parts.target or parts.anchor)
     if not embed:
         return _styled("link", shown, {"href": links.href(link)}) if link.resolved else _styled("s", shown)
     if not link.resolved:
