@@ -27,7 +27,7 @@ _MATCH_STYLE = "on $accent 12%"  # the reader's .-match
 _MATCH_BORDER = "$accent"
 _FENCE_STYLE = "rgb(210,210,210) on black 10%"
 _BULLET_STYLE = "$text-primary"
-_SCROLLBAR_STYLE = "$scrollbar on $scrollbar-background"
+_SCROLLBAR_STYLE = "on $scrollbar-background"
 
 
 def parse(text: str, links: ReaderLinks | None = None) -> SyntaxTreeNode:
@@ -82,13 +82,13 @@ class _Layout:
             # padding 1 2, scrolled sideways, never wrapped: a line wider than the reader is cut
             # at the edge, and a scrollbar under the fence says so (NoteFence)
             code = [Content(line.expandtabs(8)) for line in (node.content or "").rstrip().split("\n")]
-            inner = width - 2
+            room = width - 2
             wide = any(line.cell_length > width - 4 for line in code)
-            rows = [Content(""), *(line.truncate(inner) for line in code), Content("")]
-            rows = [Content.assemble("  ", r.extend_right(max(0, inner - r.cell_length)))
+            rows = [Content(""), *(line.truncate(room) for line in code), Content("")]
+            rows = [Content.assemble("  ", r.extend_right(max(0, room - r.cell_length)))
                     .stylize_before(_FENCE_STYLE) for r in rows]
             if wide:
-                rows.append(Content.styled("▁" * width, _SCROLLBAR_STYLE))
+                rows.append(Content.styled(" " * width, _SCROLLBAR_STYLE))
             return 1, 1, rows
         raise Unsupported(kind)
 

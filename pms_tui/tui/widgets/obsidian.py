@@ -76,7 +76,10 @@ def callout_heading(kind: str, fold: str, folded: bool, title: Content) -> Conte
 
 
 class ReaderLinks(Protocol):
-    """The links of the note the reader shows, as the index resolved them."""
+    """The links of the note the reader shows, as the index resolved them (hashable: a parser
+    is made once per object)."""
+
+    def __hash__(self) -> int: ...
 
     def links(self) -> Sequence[Link]:
         """The note's links (read when a text holding one is parsed)."""
