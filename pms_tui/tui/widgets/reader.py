@@ -47,12 +47,12 @@ def _size(path: str) -> int:
         return 0  # (read_window says why it cannot be read)
 
 
-def _warm_up() -> None:
+def _warm_up(links: ReaderLinks | None = None) -> None:
     """What the first followed link would otherwise pay for (35-50 ms at load 2): the Markdown
     scanner that splits a note into pieces, and the parser of its first screen."""
     window = NoteWindow("# A\n\ntext\n\n" * (FIRST_LINES // 2), 1, FIRST_LINES * 2, False)
     pieces(window, 1)
-    parse_first_screen("- [a](b) `c` **d**\n")
+    parse_first_screen("- [a](b) `c` **d**\n", links)
 
 
 def welcome_text(key: Callable[[str], str]) -> str:
@@ -193,7 +193,7 @@ class Reader(Vertical):
         return self.decorate(hit, text, first_line) if self.decorate is not None else text
 
     def on_mount(self) -> None:
-        self.run_worker(_warm_up, thread=True, group="reader-warm-up", exit_on_error=False)
+        self.run_worker(lambda: _warm_up(self.links), thread=True, group="reader-warm-up", exit_on_error=False)
         self.set_timer(0.5, self._warm_up_first_screen)
 
     def _warm_up_first_screen(self) -> None:
