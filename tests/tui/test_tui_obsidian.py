@@ -26,12 +26,15 @@ VAULT = {
         "> [!tip]- Folded tip\n> Hidden until opened.\n\n"
         "> [!faq]+ Open question\n> Shown at first.\n\n"
         "> [!warning]\n> Default title.\n\n"
+        "> [!danger] [bold red]Not markup[/] $x\n> | [b]body[/b]\n\n"
         "> [!question] Outer\n> > [!todo] Inner\n> > Nested body.\n\n"
         "- item with a callout:\n\n  > [!note] In a list\n  > List body.\n\n"
         "| Left | Middle | Right |\n|:--|:--:|--:|\n"
-        "| [[Target\\|the target]] | ![[image.png\\|200]] | 3 |\n\n"
+        "| [[Target\\|the target]] | ![[image.png\\|200]] | 3 |\n"
+        "| [red]cell[/red] | [@click=app.quit]q[/] | 4 |\n\n"
         "Nested: [[Target#Questions#Report bugs]].\n\n"
         "Embed: ![[image.png#interface|300]].\n\n"
+        "Web: ![250](https://example.org/pics/Engelbart.jpg).\n\n"
         "Ends with an id. ^ab12cd\n\n"
         "Go [[Target#^b15695|to the block]].\n\n"
         "Markdown links: [live](Target.md) and [gone](missing.md).\n\n"
@@ -123,6 +126,24 @@ def test_a_table_cell_holds_a_live_wikilink_and_an_embed_and_its_columns_are_ali
         assert links and links[0][0] == "the target" and links[0][1].startswith("pms-note:")
         assert cells["cell1.2"][1].plain.strip() == "⧉ image.png"
         assert [cells[f"cell1.{n}"][0].styles.text_align for n in (2, 3)] == ["center", "right"]
+        # a click on the cell's link follows it
+        cell = cells["cell1.1"][0]
+        app.search_screen.query_one("#reader-scroll").scroll_to_widget(cell, animate=False, top=True)
+        await pilot.pause()
+        await pilot.click(cell, offset=(3, 0))
+        await settle(app, pilot)
+        assert app.search_screen.reader.hit.relpath == "Target.md"
+    _shows(home, scenario)
+
+
+def test_note_text_in_callouts_and_tables_is_never_markup(home):
+    async def scenario(app, pilot, shown):
+        lines = _lines(shown)
+        assert any("[bold red]Not markup[/] $x" in line for line in lines)
+        assert "| [b]body[/b]" in lines
+        cells = {w.name: c.plain.strip() for w, c in shown() if (w.name or "").startswith("cell2.")}
+        assert cells["cell2.1"] == "[red]cell[/red]" and cells["cell2.2"] == "[@click=app.quit]q[/]"
+        assert app.is_running
     _shows(home, scenario)
 
 
@@ -138,6 +159,7 @@ def test_an_image_embed_with_a_size_shows_the_file_name(home):
     async def scenario(app, pilot, shown):
         lines = _lines(shown)
         assert "Embed: ⧉ image.png." in lines and not any("⧉ 300" in line for line in lines)
+        assert any(line.startswith("Web: ") and "Engelbart.jpg" in line and "250" not in line for line in lines)
     _shows(home, scenario)
 
 

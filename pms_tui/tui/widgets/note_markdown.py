@@ -113,6 +113,10 @@ class CalloutTitle(Static):
     def label(self, folded: bool) -> Content:
         return callout_heading(self.kind, self.fold, folded, self.title_text)
 
+    async def action_link(self, href: str) -> None:
+        """A link in the title is followed as the reader's."""
+        self.post_message(Markdown.LinkClicked(self.query_ancestor(Markdown), href))
+
     def on_click(self, event: Click) -> None:
         if self.fold and isinstance(self.parent, NoteQuote):
             event.stop()
@@ -291,7 +295,7 @@ class NoteTable(MarkdownBlock):
         for number, row in enumerate(rows, 1):
             for column, data in enumerate(row, 1):
                 cell = TableCell(data._content, classes=f"row{number} cell", name=f"cell{number}.{column}")
-                cell.with_tooltip(data._content.plain)
+                cell.with_tooltip(data._content)  # (Content: a note's text is never markup)
                 cell.styles.text_align = data.align  # type: ignore[assignment]
                 cells.append(cell)
         self._blocks.clear()

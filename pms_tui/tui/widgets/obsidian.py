@@ -6,7 +6,8 @@ uses ("gfm-like"), so the reader and its first screen (:mod:`.first_screen`) rea
   embedded note's passage in place, an embedded file by its name (``|300`` is its size). What
   a wikilink is, is the engine's (:func:`pms_tui.core.markdown.wikilink_parts`); whether it
   leads somewhere, the index's (the note's :class:`~pms_tui.core.results.Link` list).
-- A Markdown link to a note that the index found dangling is struck through like a wikilink.
+- A Markdown link to a note that the index found dangling is struck through like a wikilink;
+  a Markdown image whose description is a size (``![250](url)``) shows its file name.
 - ``> [!type]± title`` callouts: the blockquote's token carries ``meta["callout"]`` (its type
   and fold) and the title becomes the quote's own inline token (:class:`.note_markdown.NoteQuote`).
 - A ``^block-id`` ending a line is hidden (the block stays where links to it land).
@@ -186,23 +187,28 @@ def _links(state: StateCore, links: ReaderLinks | None) -> None:
         children = block.children
         if block.type != "inline" or not children:
             continue
+        for token in children:
+            if token.type == "image" and _SIZE.fullmatch(token.content.strip()):
+                # ![250](url): Obsidian's size of an image, not its description: its file name
+                name = unquote(str(token.attrs.get("src", "")).partition("?")[0].rstrip("/").rsplit("/", 1)[-1])
+                token.children = [_text(name or token.content)]
         if not any(t.type == "wikilink" or (t.type == "link_open" and links is not None) for t in children):
             continue
         if found is None:
             found = _Found(links.links() if links is not None else ())
         out: list[Token] = []
-        closing: Token | None = None  # the link_close of a dangling Markdown link
+        dangling = False  # inside a Markdown link to a note the index found dangling
         for token in children:
             if token.type == "wikilink":
                 out.extend(_wikilink_tokens(token, found, links))
                 continue
             if token.type == "link_open":
                 link = found.markdown(str(token.attrs.get("href", "")))
-                if link is not None and not link.resolved:
+                dangling = link is not None and not link.resolved
+                if dangling:
                     token = Token("s_open", "s", 1)
-                    closing = token
-            elif token.type == "link_close" and closing is not None:
-                token, closing = Token("s_close", "s", -1), None
+            elif token.type == "link_close" and dangling:
+                token, dangling = Token("s_close", "s", -1), False
             out.append(token)
         block.children = out
 
