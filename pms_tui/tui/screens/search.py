@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Markdown
 from textual.worker import Worker, WorkerState
 
-from pms_tui.core.errors import describe
+from pms_tui.core.errors import PmsError, describe
 from pms_tui.core.results import MODES, Hit, Link
 from pms_tui.core.safe_text import one_line
 
@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 
     from ..dialogs.add_collection import AddCollectionRequest
 
+
 class ReaderLinks:
     """What the reader renders a note's links with (widgets.obsidian.ReaderLinks): the links
     controller's list of the note's links, as the index resolved them."""
@@ -81,7 +82,10 @@ class ReaderLinks:
 
     def passage(self, link: Link) -> str:
         kb = self.controller.kb
-        return one_line(kb.passage(link, 300)) if kb is not None else ""
+        try:
+            return one_line(kb.passage(link, 300)) if kb is not None else ""
+        except PmsError:  # (its collection just removed): the embed shows without its passage
+            return ""
 
 
 class SearchScreen(SearchRuns, Screen[None]):

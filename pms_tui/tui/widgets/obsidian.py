@@ -119,7 +119,7 @@ def _callouts(state: StateCore) -> None:
         i += 1
         if quote.type != "blockquote_open" or para.type != "paragraph_open" or inline.type != "inline":
             continue
-        first, newline, rest = inline.content.partition("\n")
+        first, _, rest = inline.content.partition("\n")
         found = _CALLOUT.match(first)
         if found is None:
             continue
