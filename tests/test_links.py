@@ -205,27 +205,15 @@ def test_an_embedded_block_shows_its_text_not_its_id(kb, tmp_path):
     assert kb.passage(links["^blk1"]) == "The plan."
 
 
-def test_where_a_line_writes_its_links_as_the_index_reads_them(graph_kb, vault):
-    """What a front end shows in place of each wikilink: the engine's reading of the line,
-    matched to the note's links (no pattern of the front end's own)."""
-    from pms_tui.core.indexing.links import code_spans, wikilinks_of_line
+def test_what_a_reader_link_leads_to_as_the_index_reads_it(graph_kb, vault):
+    """What a front end follows: a Markdown link's destination and a link within the note,
+    matched to the note's links by the engine (no pattern of the front end's own)."""
+    from pms_tui.core.markdown import wikilink_parts
 
-    lines = (vault / "Home.md").read_text().split("\n")
     links = graph_kb.links("v/Home.md")
-    on = {n: [x for x in links if x.line == n] for n in range(1, len(lines) + 1)}
-    line = next(i for i, text in enumerate(lines, 1) if "[[project alpha#Goals]]" in text)
-    written = graph_kb.links_written(lines[line - 1], on[line])
-    assert [lines[line - 1][a:b] for a, b, _ in written] == ["[[project alpha#Goals]]", "[[Beta#^blk1]]",
-                                                             "![[Beta#Plan]]"]
-    assert [x.target_line for _, _, x in written] == [3, 8, 6]
-    code = next(i for i, text in enumerate(lines, 1) if "Not a link" in text)
-    assert graph_kb.links_written(lines[code - 1], links) == []  # inline code
     # a table's escaped bar and a nested heading, read as the index reads them
-    assert [(x.target, x.anchor, x.label) for _, _, x in wikilinks_of_line(
-        "| [[Basic syntax\\|Markdown syntax]] | [[Help#Questions#Report bugs]] |")] == [
-        ("Basic syntax", "", "Markdown syntax"), ("Help", "Report bugs", "")]
-    line = "a `[[x]]` b ``c ` [[y]]`` d ```open [[z]]"
-    assert [line[a:b] for a, b in code_spans(line)] == ["`[[x]]`", "``c ` [[y]]``"]
+    assert wikilink_parts("Basic syntax\\|Markdown syntax")[:3] == ("Basic syntax", "", "Markdown syntax")
+    assert wikilink_parts("Help#Questions#Report bugs")[:3] == ("Help", "Report bugs", "")
     # a Markdown link's destination, and a link within the note
     md = graph_kb.link_of_href("projects/Beta.md#plan", links)
     assert md is not None and md.syntax == "md" and md.target_path == "projects/Beta.md"

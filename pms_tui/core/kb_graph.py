@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from .errors import UsageError
 from .indexing.collections import Collection
-from .indexing.links import anchor_key, markdown_anchor, markdown_target, wikilinks_of_line
+from .indexing.links import anchor_key, markdown_anchor, markdown_target
 from .results import Link, Mention, RelatedNote
 from .search import graph
 from .store import links as link_rows
@@ -70,19 +70,6 @@ class GraphMixin:
         collection = self.collections.get(link.collection)
         return graph.passage(self.store.conn, collection.id, link.target_path, link.target_line or 1,
                              link.anchor.startswith("^"), max_chars)
-
-    @staticmethod
-    def links_written(text: str, links: Sequence[Link]) -> list[tuple[int, int, Link]]:
-        """Where ``text`` (one line of a note, as the file has it) writes each of ``links``
-        (the note's links on that line, from ``links()``): (start, end, link) for every
-        wikilink outside inline code that is one of them, read as the index reads it."""
-        out: list[tuple[int, int, Link]] = []
-        for start, end, raw in wikilinks_of_line(text):
-            link = next((x for x in links if x.syntax == "wiki" and x.embed == raw.embed
-                         and (x.target, x.anchor) == (raw.target, raw.anchor)), None)
-            if link is not None:
-                out.append((start, end, link))
-        return out
 
     @staticmethod
     def link_of_href(href: str, links: Sequence[Link]) -> Link | None:

@@ -253,3 +253,34 @@ def _collect_text(tokens: list[Token], out: list[str]) -> None:
             out.append(" ")
         elif tok.type == "image":
             _collect_text(tok.children or [], out)
+
+
+# Obsidian's link syntax, read the same way by the index (``core.indexing.links``) and by the
+# reader: ``[[target#anchor|label]]``, ``![[embed]]``, and a ``^block-id`` ending a block's line.
+# No newline, no bracket and no code placeholder inside; at most 800 characters.
+WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n\x00]{0,800}?)\]\]")
+BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]{1,64})\s*$")
+MAX_TARGET_CHARS = 400
+
+
+class WikiLink(NamedTuple):
+    target: str  # the path or name as written, without its #anchor ('' = this note)
+    anchor: str  # the heading (the last one of ``#H1#H2``) or ``^block`` ('' for none)
+    label: str  # the alias ('' for none); an embedded file's size (``|300``) too
+
+
+def wikilink_parts(inner: str) -> WikiLink | None:
+    """What ``[[inner]]`` links to, as Obsidian reads it; None when it is not a link."""
+    # in a table Obsidian escapes the alias' bar (``[[Note\|alias]]``); Markdown's inline
+    # parser drops the backslash, a line read from the file still has it
+    target, _, label = inner.replace("\\|", "|").partition("|")
+    target, _, anchor = target.partition("#")
+    target = target.strip().replace("\\", "/")
+    anchor = anchor.strip()
+    if "#" in anchor:  # [[Note#H1#H2]]: the last heading names the place
+        anchor = anchor.rsplit("#", 1)[1].strip()
+    if not target and not anchor:
+        return None  # [[ ]] or [[|x]]: not a link
+    if len(target) > MAX_TARGET_CHARS:
+        return None
+    return WikiLink(target, anchor[:MAX_TARGET_CHARS], label.strip()[:MAX_TARGET_CHARS])

@@ -172,3 +172,66 @@ def test_a_link_in_the_first_screen_is_followed_by_a_click(tmp_path: Path):
             await settle(app, pilot)
             assert reader.hit.relpath == "Far.md"
     run(scenario())
+
+
+OBSIDIAN = f"""\
+# Obsidian
+
+> [!faq]- Folded question
+> Its answer, hidden.
+
+> [!question] Outer
+> > [!todo] Inner
+> > Nested body, see [[Far#Deep#Deeper|deep]].
+
+A line that ends with a block id. ^abc123
+
+![[image.png#interface|300]]
+
+```
+{"wide " * 60}
+```
+
+Last paragraph.
+"""
+
+
+def test_the_first_screen_shows_callouts_ids_embeds_and_wide_fences_as_the_blocks_do(tmp_path: Path):
+    from pms_tui.core.kb import KnowledgeBase
+
+    folder = tmp_path / "vault"
+    write_note(folder, "Obsidian.md", OBSIDIAN)
+    write_note(folder, "Far.md", "# Far\n\n## Deep\n\n### Deeper\n\nFar away.\n")
+    (folder / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    home = tmp_path / "home"
+    with KnowledgeBase(home=home) as kb:
+        kb.collections.create(folder, name="v")
+        kb.sync(embed=False)
+
+    async def scenario():
+        app = make_app(home, load_model=False)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await settle(app, pilot)
+            screen = app.search_screen
+            reader = screen.reader
+            painted: list[tuple[list[str], list]] = []
+            post = reader.post_message
+
+            def record(message) -> bool:
+                if isinstance(message, Reader.HitShown):
+                    painted.append((_reader_rows(app, reader), list(reader.markdown.children)))
+                return post(message)
+
+            reader.post_message = record
+            screen.links.open(PanelEntry("v", "Far.md", 1))
+            await settle(app, pilot)
+            screen.links.open(PanelEntry("v", "Obsidian.md", 1))
+            await settle(app, pilot)
+            first_rows, children = painted[-1]
+            assert [type(c) for c in children] == [FirstScreen]
+            assert reader.markdown.first_screen is None
+            text = "\n".join(first_rows)
+            assert "Folded question" in text and "hidden" not in text and "[!" not in text
+            assert "deep" in text and "^abc123" not in text and "⧉ image.png" in text
+            assert first_rows == _reader_rows(app, reader)  # the blocks look the same
+    run(scenario())

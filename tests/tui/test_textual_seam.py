@@ -116,3 +116,25 @@ def test_the_markdown_names_the_first_screen_uses_are_still_there():
     assert any(isinstance(s, Style) and s.meta.get("@click") == "link('pms-note:x')" for s in styles)
     assert ".s" in styles
     assert Markdown.BULLETS[0] == "• " and hasattr(Markdown("x"), "_markdown") and hasattr(Markdown, "_on_mount")
+
+
+def test_the_markdown_names_the_obsidian_blocks_use_are_still_there():
+    """widgets/note_markdown.py's quotes, callouts and tables replace Textual's through
+    ``Markdown.BLOCKS`` (blockquote_open, table_open, th_open, td_open), are built by its
+    ``_parse_markdown`` (an inline token straight inside a quote is the callout's title, given
+    to ``build_from_token``), and read a block's ``_blocks``, ``_content``, ``_token`` and
+    ``name`` (its token type). A Textual that changes them shows quotes and tables as its own."""
+    from textual.widgets import Markdown
+
+    from pms_tui.tui.widgets.note_markdown import NoteMarkdown, NoteQuote, NoteTable, NoteTableCell
+
+    for name in ("blockquote_open", "table_open", "th_open", "td_open", "tr_open"):
+        assert name in Markdown.BLOCKS, f"Textual's Markdown.BLOCKS no longer maps {name}: note_markdown.py must change"
+    markdown = NoteMarkdown()
+    tokens = markdown.parser().parse("> [!tip] Title\n> Body\n\n| a |\n|:-:|\n| [[x]] |\n")
+    quote, table = list(markdown._parse_markdown(tokens))
+    assert isinstance(quote, NoteQuote) and quote.callout == "tip" and quote._title is not None
+    assert quote._title.plain == "Title" and quote._blocks[0]._content.plain == "Body"
+    assert isinstance(table, NoteTable)
+    cells = [c for c in table._cells(table) if isinstance(c, NoteTableCell)]
+    assert [c.name for c in cells] == ["th_open", "td_open"] and cells[1].align == "center"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.tui.tui_helpers import make_app, run, settle, write_note
+from tests.tui.tui_helpers import make_app, reader_shown, run, settle, write_note
 
 from pms_tui.tui.reading_history import Place, ReadingHistory
 from pms_tui.tui.widgets.links_panel import LinksPanel
@@ -54,18 +54,14 @@ def text_only_home(tmp_path: Path, folder: Path) -> Path:
     return home
 
 
-async def _search_home(app, pilot) -> str:
-    """Type "home"; the reader shows Home.md: its rendered source."""
+async def _search_home(app, pilot) -> tuple[str, list[tuple[str, str]], list[str]]:
+    """Type "home"; the reader shows Home.md: its rendered text, links and struck texts."""
     await settle(app, pilot)
     for ch in "home":
         await pilot.press(ch)
     await settle(app, pilot)
     assert _reader_note(app) == "Home.md"
-    return app.search_screen.reader.markdown.source
-
-
-def _first_link(markdown: str) -> str:
-    return next(part.split(")")[0] for part in markdown.split("](")[1:] if part.startswith("pms-note:"))
+    return reader_shown(app.search_screen.reader)
 
 
 def _reader_note(app) -> str:
@@ -78,11 +74,11 @@ def test_follow_links_back_forward_and_panel(vault_home):
         app = make_app(vault_home, load_model=False)
         async with app.run_test(size=(140, 40)) as pilot:
             screen = app.search_screen
-            markdown = await _search_home(app, pilot)
-            assert "pms-note:" in markdown and "~~Nowhere~~" in markdown  # live vs dangling
-            assert "The plan of beta" in markdown  # the embed's passage, in place
+            text, links, struck = await _search_home(app, pilot)
+            assert links[0][1].startswith("pms-note:") and struck == ["Nowhere"]  # live vs dangling
+            assert "The plan of beta" in text  # the embed's passage, in place
             # follow the first link from the reader (what a click does)
-            href = _first_link(markdown)
+            href = links[0][1]
             assert screen.links.follow_href(href)
             await settle(app, pilot)
             assert _reader_note(app) == "Alpha.md" and screen.reader.whole_note
@@ -152,9 +148,9 @@ def test_wikilink_in_inline_code_beside_a_real_link_stays_code(tmp_path: Path):
             screen = app.search_screen
             screen.links.open(PanelEntry("v", "Code.md", 1))
             await settle(app, pilot)
-            source = screen.reader.markdown.source
-            assert "Write `[[Alpha]]` to link" in source  # the code is left as written
-            assert source.count("pms-note:") == 1 and "this: [Alpha](pms-note:" in source
+            text, links, _ = reader_shown(screen.reader)
+            assert "Write [[Alpha]] to link" in text  # the code is left as written
+            assert [label for label, _ in links] == ["Alpha"] and "this: Alpha." in text
     run(scenario())
 
 
@@ -266,7 +262,7 @@ def test_a_refresh_of_the_results_leaves_a_followed_note_in_the_reader(vault_hom
         app = make_app(vault_home, load_model=False)
         async with app.run_test(size=(140, 40)) as pilot:
             screen = app.search_screen
-            assert screen.links.follow_href(_first_link(await _search_home(app, pilot)))
+            assert screen.links.follow_href((await _search_home(app, pilot))[1][0][1])
             await settle(app, pilot)
             assert _reader_note(app) == "Alpha.md"
             screen.request_search(immediate=True)  # what a sync's refresh does: the same query again

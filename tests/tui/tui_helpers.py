@@ -155,3 +155,43 @@ async def until(pilot, check, seconds: float = 120.0) -> bool:
             return True
         await pilot.pause(0.05)
     return check()
+
+
+def shown_contents(root) -> list:
+    """(widget, content) of every Static shown under ``root`` (hidden ones left out), top down:
+    what the reader renders, links and styles in the content's spans."""
+    from textual.content import Content
+    from textual.widgets import Static
+
+    out = []
+    for widget in root.walk_children(with_self=False):
+        if isinstance(widget, Static) and all(node.display for node in widget.ancestors_with_self
+                                              if node is not root.parent and hasattr(node, "display")):
+            if isinstance(widget.visual, Content):
+                out.append((widget, widget.visual))
+    return out
+
+
+def shown_links(content) -> list[tuple[str, str]]:
+    """(text, href) of the links in a rendered ``content``."""
+    import re
+
+    found = []
+    for span in content.spans:
+        meta = getattr(span.style, "meta", None) or {}
+        m = re.match(r"link\('(.*)'\)$", meta.get("@click", "") if isinstance(meta, dict) else "")
+        if m:
+            found.append((content.plain[span.start:span.end], m.group(1)))
+    return found
+
+
+def shown_struck(content) -> list[str]:
+    """The struck-through texts of a rendered ``content``."""
+    return [content.plain[span.start:span.end] for span in content.spans if str(span.style) == ".s"]
+
+
+def reader_shown(reader) -> tuple[str, list[tuple[str, str]], list[str]]:
+    """The reader's rendered text, its links (text, href) and its struck-through texts."""
+    contents = shown_contents(reader.query_one("#reader-scroll"))
+    return ("\n".join(c.plain for _, c in contents), [link for _, c in contents for link in shown_links(c)],
+            [s for _, c in contents for s in shown_struck(c)])

@@ -20,12 +20,11 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from ..markdown import WINDOW_CHARS, Structure, scan
+from ..markdown import BLOCK_ID, MAX_TARGET_CHARS, WIKILINK, WINDOW_CHARS, Structure, scan, wikilink_parts
 
 MAX_LINKS = 10_000
 MAX_ANCHORS = 5_000
 MAX_ALIASES = 50
-MAX_TARGET_CHARS = 400
 
 
 @functools.cache
@@ -37,14 +36,12 @@ def _parser(inline: bool):
     return MarkdownIt("commonmark") if inline else MarkdownIt("commonmark").disable("inline")
 
 
-# no newline, no bracket and no code placeholder inside; at most MAX_TARGET_CHARS * 2 long
-_WIKI = re.compile(r"(!?)\[\[([^\[\]\n\x00]{0,800}?)\]\]")
-_BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]{1,64})\s*$")
+_WIKI = WIKILINK  # no newline, no bracket and no code placeholder inside
+_BLOCK_ID = BLOCK_ID
 # a Markdown link whose destination may be a .md file: only such notes are parsed for links
 _MD_LINK = re.compile(r"\]\(\s*<?[^()\s>]*\.md(?:[#)\s>]|$)", re.IGNORECASE | re.MULTILINE)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _CODE = "\x00"  # stands for inline code in the text searched for wikilinks
-_TICKS = re.compile(r"`+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,54 +204,9 @@ def _link_text(children, at: int) -> str:
     return "".join(out)
 
 
-def code_spans(line: str) -> list[tuple[int, int]]:
-    """The inline code spans of one line, as (start, end) offsets: a run of backticks closed by
-    the next run of the same length (CommonMark); an unclosed run is literal text."""
-    spans: list[tuple[int, int]] = []
-    runs = list(_TICKS.finditer(line))
-    i = 0
-    while i < len(runs):
-        opening = runs[i]
-        close = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == len(opening.group())), None)
-        if close is None:
-            i += 1
-            continue
-        spans.append((opening.start(), runs[close].end()))
-        i = close + 1
-    return spans
-
-
-def wikilinks_of_line(text: str, line: int = 1) -> list[tuple[int, int, RawLink]]:
-    """The wikilinks written in one line of a note as the file has it (inline code left out),
-    each as (start, end, link) with the link read as ``extract`` reads it: what a front end
-    shows in place of each of the note's links."""
-    if "[[" not in text:
-        return []
-    spans = code_spans(text) if "`" in text else []
-    out: list[tuple[int, int, RawLink]] = []
-    for m in _WIKI.finditer(text):
-        if any(a <= m.start() < b for a, b in spans):
-            continue
-        link = _wiki(m.group(2), bool(m.group(1)), line)
-        if link is not None:
-            out.append((m.start(), m.end(), link))
-    return out
-
-
 def _wiki(inner: str, embed: bool, line: int) -> RawLink | None:
-    # in a table Obsidian escapes the alias' bar (``[[Note\|alias]]``); Markdown's inline
-    # parser drops the backslash, a line read from the file still has it
-    target, _, label = inner.replace("\\|", "|").partition("|")
-    target, _, anchor = target.partition("#")
-    target = target.strip().replace("\\", "/")
-    anchor = anchor.strip()
-    if "#" in anchor:  # [[Note#H1#H2]]: the last heading names the place
-        anchor = anchor.rsplit("#", 1)[1].strip()
-    if not target and not anchor:
-        return None  # [[ ]] or [[|x]]: not a link
-    if len(target) > MAX_TARGET_CHARS:
-        return None
-    return RawLink(line, embed, "wiki", target, anchor[:MAX_TARGET_CHARS], label.strip()[:MAX_TARGET_CHARS])
+    parts = wikilink_parts(inner)
+    return None if parts is None else RawLink(line, embed, "wiki", *parts)
 
 
 def _add_markdown(found: NoteLinks, href: str, label: str, line: int, embed: bool) -> None:

@@ -83,42 +83,12 @@ class LinksController:
             self.host.search_bar.focus()
 
     # -- the reader ------------------------------------------------------------------------------
-    def decorate(self, hit: Hit, text: str, first_line: int) -> str:
-        """The reader's Markdown with the note's wikilinks made followable: a live link
-        becomes a Markdown link to ``pms-note:N``, a dangling one is struck through (a click
-        says why it leads nowhere), an embed is followed by its passage on the same line (so
-        line numbers stay). The engine says where each link is written and where it leads."""
-        self.note_shown(hit)
-        if self.kb is None or "[[" not in text:
-            return text
-        lines = text.split("\n")
-        for i, line in enumerate(lines):
-            found = self.links_by_line.get(first_line + i)
-            if not found or "[[" not in line:
-                continue
-            for start, end, link in reversed(self.kb.links_written(line, found)):
-                line = line[:start] + self._render(link) + line[end:]
-            lines[i] = line
-        return "\n".join(lines)
-
-    def _render(self, link: Link) -> str:
-        if link.embed and link.status == "file":  # an image or other file: its name (a label is its size)
-            shown = link.target.rsplit("/", 1)[-1]
-        else:
-            shown = link.label or (f"{link.target} › {link.anchor}" if link.target and link.anchor
-                                   else link.target or link.anchor)
-        shown = shown.strip().replace("[", "(").replace("]", ")")
-        if link.embed:
-            if link.status == "file":  # an image: named, in italics (not struck: it is there)
-                return f"[*⧉ {shown}*]({NOWHERE_SCHEME}{quote(refusal(link), safe='')})"
-            if not link.resolved:
-                shown = f"⧉ {shown}"
-            elif self.kb is not None:
-                passage = self.kb.passage(link, 300).replace("[", "(").replace("]", ")").replace("`", "'")
-                return f"[⧉ {shown}]({LINK_SCHEME}{self._ref(link)}) *“{passage}”*"
-        if not link.resolved:
-            return f"[~~{shown}~~]({NOWHERE_SCHEME}{quote(refusal(link), safe='')})"
-        return f"[{shown}]({LINK_SCHEME}{self._ref(link)})"
+    def href(self, link: Link) -> str:
+        """What the reader's rendered ``link`` sends when clicked: the place it leads to, or
+        (a link that leads nowhere: dangling, ambiguous, outside, a file) the sentence why."""
+        if link.resolved:
+            return LINK_SCHEME + self._ref(link)
+        return NOWHERE_SCHEME + quote(refusal(link), safe="")
 
     @staticmethod
     def _ref(link: Link) -> str:

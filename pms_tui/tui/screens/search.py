@@ -20,8 +20,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Markdown
 from textual.worker import Worker, WorkerState
 
-from pms_tui.core.errors import describe
-from pms_tui.core.results import MODES
+from pms_tui.core.errors import PmsError, describe
+from pms_tui.core.results import MODES, Hit, Link
+from pms_tui.core.safe_text import one_line
 
 from ..commands import ScreenCommands
 from ..controllers import opened, while_running
@@ -59,6 +60,33 @@ if TYPE_CHECKING:
     from pms_tui.core.kb import KnowledgeBase
 
     from ..dialogs.add_collection import AddCollectionRequest
+
+
+class ReaderLinks:
+    """What the reader renders a note's links with (widgets.obsidian.ReaderLinks): the links
+    controller's list of the note's links, as the index resolved them."""
+
+    def __init__(self, controller: LinksController) -> None:
+        self.controller = controller
+
+    def note_shown(self, hit: Hit, text: str, first_line: int) -> str:
+        """The reader is about to render ``text`` of ``hit``'s note: its links are loaded."""
+        self.controller.note_shown(hit)
+        return text
+
+    def links(self) -> list[Link]:
+        return [link for found in self.controller.links_by_line.values() for link in found]
+
+    def href(self, link: Link) -> str:
+        return self.controller.href(link)
+
+    def passage(self, link: Link) -> str:
+        kb = self.controller.kb
+        try:
+            return one_line(kb.passage(link, 300)) if kb is not None else ""
+        except PmsError:  # (its collection just removed): the embed shows without its passage
+            return ""
+
 
 class SearchScreen(SearchRuns, Screen[None]):
     """``SearchScreen(kb, keymap=...)``; ``kb`` is None when the index could not be opened."""
@@ -101,7 +129,8 @@ class SearchScreen(SearchRuns, Screen[None]):
         yield FilterChips(id="chips")
         with Horizontal(id="panes"):
             yield ResultsList(id="results")
-            yield Reader(empty_text=welcome_text(self.key), decorate=self.links.decorate, id="reader")
+            links = ReaderLinks(self.links)
+            yield Reader(empty_text=welcome_text(self.key), decorate=links.note_shown, links=links, id="reader")
             yield LinksPanel(id="links")
         yield EvidencePanel(id="evidence")
         yield StatusLine(show_timings=self.show_timings, id="status")

@@ -12,13 +12,12 @@ blocks right after the first paint (:meth:`Reader._complete`). What it cannot la
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
 from textual.content import Content
 from textual.widgets.markdown import Markdown, MarkdownBlock
+
+from .obsidian import CALLOUT_FAMILIES, ReaderLinks, callout_family, callout_heading, note_parser
 
 # Textual's Markdown CSS, as (margin top, margin bottom) of a block and its heading styles
 _HEADING_MARGIN = {1: (2, 1), 2: (2, 1)}  # h3-h6: (1, 1)
@@ -28,17 +27,12 @@ _MATCH_STYLE = "on $accent 12%"  # the reader's .-match
 _MATCH_BORDER = "$accent"
 _FENCE_STYLE = "rgb(210,210,210) on black 10%"
 _BULLET_STYLE = "$text-primary"
+_SCROLLBAR_STYLE = "on $scrollbar-background"
 
 
-@lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
-    """The parser Textual's Markdown uses (made once: making one takes a few milliseconds)."""
-    return MarkdownIt("gfm-like")
-
-
-def parse(text: str) -> SyntaxTreeNode:
-    """``text``'s blocks as Textual's Markdown parses them."""
-    return SyntaxTreeNode(_parser().parse(text))
+def parse(text: str, links: ReaderLinks | None = None) -> SyntaxTreeNode:
+    """``text``'s blocks as the reader's Markdown parses them (its links resolved through ``links``)."""
+    return SyntaxTreeNode(note_parser(links).parse(text))
 
 
 class Unsupported(Exception):
@@ -74,6 +68,8 @@ class _Layout:
             return 0, (1 if top_level else 0), self._inline(node).wrap(width)
         if kind in ("bullet_list", "ordered_list"):
             return 0, (0 if in_list else 1), self._list(node, width, bullets)
+        if kind == "blockquote" and (node.meta or {}).get("callout"):
+            return self._callout(node, width, in_list, bullets, marked)
         if kind == "blockquote":
             # (a marked quote's border and background are the mark's: see stack)
             quoted = self.stack(node.children, width - 2 - (not marked), False, in_list, bullets)
@@ -83,14 +79,37 @@ class _Layout:
                 rows = [Content.styled("▌", _QUOTE_BORDER) + row.stylize_before(_QUOTE_STYLE) for row in rows]
             return 1, 1, rows
         if kind in ("fence", "code_block"):
-            # padding 1 2, scrolled sideways, never wrapped: a long line is cut at the edge
-            code = (node.content or "").rstrip().split("\n")
-            inner = width - 2
-            rows = [Content(""), *(Content(line.expandtabs(8)).truncate(inner) for line in code), Content("")]
-            rows = [Content.assemble("  ", r.extend_right(max(0, inner - r.cell_length)))
+            # padding 1 2, scrolled sideways, never wrapped: a line wider than the reader is cut
+            # at the edge, and a scrollbar under the fence says so (NoteFence)
+            code = [Content(line.expandtabs(8)) for line in (node.content or "").rstrip().split("\n")]
+            room = width - 2
+            wide = any(line.cell_length > width - 4 for line in code)
+            rows = [Content(""), *(line.truncate(room) for line in code), Content("")]
+            rows = [Content.assemble("  ", r.extend_right(max(0, room - r.cell_length)))
                     .stylize_before(_FENCE_STYLE) for r in rows]
+            if wide:
+                rows.append(Content.styled(" " * width, _SCROLLBAR_STYLE))
             return 1, 1, rows
         raise Unsupported(kind)
+
+    def _callout(self, node: SyntaxTreeNode, width: int, in_list: bool, bullets: int,
+                 marked: bool) -> tuple[int, int, list[Content]]:
+        """A callout as NoteQuote draws it: its title line over its body (none when folded)."""
+        meta = node.meta or {}
+        kind, fold = str(meta["callout"]), str(meta.get("fold", ""))
+        _, border, colour, _ = CALLOUT_FAMILIES[callout_family(kind)]
+        inner_width = width - 2 - (not marked)
+        title = next((c for c in node.children if c.type == "inline"), None)
+        heading = callout_heading(kind, fold, fold == "-", self.inline(title.token) if title else Content(kind))
+        body = [] if fold == "-" else self.stack([c for c in node.children if c.type != "inline"],
+                                                 inner_width, False, in_list, bullets)
+        inner = [row.stylize_before(f"bold {colour}") for row in heading.wrap(inner_width)] + body
+        rows = [Content.assemble(" ", row.extend_right(max(0, inner_width - row.cell_length)), " ")
+                for row in inner]
+        if not marked:
+            rows = [Content.styled("▌", f"{border} on $background") + row.stylize_before(_QUOTE_STYLE)
+                    for row in rows]
+        return 1, 1, rows
 
     def _inline(self, node: SyntaxTreeNode) -> Content:
         inline = next((c for c in node.children if c.type == "inline"), None)
@@ -162,7 +181,7 @@ class FirstScreen(MarkdownBlock):
         When the note will not fit the screen, the widget is taller than it, so the reader's
         scrollbar is there from the start (the text wraps as it will). ``marked``: the [start,
         end) lines of ``text`` whose top-level blocks the reader marks as the passage."""
-        tree = parse(text)
+        tree = parse(text, getattr(markdown, "links", None))
         super().__init__(markdown, Token("first_screen", "", 0), (0, 0))  # (its name and class)
         self.text = text
         self.nodes = [n for n in tree.children if n.map is None or n.map[1] > from_line]

@@ -5,17 +5,26 @@ the item's paragraph), and mounting, styling and laying out widgets is what foll
 costs. An item that is one paragraph (most are) gets a row holding its bullet and that
 paragraph, which looks the same; other items keep Textual's column. A followed note's first
 screen can be shown as one widget until its blocks are mounted (:mod:`.first_screen`).
-A fence whose info string names no language is plain text (:class:`NoteFence`).
+A fence whose info string names no language is plain text, and one wider than the reader shows
+a scrollbar under it (:class:`NoteFence`). Obsidian's syntax (:mod:`.obsidian`): wikilinks and
+embeds, callouts (:class:`NoteQuote`, folded ones open with a click), tables with their columns'
+alignment and links in their cells (:class:`NoteTable`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.events import Mount
-from textual.widgets import Markdown
+from textual.content import Content
+from textual.events import Click, Mount
+from textual.layout import Layout
+from textual.layouts.grid import GridLayout
+from textual.widget import Widget
+from textual.widgets import Markdown, Static
 from textual.widgets._markdown import (  # private: tests/tui/test_note_markdown.py checks the look
     MarkdownBlock,
     MarkdownBullet,
@@ -28,6 +37,7 @@ from textual.widgets._markdown import (  # private: tests/tui/test_note_markdown
 )
 
 from .first_screen import FirstScreen
+from .obsidian import CALLOUT_FAMILIES, ReaderLinks, callout_family, callout_heading, note_parser
 
 
 class ItemRow(Horizontal):
@@ -78,9 +88,218 @@ class NoteFence(MarkdownFence):
     had such a fence, guessed as "text" anyway) and asks each of them to rate the code, every
     fence after that."""
 
+    DEFAULT_CSS = """
+    NoteFence {
+        overflow-x: auto;
+        scrollbar-size-horizontal: 1;
+    }
+    """
+
     @classmethod
     def highlight(cls, code: str, language: str, ansi: bool = False, dark: bool = False):
         return super().highlight(code, language or "text", ansi=ansi, dark=dark)
+
+
+class CalloutTitle(Static):
+    """A callout's first line: its type's icon and name, its title; a click folds or unfolds a
+    foldable one."""
+
+    DEFAULT_CSS = "CalloutTitle { height: auto; width: 1fr; text-style: bold; }"
+
+    def __init__(self, kind: str, title: Content, fold: str) -> None:
+        self.kind, self.title_text, self.fold = kind, title, fold
+        super().__init__(classes="callout-title")
+
+    def label(self, folded: bool) -> Content:
+        return callout_heading(self.kind, self.fold, folded, self.title_text)
+
+    async def action_link(self, href: str) -> None:
+        """A link in the title is followed as the reader's."""
+        self.post_message(Markdown.LinkClicked(self.query_ancestor(Markdown), href))
+
+    def on_click(self, event: Click) -> None:
+        if self.fold and isinstance(self.parent, NoteQuote):
+            event.stop()
+            self.parent.folded = not self.parent.folded
+
+
+def _callout_css() -> str:
+    """Each callout family's colours (see obsidian.CALLOUT_FAMILIES)."""
+    return "\n".join(f"NoteQuote.-callout-{family} {{ border-left: outer {border}; "
+                     f"& > CalloutTitle {{ color: {title}; }} }}"
+                     for family, (_, border, title, _) in CALLOUT_FAMILIES.items())
+
+
+class NoteQuote(MarkdownBlock):
+    """A blockquote as Textual draws one, or an Obsidian callout: a title line (its type's icon,
+    name and colour: obsidian.CALLOUT_FAMILIES) over its body; ``[!type]-`` folded until its title is clicked,
+    ``[!type]+`` open and foldable."""
+
+    DEFAULT_CSS = """
+    NoteQuote {
+        background: $boost;
+        border-left: outer $text-primary 50%;
+        margin: 1 0;
+        padding: 0 1;
+    }
+    NoteQuote:light {
+        border-left: outer $text-secondary;
+    }
+    NoteQuote > .callout-body { height: auto; }
+    """ + _callout_css()
+
+    def __init__(self, markdown: Markdown, token: Token, *args, **kwargs) -> None:
+        super().__init__(markdown, token, *args, **kwargs)
+        meta = token.meta or {}
+        self.callout: str | None = meta.get("callout")
+        self.fold: str = meta.get("fold", "")
+        self._folded = self.fold == "-"
+        self._title: Content | None = None
+        if self.callout is not None:
+            self.add_class("-callout", f"-callout-{callout_family(self.callout)}")
+
+    def build_from_token(self, token: Token) -> None:
+        self._title = self._token_to_content(token)  # a callout's title (see obsidian._callouts)
+
+    @property
+    def folded(self) -> bool:
+        """Whether the callout's body is hidden."""
+        return self._folded
+
+    @folded.setter
+    def folded(self, folded: bool) -> None:
+        self._folded = folded
+        for title in self.query_children(CalloutTitle):
+            title.update(title.label(folded))
+        for body in self.query_children(".callout-body"):
+            body.display = not folded
+
+    def compose(self) -> ComposeResult:
+        if self.callout is None:
+            yield from super().compose()
+            return
+        title = CalloutTitle(self.callout, self._title or Content(self.callout.capitalize()), self.fold)
+        title.update(title.label(self._folded))
+        yield title
+        body = Vertical(*self._blocks, classes="callout-body")
+        body.display = not self._folded
+        self._blocks.clear()
+        yield body
+
+
+class TableCell(Static):
+    """A table cell whose links are followed as the reader's."""
+
+    async def action_link(self, href: str) -> None:
+        self.post_message(Markdown.LinkClicked(self.query_ancestor(Markdown), href))
+
+
+class NoteTableCell(MarkdownBlock):
+    """A header or data cell's text, and its column's alignment (``:-:``, ``-:``)."""
+
+    @property
+    def align(self) -> str:
+        style = str((self._token.attrs or {}).get("style", ""))
+        return style.partition("text-align:")[2].strip() or "left"
+
+
+class NoteTableGrid(Widget):
+    """The cells of a table in a grid, as Textual's Markdown lays a table out."""
+
+    DEFAULT_CSS = """
+    NoteTableGrid {
+        width: 1fr;
+        height: auto;
+        layout: grid;
+        grid-columns: auto;
+        grid-rows: auto;
+        grid-gutter: 1 1;
+
+        & > .cell {
+            margin: 0 0;
+            height: auto;
+            padding: 0 1;
+            text-overflow: ellipsis;
+        }
+        & > .header {
+            height: auto;
+            margin: 0 0;
+            padding: 0 1;
+            color: $primary;
+            text-overflow: ellipsis;
+            content-align: left bottom;
+        }
+        keyline: thin $foreground 20%;
+    }
+    """
+
+    def __init__(self, columns: int, cells: list[TableCell]) -> None:
+        super().__init__()
+        self.columns = columns
+        self.cells = cells
+        self.shrink = True
+
+    def pre_layout(self, layout: Layout) -> None:
+        if isinstance(layout, GridLayout):
+            layout.auto_minimum = True
+            layout.expand = not (self.parent is not None and self.parent.styles.is_auto_width)
+            layout.shrink = True
+            layout.stretch_height = True
+
+    def compose(self) -> ComposeResult:
+        yield from self.cells
+
+    def on_mount(self) -> None:
+        self.styles.grid_size_columns = self.columns
+
+
+class NoteTable(MarkdownBlock):
+    """A table as Textual's Markdown shows it, its columns aligned as written and its wikilinks,
+    embeds and Markdown links live in their cells."""
+
+    DEFAULT_CSS = """
+    NoteTable {
+        width: 1fr;
+        margin-bottom: 1;
+        &:light {
+            background: white 30%;
+        }
+    }
+    """
+
+    def _cells(self, block: MarkdownBlock) -> Iterator[MarkdownBlock]:
+        for child in block._blocks:
+            if child.name == "tr_open":
+                yield child
+            yield from self._cells(child)
+            if isinstance(child, NoteTableCell):
+                yield child
+
+    def compose(self) -> ComposeResult:
+        headers: list[NoteTableCell] = []
+        rows: list[list[NoteTableCell]] = []
+        for block in self._cells(self):
+            if isinstance(block, NoteTableCell):
+                if block.name == "th_open":
+                    headers.append(block)
+                elif rows:
+                    rows[-1].append(block)
+            elif block.name == "tr_open" and headers:
+                rows.append([])
+        rows = [row for row in rows if row]
+        cells: list[TableCell] = []
+        for header in headers:
+            cell = TableCell(header._content, classes="header").with_tooltip(header._content)
+            cell.styles.text_align = header.align  # type: ignore[assignment]
+            cells.append(cell)
+        for number, row in enumerate(rows, 1):
+            for column, data in enumerate(row, 1):
+                cell = TableCell(data._content, classes=f"row{number} cell", name=f"cell{number}.{column}")
+                cell.with_tooltip(data._content)  # (Content: a note's text is never markup)
+                cell.styles.text_align = data.align  # type: ignore[assignment]
+                cells.append(cell)
+        self._blocks.clear()
+        yield NoteTableGrid(len(headers), cells)
 
 
 class NoteMarkdown(Markdown, can_focus_children=False):
@@ -88,11 +307,17 @@ class NoteMarkdown(Markdown, can_focus_children=False):
     are not guessed at."""
 
     BLOCKS = {**Markdown.BLOCKS, "bullet_list_open": LightBulletList, "ordered_list_open": LightOrderedList,
-              "fence": NoteFence, "code_block": NoteFence}
+              "fence": NoteFence, "code_block": NoteFence, "blockquote_open": NoteQuote,
+              "table_open": NoteTable, "th_open": NoteTableCell, "td_open": NoteTableCell}
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, *args, links: ReaderLinks | None = None, **kwargs) -> None:
+        super().__init__(*args, parser_factory=self.parser, **kwargs)
+        self.links = links  # the shown note's links, as the index resolved them (None: shown as written)
         self._first_screen: FirstScreen | None = None
+
+    def parser(self) -> MarkdownIt:
+        """The parser of this widget's text (its first screen's too)."""
+        return note_parser(self.links)
 
     def stand_in(self, first_screen: FirstScreen) -> None:
         """Before this is mounted: show ``first_screen`` (a screenful of the note as one

@@ -34,6 +34,7 @@ from ..passage import bounded
 from .first_screen import FirstScreen
 from .first_screen import parse as parse_first_screen
 from .note_markdown import NoteMarkdown
+from .obsidian import ReaderLinks
 
 PLAN_HERE_BYTES = 16_000  # a note this small is read and split into pieces on the UI thread
 # Python's full garbage collection (100 ms over the app's objects at load 1) is held back from a
@@ -48,12 +49,12 @@ def _size(path: str) -> int:
         return 0  # (read_window says why it cannot be read)
 
 
-def _warm_up() -> None:
+def _warm_up(links: ReaderLinks | None = None) -> None:
     """What the first followed link would otherwise pay for (35-50 ms at load 2): the Markdown
     scanner that splits a note into pieces, and the parser of its first screen."""
     window = NoteWindow("# A\n\ntext\n\n" * (FIRST_LINES // 2), 1, FIRST_LINES * 2, False)
     pieces(window, 1)
-    parse_first_screen("- [a](b) `c` **d**\n")
+    parse_first_screen("- [a](b) `c` **d**\n", links)
 
 
 def welcome_text(key: Callable[[str], str]) -> str:
@@ -123,7 +124,7 @@ class Reader(Vertical):
     _collection_held: Timer | None  # see _hold_collection
 
     def __init__(self, *, empty_text: str = "", decorate: Callable[[Hit, str, int], str] | None = None,
-                 **kwargs) -> None:
+                 links: ReaderLinks | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.empty_text = empty_text
         self.hit: Hit | None = None
@@ -134,6 +135,7 @@ class Reader(Vertical):
         # (hit, markdown, its first file line) -> the markdown to render: the links controller
         # makes wikilinks followable; it keeps the line count
         self.decorate = decorate
+        self.links = links  # the shown note's links, for its wikilinks, embeds and Markdown links
         self.target_line: int | None = None  # the file line to scroll to once (a followed link)
         # the window's pieces still to render, and the file lines of the first line of the
         # main Markdown (the first piece and those below) and of the one above it
@@ -143,7 +145,7 @@ class Reader(Vertical):
         self._rendered: tuple[int, int] = (0, 0)  # file lines [first, end) rendered so far
         self._generation = 0  # a new render stops the filling of the last one
         self._lock = asyncio.Lock()  # one render or one piece at a time (never a stale piece after a render)
-        self._main = NoteMarkdown(self.empty_text, open_links=False)  # replaced by each render
+        self._main = NoteMarkdown(self.empty_text, open_links=False, links=links)  # replaced by each render
         self._stale: list[NoteMarkdown] = []  # main Markdowns swapped out, removed once the new one is painted
         # the main Markdown's text while its first screen stands in for its blocks, and the
         # file line to scroll to once they are mounted
@@ -200,7 +202,7 @@ class Reader(Vertical):
         return self.decorate(hit, text, first_line) if self.decorate is not None else text
 
     def on_mount(self) -> None:
-        self.run_worker(_warm_up, thread=True, group="reader-warm-up", exit_on_error=False)
+        self.run_worker(lambda: _warm_up(self.links), thread=True, group="reader-warm-up", exit_on_error=False)
         self.set_timer(0.5, self._warm_up_first_screen)
         self.watch(self.query_one("#reader-scroll", VerticalScroll), "scroll_y", self._scrolled, init=False)
 
@@ -256,7 +258,7 @@ class Reader(Vertical):
     def compose(self) -> ComposeResult:
         yield Breadcrumb(id="breadcrumb")
         with VerticalScroll(id="reader-scroll"):
-            above = NoteMarkdown("", id="reader-above", open_links=False)
+            above = NoteMarkdown("", id="reader-above", open_links=False, links=self.links)
             above.display = False
             yield above
             yield self._main
@@ -276,7 +278,7 @@ class Reader(Vertical):
         it as one widget, and mount the blocks after the screen showed it (:meth:`_complete`)."""
         old = self.markdown
         scroll = self.query_one("#reader-scroll", VerticalScroll)
-        new = NoteMarkdown(open_links=False)
+        new = NoteMarkdown(open_links=False, links=self.links)
         new.display = False  # (display, not a class: a class change restyles every block below it)
         self._incomplete = None
         stand_in = None
