@@ -1,0 +1,215 @@
+"""Documents: PDF and Word files in a collection's folder, indexed read-only by their text.
+
+A document's text is read by a child process (``document_reader``) with a memory and CPU
+limit of its own and a wall-clock limit enforced here, so a scanned, encrypted, damaged or
+hostile file is skipped with one sentence and never crashes or hangs a sync. The text becomes
+Markdown the chunker already understands: a PDF's pages are its headings (``# page 12``, so a
+hit's breadcrumb names its page; the text under them escaped so that nothing in a page can
+open a code fence or a heading of its own), a Word file is Markdown from mammoth (its heading
+styles give the breadcrumb). That text lives in the index only: nothing is written beside the
+user's files, and the reader and MCP ``get`` rebuild it from the indexed passages
+(:func:`text_of_chunks`). The sync re-reads a document only when its bytes change (the same
+stat-then-hash plan as notes).
+
+Why pypdfium2 for PDFs: PDFium (Chrome's PDF engine, BSD/Apache) gives each page's text
+directly and fast (the 117-page German textbook of the test documents in 0.2 s), reads
+Arabic and multi-column layouts, and tells a password from damage; its wheel is 3 MB with no
+dependency. markitdown's PDF converter runs pdfminer.six over the whole file (pages merged)
+and brings pdfplumber, magika and requests; pdfminer.six alone gives pages but is pure Python
+and about a hundred times slower on long files. mammoth (BSD, pure Python) is what markitdown
+uses for Word files, without the rest.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+
+from ..errors import SkipFile
+from .chunk import ParsedNote, parse_note
+from .document_reader import escape_line
+from .notes import DOCUMENT_SUFFIXES, is_document_name  # noqa: F401  (the rule lives with the notes')
+
+# The limits of one document's reading (the child process's): CPU seconds and address space;
+# the wall clock allows twice the CPU time (a file on a slow disk) plus the start.
+DOCUMENT_SECONDS = 60
+DOCUMENT_MEMORY_BYTES = 1_500_000_000
+# A larger file is not read at all (the reading limits would stop it anyway, later).
+MAX_DOCUMENT_BYTES = 200_000_000
+# How a skip for a missing reader begins: such a file is tried again once the reader is installed.
+NO_READER = "no "
+_READERS = {".pdf": "pypdfium2", ".docx": "mammoth"}
+PAGE_HEADING = "page"
+
+
+def reader_installed(name: str) -> bool:
+    """Whether the library that reads this kind of document is installed."""
+    module = _READERS.get(PurePath(name).suffix.lower())
+    return module is not None and importlib.util.find_spec(module) is not None
+
+
+def readers() -> dict[str, str | None]:
+    """{kind: the installed reader and its version, or None} (what ``doctor`` shows)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: dict[str, str | None] = {}
+    for suffix, module in _READERS.items():
+        try:
+            out[suffix.lstrip(".").upper() if suffix == ".pdf" else "Word"] = f"{module} {version(module)}"
+        except PackageNotFoundError:
+            out[suffix.lstrip(".").upper() if suffix == ".pdf" else "Word"] = None
+    return out
+
+
+@dataclass(frozen=True)
+class Extracted:
+    markdown: str
+    title: str  # the PDF's own title when it has one, else ""
+    pages: int  # 0 for a Word file
+    truncated: int  # pages (PDF) or characters (Word) left out past the text limit
+
+
+def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
+            seconds: int = DOCUMENT_SECONDS, memory_bytes: int = DOCUMENT_MEMORY_BYTES) -> Extracted:
+    """The text of one document as Markdown, read in a child process within the limits; else
+    SkipFile with the reason (which limit, or what is wrong with the file)."""
+    try:
+        size = os.stat(path).st_size
+    except OSError as exc:
+        raise SkipFile(f"unreadable ({exc.strerror or exc})") from None
+    if size == 0:
+        raise SkipFile("an empty file")
+    if size > MAX_DOCUMENT_BYTES:
+        raise SkipFile(f"larger than {MAX_DOCUMENT_BYTES / 1e6:g} MB ({size / 1e6:.0f} MB); documents "
+                       "that large are not read")
+    if not reader_installed(path.name):
+        raise SkipFile(f"{NO_READER}reader for {path.suffix.lower()} files is installed "
+                       f"(pip install {_READERS.get(path.suffix.lower(), '?')})")
+    args = [sys.executable, "-m", "pms_tui.core.indexing.document_reader", str(path), str(max_chars),
+            str(seconds), str(memory_bytes)]
+    wall = 2 * seconds + 10
+    try:
+        child = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError as exc:
+        raise SkipFile(f"the document reader could not start ({exc.strerror or exc})") from None
+    waited = 0.0
+    while True:
+        try:
+            out, _ = child.communicate(timeout=0.5)
+            break
+        except subprocess.TimeoutExpired:
+            waited += 0.5
+            if waited >= wall or (cancel is not None and cancel.is_set()):
+                child.kill()
+                child.communicate()
+                if waited >= wall:
+                    raise SkipFile(f"reading it took longer than {wall} s (the limit per document); "
+                                   "it was stopped") from None
+                raise SkipFile("the sync was cancelled while it was read") from None
+    code = child.returncode
+    if code != 0 or not out:
+        raise SkipFile(_stopped(code, seconds, memory_bytes))
+    try:
+        result = json.loads(out.decode("utf-8", "replace"))
+    except ValueError:
+        raise SkipFile("the document reader gave no answer it could use") from None
+    if "skip" in result:
+        if result.get("limit") == "memory":
+            raise SkipFile(_memory_reason(memory_bytes))
+        raise SkipFile(str(result["skip"]))
+    if "pages" in result:
+        pages = [str(p) for p in result["pages"]]
+        if not any(p.strip() for p in pages):
+            raise SkipFile(f"no text layer ({len(pages)} page{'s' if len(pages) != 1 else ''} of images only, "
+                           "a scanned PDF?); run OCR on it to make it searchable")
+        return Extracted(pages_markdown(pages), str(result.get("title") or ""), len(pages),
+                         int(result.get("truncated") or 0))
+    text = str(result.get("markdown") or "")
+    if not text.strip():
+        raise SkipFile("no text in it")
+    return Extracted(text, "", 0, int(result.get("truncated") or 0))
+
+
+def _memory_reason(memory_bytes: int) -> str:
+    return (f"needs more than {memory_bytes / 1e6:,.0f} MB of memory to read (the limit per document); "
+            "a damaged or hostile file?")
+
+
+def _stopped(code: int | None, seconds: int, memory_bytes: int) -> str:
+    if code is not None and code < 0:
+        sig = -code
+        if sig in (getattr(signal, "SIGXCPU", -1), signal.SIGKILL):
+            return f"reading it took more than {seconds} s of CPU time (the limit per document); it was stopped"
+        if sig in (signal.SIGSEGV, getattr(signal, "SIGBUS", -1), signal.SIGABRT):
+            return (f"the document reader crashed on it ({signal.Signals(sig).name}, often out of memory: "
+                    f"the limit is {memory_bytes / 1e6:,.0f} MB); a damaged or hostile file?")
+        return f"the document reader was stopped ({signal.Signals(sig).name})"
+    return f"the document reader failed (exit status {code})"
+
+
+def page_heading(number: int) -> str:
+    return f"{PAGE_HEADING} {number}"
+
+
+def pages_markdown(pages: list[str]) -> str:
+    """One ``# page N`` section per page that has text (a page of images only has none)."""
+    out: list[str] = []
+    for number, text in enumerate(pages, 1):
+        lines = [escape_line(line) for line in text.split("\n")]
+        while lines and not lines[-1].strip():
+            lines.pop()
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        if lines:
+            out.append(f"# {page_heading(number)}\n\n" + "\n".join(lines) + "\n")
+    return "\n".join(out)
+
+
+def parse_document(extracted: Extracted, filename: str, target_chars: int, overlap_lines: int) -> ParsedNote:
+    """Chunks of a document's Markdown. Its title: a PDF's own title, a Word file's first
+    heading, else the file name without its extension. No frontmatter is read from it."""
+    text = extracted.markdown
+    if text.startswith("---"):  # a Word file opening with a rule: text, not frontmatter
+        text = "\n" + text
+    title = (extracted.title or PurePath(filename).stem) if extracted.pages else None
+    note = parse_note(text, filename, target_chars, overlap_lines, title=title)
+    return ParsedNote(note.title, {}, note.chunks, note.body, note.body_offset, note.structure)
+
+
+def page_anchor(heading: str) -> str | None:
+    """``page=N``, the anchor of Obsidian's link to a PDF's page (``[[paper.pdf#page=3]]``),
+    for a page heading; None for any other heading."""
+    number = heading[len(PAGE_HEADING) + 1:]
+    if heading.startswith(PAGE_HEADING + " ") and number.isdigit():
+        return f"{PAGE_HEADING}={number}"
+    return None
+
+
+def text_of_chunks(rows: list[tuple[int, str]]) -> str:
+    """A document's text rebuilt from its indexed passages ((start line, text), in order):
+    each line once, at its line number (passages overlap by a few lines)."""
+    lines: dict[int, str] = {}
+    for start, body in rows:
+        for i, text in enumerate(body.split("\n")):
+            lines.setdefault(start + i, text)
+    if not lines:
+        return ""
+    last = max(lines)
+    return "\n".join(lines.get(n, "") for n in range(1, last + 1)) + "\n"
+
+
+def page_of_line(text: str, line: int) -> int | None:
+    """The page a line of a PDF's indexed text is on (None before the first page heading)."""
+    page = None
+    for n, content in enumerate(text.split("\n")[:line], 1):
+        if content.startswith(f"# {PAGE_HEADING} ") and content[len(PAGE_HEADING) + 3:].isdigit():
+            page = int(content[len(PAGE_HEADING) + 3:])
+    return page
