@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import PmsError, UsageError
-from ..core.kb import read_note, split_frontmatter
+from ..core.kb import is_document_name, page_of_line, read_note, split_frontmatter
 from ..core.safe_text import one_line, safe_text
 from .uris import id_from_uri, note_uri
 
@@ -81,7 +81,10 @@ def find(kb, ref: object) -> IndexedNote:
 
 
 def read_text(kb, note: IndexedNote) -> str:
-    """The note's text as on disk now, if its file is still inside its collection's folder."""
+    """The note's text as on disk now, if its file is still inside its collection's folder; a
+    PDF's or Word file's text as the index holds it (documents are never read as notes)."""
+    if is_document_name(note.relpath):
+        return kb.document_text(note.collection, note.relpath)
     root = note.collection.path.resolve()
     path = note.collection.path / note.relpath
     real = Path(os.path.realpath(path))
@@ -144,6 +147,11 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
         "frontmatter": frontmatter_json(meta), "lines": [first, shown_last], "total_lines": total,
         "text": safe_text("\n".join(out)),
     }
+    if is_document_name(note.relpath):
+        result["frontmatter"] = {}
+        page = page_of_line(text, first)
+        if page is not None:  # a PDF: the page of the first line given, and of the last
+            result["pages"] = [page, page_of_line(text, shown_last) or page]
     if shown_last < last or cut:
         result["truncated"] = True
     if shown_last < last:

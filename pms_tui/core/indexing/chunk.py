@@ -158,13 +158,12 @@ def chunk_markdown(
 
 
 def parse_note(
-    text: str, filename: str, target_chars: int = 1000, overlap_lines: int = 2, title: str | None = None
+    text: str, filename: str, target_chars: int = 1000, overlap_lines: int = 2
 ) -> ParsedNote:
-    """Frontmatter + chunks of one note. Title: ``title`` when given, else frontmatter, else
-    first H1, else file stem."""
+    """Frontmatter + chunks of one note. Title: frontmatter, else first H1, else file stem."""
     metadata, body, offset = split_frontmatter(text)
     layout = _Layout(body)
-    title = title or frontmatter_title(metadata) or layout.first_h1 or PurePath(filename).stem
+    title = frontmatter_title(metadata) or layout.first_h1 or PurePath(filename).stem
     chunks = _build_chunks(layout, title, target_chars, overlap_lines, offset)
     return ParsedNote(title=title, metadata=metadata, chunks=chunks, body=body, body_offset=offset,
                       structure=layout.structure)

@@ -49,7 +49,7 @@ def read_pdf(path: str, max_chars: int) -> dict:
     try:
         import pypdfium2 as pdfium
     except ImportError:
-        return {"skip": "no PDF reader: install pypdfium2 (pip install pypdfium2) to index PDFs", "retry": True}
+        return {"skip": "no reader for .pdf files is installed (pip install pypdfium2)", "retry": True}
     try:
         doc = pdfium.PdfDocument(path)
     except pdfium.PdfiumError as exc:
@@ -137,7 +137,7 @@ def read_docx(path: str, max_chars: int) -> dict:
     try:
         import mammoth
     except ImportError:
-        return {"skip": "no Word reader: install mammoth (pip install mammoth) to index Word files", "retry": True}
+        return {"skip": "no reader for .docx files is installed (pip install mammoth)", "retry": True}
     import zipfile
 
     def no_image(image) -> dict:  # pictures are not words: none is inlined as data

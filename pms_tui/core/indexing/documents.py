@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from ..errors import SkipFile
-from .chunk import ParsedNote, parse_note
+from ..markdown import scan
+from .chunk import ParsedNote, chunk_markdown, parse_note
 from .document_reader import escape_line
 from .notes import DOCUMENT_SUFFIXES, is_document_name  # noqa: F401  (the rule lives with the notes')
 
@@ -44,7 +45,7 @@ DOCUMENT_MEMORY_BYTES = 1_500_000_000
 # A larger file is not read at all (the reading limits would stop it anyway, later).
 MAX_DOCUMENT_BYTES = 200_000_000
 # How a skip for a missing reader begins: such a file is tried again once the reader is installed.
-NO_READER = "no "
+NO_READER = "no reader for"
 _READERS = {".pdf": "pypdfium2", ".docx": "mammoth"}
 PAGE_HEADING = "page"
 
@@ -90,7 +91,7 @@ def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
         raise SkipFile(f"larger than {MAX_DOCUMENT_BYTES / 1e6:g} MB ({size / 1e6:.0f} MB); documents "
                        "that large are not read")
     if not reader_installed(path.name):
-        raise SkipFile(f"{NO_READER}reader for {path.suffix.lower()} files is installed "
+        raise SkipFile(f"{NO_READER} {path.suffix.lower()} files is installed "
                        f"(pip install {_READERS.get(path.suffix.lower(), '?')})")
     args = [sys.executable, "-m", "pms_tui.core.indexing.document_reader", str(path), str(max_chars),
             str(seconds), str(memory_bytes)]
@@ -179,9 +180,11 @@ def parse_document(extracted: Extracted, filename: str, target_chars: int, overl
     text = extracted.markdown
     if text.startswith("---"):  # a Word file opening with a rule: text, not frontmatter
         text = "\n" + text
-    title = (extracted.title or PurePath(filename).stem) if extracted.pages else None
-    note = parse_note(text, filename, target_chars, overlap_lines, title=title)
-    return ParsedNote(note.title, {}, note.chunks, note.body, note.body_offset, note.structure)
+    if not extracted.pages:
+        note = parse_note(text, filename, target_chars, overlap_lines)
+        return ParsedNote(note.title, {}, note.chunks, note.body, note.body_offset, note.structure)
+    title = extracted.title or PurePath(filename).stem  # (its first H1 is a page, not a title)
+    return ParsedNote(title, {}, chunk_markdown(text, title, target_chars, overlap_lines), text, 0, scan(text))
 
 
 def page_anchor(heading: str) -> str | None:
@@ -213,3 +216,49 @@ def page_of_line(text: str, line: int) -> int | None:
         if content.startswith(f"# {PAGE_HEADING} ") and content[len(PAGE_HEADING) + 3:].isdigit():
             page = int(content[len(PAGE_HEADING) + 3:])
     return page
+
+
+def opener_command(path: str) -> list[str] | None:
+    """The command that opens a file with the system's own application (a PDF viewer, a word
+    processor): ``open`` on macOS, ``xdg-open`` elsewhere; None where neither is found."""
+    import shutil
+
+    name = "open" if sys.platform == "darwin" else "xdg-open"
+    found = shutil.which(name)
+    return [found, path] if found else None
+
+
+def kind_of(name: str) -> str:
+    return "PDF" if name.lower().endswith(".pdf") else "Word"
+
+
+@dataclass
+class DocumentCounts:
+    """A collection's PDF and Word files: how many the index holds by kind, and those skipped
+    with their reasons (what ``status`` and ``doctor`` tell)."""
+
+    indexed: dict[str, int]
+    skipped: list[tuple[str, str]]
+
+    def describe(self) -> str:
+        read = sum(self.indexed.values())
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(self.indexed.items()))
+        return (f"{read} document{'s' if read != 1 else ''} read" + (f" ({kinds})" if kinds else "")
+                + f", {len(self.skipped)} skipped")
+
+    def to_json(self) -> dict:
+        return {"indexed": dict(self.indexed), "skipped": [{"path": p, "reason": r} for p, r in self.skipped]}
+
+
+def counts(conn, collection_id: int) -> DocumentCounts:
+    """The collection's documents in the index and those skipped (from the skipped files' table)."""
+    from ..store import skipped as skipped_rows
+
+    indexed: dict[str, int] = {}
+    for (path,) in conn.execute(
+            "SELECT path FROM documents WHERE collection_id = ? AND (lower(path) LIKE '%.pdf' "
+            "OR lower(path) LIKE '%.docx')", (collection_id,)):
+        indexed[kind_of(path)] = indexed.get(kind_of(path), 0) + 1
+    skipped = sorted((rel, f.reason) for rel, f in skipped_rows.of_collection(conn, collection_id).items()
+                     if is_document_name(rel))
+    return DocumentCounts(indexed, skipped)
