@@ -41,6 +41,8 @@ def _limit(cpu_seconds: int, memory_bytes: int) -> None:
 
 
 def clean(text: str) -> str:
+    # PDFium marks a word hyphenated at a line's end with \x02: the word is whole again
+    text = text.replace("\x02\r\n", "").replace("\x02\n", "").replace("\x02", "")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _CONTROL.sub(" ", text)
 
