@@ -135,6 +135,12 @@ def html_markdown(html: str) -> str:
     return "\n\n".join(out) + "\n" if out else ""
 
 
+# A .docx is a zip: its XML parts inflate to at most this much (zipfile never reads past an
+# entry's declared size, so the directory's sizes bound what is read). The largest of the
+# test documents' parts is under 1 MB, and mammoth needs over 1.5 GB for 30 MB of XML).
+MAX_INFLATED_XML = 16_000_000
+
+
 def read_docx(path: str, max_chars: int) -> dict:
     try:
         import mammoth
@@ -145,6 +151,14 @@ def read_docx(path: str, max_chars: int) -> dict:
     def no_image(image) -> dict:  # pictures are not words: none is inlined as data
         return {"src": ""}
 
+    try:
+        with zipfile.ZipFile(path) as archive:
+            inflated = sum(i.file_size for i in archive.infolist() if i.filename.lower().endswith((".xml", ".rels")))
+    except (zipfile.BadZipFile, OSError) as exc:
+        return {"skip": f"not a readable Word file ({type(exc).__name__}: {str(exc)[:120]})"}
+    if inflated > MAX_INFLATED_XML:
+        return {"skip": f"its text parts would inflate to {inflated / 1e6:,.0f} MB (over "
+                        f"{MAX_INFLATED_XML / 1e6:,.0f} MB: a zip bomb?); not read"}
     try:
         with open(path, "rb") as handle:
             result = mammoth.convert_to_html(handle, convert_image=mammoth.images.img_element(no_image))
