@@ -148,7 +148,7 @@ def read_docx(path: str, max_chars: int) -> dict:
         return {"skip": "no reader for .docx files is installed (pip install mammoth)", "retry": True}
     import zipfile
 
-    def no_image(image) -> dict:  # pictures are not words: none is inlined as data
+    def no_image(image: object) -> dict:  # pictures are not words: none is inlined as data
         return {"src": ""}
 
     try:
