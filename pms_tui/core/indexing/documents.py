@@ -11,13 +11,16 @@ user's files, and the reader and MCP ``get`` rebuild it from the indexed passage
 (:func:`text_of_chunks`). The sync re-reads a document only when its bytes change (the same
 stat-then-hash plan as notes).
 
-Why pypdfium2 for PDFs: PDFium (Chrome's PDF engine, BSD/Apache) gives each page's text
-directly and fast (the 117-page German textbook of the test documents in 0.2 s), reads
-Arabic and multi-column layouts, and tells a password from damage; its wheel is 3 MB with no
-dependency. markitdown's PDF converter runs pdfminer.six over the whole file (pages merged)
-and brings pdfplumber, magika and requests; pdfminer.six alone gives pages but is pure Python
-and about a hundred times slower on long files. mammoth (BSD, pure Python) is what markitdown
-uses for Word files, without the rest.
+Why pypdfium2 and mammoth rather than markitdown: PDFium (Chrome's PDF engine, BSD/Apache)
+gives each page's text directly and fast (the 117-page German textbook of the test documents
+in 0.2 s), reads Arabic and multi-column layouts, and tells a password from damage; its wheel
+is 3 MB with no dependency. markitdown 0.1.9 needs magika (a 16 MB wheel), requests,
+markdownify and BeautifulSoup before any format, and its ``[pdf]`` extra brings pdfminer.six
+and pdfplumber (which itself depends on pypdfium2 and Pillow); its PDF converter returns one
+text for the whole file, so page boundaries would have to be found again. pdfminer.six alone
+gives pages (``extract_pages``) but is pure Python and many times slower on long files.
+mammoth (BSD, pure Python) is what markitdown uses for Word files, without the rest; its HTML
+is made Markdown here (its own Markdown writer drops tables).
 """
 
 from __future__ import annotations
