@@ -103,6 +103,7 @@ def test_a_reader_killed_by_a_signal_is_told_by_which_limit():
 
     assert "CPU time" in _stopped(-signal.SIGXCPU, 60, 10**9)
     assert "crashed" in _stopped(-signal.SIGSEGV, 60, 10**9) and "1,000 MB" in _stopped(-signal.SIGSEGV, 60, 10**9)
+    assert "killed (SIGKILL)" in _stopped(-signal.SIGKILL, 60, 10**9)
     assert "exit status 3" in _stopped(3, 60, 10**9)
 
 

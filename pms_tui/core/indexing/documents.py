@@ -153,8 +153,11 @@ def _memory_reason(memory_bytes: int) -> str:
 def _stopped(code: int | None, seconds: int, memory_bytes: int) -> str:
     if code is not None and code < 0:
         sig = -code
-        if sig in (getattr(signal, "SIGXCPU", -1), signal.SIGKILL):
+        if sig == getattr(signal, "SIGXCPU", -1):
             return f"reading it took more than {seconds} s of CPU time (the limit per document); it was stopped"
+        if sig == signal.SIGKILL:  # the CPU limit's hard stop, or the system out of memory
+            return (f"the document reader was killed (SIGKILL) while reading it: over {seconds} s of CPU time "
+                    "or out of memory; a damaged or hostile file?")
         if sig in (signal.SIGSEGV, getattr(signal, "SIGBUS", -1), signal.SIGABRT):
             return (f"the document reader crashed on it ({signal.Signals(sig).name}, often out of memory: "
                     f"the limit is {memory_bytes / 1e6:,.0f} MB); a damaged or hostile file?")
