@@ -212,3 +212,23 @@ def test_every_real_document_is_read_or_skipped_with_a_reason(tmp_path):
         arabic = kb.search("habibi", k=5, mode="bm25")
         assert any("015-arabic" in h.relpath for h in arabic)
     assert folder_state(DOCS) == before
+
+
+def test_a_document_skipped_for_want_of_its_reader_is_read_once_the_reader_is_installed(tmp_path, monkeypatch):
+    from pms_tui.core.indexing import documents
+    from pms_tui.core.kb import KnowledgeBase
+    from tests.faults.document_files import page_lines, write_text_pdf
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    write_text_pdf(folder / "paper.pdf", [page_lines(1), page_lines(2)])
+    with KnowledgeBase(home=tmp_path / "home") as kb:
+        kb.collections.create(folder, name="notes")
+        monkeypatch.setattr(documents, "reader_installed", lambda name: False)
+        first = kb.sync(embed=False)
+        assert first.skipped == [("notes/paper.pdf", "no reader for .pdf files is installed (pip install pypdfium2)")]
+        assert kb.check_sync_status().to_add == []  # skipped, not new, while the reader is missing
+        monkeypatch.undo()
+        assert [str(p) for p in kb.check_sync_status().to_add] == ["notes/paper.pdf"]
+        assert kb.sync(embed=False).documents == ["notes/paper.pdf (2 pages)"]
+        assert kb.search("folio 2 line 5", k=1, mode="bm25")[0].heading_path == ["page 2"]
