@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import threading
 import time
 from dataclasses import dataclass
@@ -247,6 +248,8 @@ class Indexer:
         name = f"{collection.name}/{state.rel}"
         try:
             before = os.stat(path)
+            if not stat.S_ISREG(before.st_mode):  # (a FIFO put in its place must not hang the hashing)
+                raise SkipFile("not a regular file")
             sha256 = sha256_file(path)
             extracted = document_rules.extract(path, self.settings.max_note_mb * 1_000_000, self.cancel)
             note = document_rules.parse_document(extracted, Path(state.rel).name, self.settings.chunk_target,
