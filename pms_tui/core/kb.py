@@ -51,7 +51,7 @@ from .indexing.collections import Collection, Collections
 from .indexing.embed import Embedder
 from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import MAX_NOTE_BYTES, is_document_name, read_note, sha256_file
-from .indexing.documents import DocumentCounts, opener_command, page_of_line, text_of_chunks
+from .indexing.documents import DocumentCounts, opener_command, page_lines, page_of_line, text_of_chunks
 from .indexing.documents import counts as document_counts
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
 from .kb_graph import GraphMixin
@@ -106,7 +106,7 @@ __all__ = [
     # a note read as the index reads it (the reader shows the same text), its file's hash
     "MAX_NOTE_BYTES", "read_note",
     # PDF and Word files: which names are documents, the page a line of a PDF's text is on
-    "is_document_name", "opener_command", "page_of_line", "split_frontmatter", "sha256_file",
+    "is_document_name", "opener_command", "page_lines", "page_of_line", "split_frontmatter", "sha256_file",
 ]
 
 

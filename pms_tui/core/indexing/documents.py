@@ -218,6 +218,21 @@ def text_of_chunks(rows: list[tuple[int, str]]) -> str:
     return "\n".join(lines.get(n, "") for n in range(1, last + 1)) + "\n"
 
 
+def page_lines(text: str, page: int) -> tuple[int, int] | None:
+    """(first, last) line of a page in a PDF's indexed text; None when the page has no text."""
+    heading = f"# {page_heading(page)}"
+    lines = text.split("\n")
+    for n, content in enumerate(lines, 1):
+        if content == heading:
+            last = n
+            while last < len(lines) and not lines[last].startswith(f"# {PAGE_HEADING} "):
+                last += 1
+            while last > n and not lines[last - 1].strip():
+                last -= 1
+            return n, last
+    return None
+
+
 def page_of_line(text: str, line: int) -> int | None:
     """The page a line of a PDF's indexed text is on (None before the first page heading)."""
     page = None
