@@ -98,6 +98,16 @@ def test_the_readers_cpu_limit_stops_a_slow_file(tmp_path):
         documents.extract(bomb, 1_000_000, seconds=1)
 
 
+def test_the_wall_clock_stops_a_reader_that_the_cpu_limit_does_not(tmp_path):
+    from pms_tui.core.errors import SkipFile
+    from pms_tui.core.indexing import documents
+
+    bomb = tmp_path / "slow.docx"
+    write_docx_bomb(bomb, 10_000_000)
+    with pytest.raises(SkipFile, match=r"took longer than 10 s \(the limit per document\); it was stopped"):
+        documents.extract(bomb, 1_000_000, seconds=0)
+
+
 def test_a_reader_killed_by_a_signal_is_told_by_which_limit():
     from pms_tui.core.indexing.documents import _stopped
 

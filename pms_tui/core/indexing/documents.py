@@ -83,8 +83,9 @@ class Extracted:
 def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
             seconds: int | None = None, memory_bytes: int | None = None) -> Extracted:
     """The text of one document as Markdown, read in a child process within the limits
-    (``DOCUMENT_SECONDS`` and ``DOCUMENT_MEMORY_BYTES`` unless given); else SkipFile with the
-    reason (which limit, or what is wrong with the file)."""
+    (``DOCUMENT_SECONDS`` and ``DOCUMENT_MEMORY_BYTES`` unless given; ``seconds=0``: no CPU
+    limit, the wall clock's 10 s only); else SkipFile with the reason (which limit, or what is
+    wrong with the file)."""
     seconds = DOCUMENT_SECONDS if seconds is None else seconds
     memory_bytes = DOCUMENT_MEMORY_BYTES if memory_bytes is None else memory_bytes
     try:
