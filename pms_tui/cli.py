@@ -149,13 +149,14 @@ def cmd_status(args) -> int:
                 "to_delete": [str(p) for p in total.to_delete],
                 "skipped": [{"path": str(p), "reason": why} for p, why in total.skipped],
                 "links": kb.link_counts(),
+                "documents": {name: c.to_json() for name, c in kb.document_counts().items()},
             })
             return 0
         if not cols:
             say(NO_COLLECTIONS)
             return 0
         say(total.summary)
-        pending, links = kb.vectors_pending, kb.link_counts()
+        pending, links, documents = kb.vectors_pending, kb.link_counts(), kb.document_counts()
         if pending:
             say(f"  {pending} chunk texts are waiting for their vectors (searchable by their words "
                   f"already); `pms-tui sync` embeds them.")
@@ -165,6 +166,12 @@ def cmd_status(args) -> int:
             skipped = f", {len(part.skipped)} skipped" if part.skipped else ""
             say(f"  {col.name}: +{len(part.to_add)} new, ~{len(part.to_update)} modified, "
                   f"-{len(part.to_delete)} deleted{skipped}{note}; {link_summary(links.get(col.name, {}))}")
+            counted = documents.get(col.name)
+            if counted is not None and (counted.indexed or counted.skipped):
+                say(f"    {counted.describe()}")
+                if not args.verbose:  # (-v lists every skipped file below)
+                    for rel, why in counted.skipped:
+                        say(f"    ! {col.name}/{rel}: {why}")
         if args.verbose:
             for label, items in (("+", total.to_add), ("~", total.to_update), ("-", total.to_delete)):
                 for item in items:
@@ -181,6 +188,8 @@ def _print_report(report, as_json: bool) -> None:
     say(report.summary)
     for problem in report.problems:
         say(f"  ! {problem}")
+    for path in report.documents:
+        say(f"  read {path}")
     for path, reason in report.skipped:
         say(f"  skipped {path}: {reason}")
 

@@ -51,7 +51,9 @@ from .indexing import facets as facet_rules
 from .indexing.collections import Collection, Collections
 from .indexing.embed import Embedder
 from .indexing.frontmatter import split_frontmatter
-from .indexing.notes import MAX_NOTE_BYTES, read_note, sha256_file
+from .indexing.notes import MAX_NOTE_BYTES, is_document_name, read_note, sha256_file
+from .indexing.documents import DocumentCounts, opener_command, page_lines, page_of_line, text_of_chunks
+from .indexing.documents import counts as document_counts
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
 from .kb_graph import GraphMixin
 from .kb_indexing import IndexingMixin
@@ -107,7 +109,9 @@ __all__ = [
     "ClipError", "CollectionError", "ConfigError", "EmbeddingModelError", "ModelMismatchError",
     "PmsError", "SearchStopped", "SkipFile", "StoreError", "SyncBusyError", "UsageError", "WriterBusy",
     # a note read as the index reads it (the reader shows the same text), its file's hash
-    "MAX_NOTE_BYTES", "read_note", "split_frontmatter", "sha256_file",
+    "MAX_NOTE_BYTES", "read_note",
+    # PDF and Word files: which names are documents, the page a line of a PDF's text is on
+    "is_document_name", "opener_command", "page_lines", "page_of_line", "split_frontmatter", "sha256_file",
 ]
 
 
@@ -331,6 +335,18 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
             if path.startswith(prefix):
                 return collection, path[len(prefix):]
         return None
+
+    def document_counts(self) -> dict[str, DocumentCounts]:
+        """{collection: its PDF and Word files read, by kind, and those skipped with the reason}."""
+        return {c.name: document_counts(self.store.conn, c.id) for c in self.collections.list()}
+
+    def document_text(self, collection: str | Collection, rel: str) -> str:
+        """The text of an indexed PDF or Word file as the index holds it (Markdown, a PDF's
+        pages as ``# page N`` headings, lines as its hits give them); "" when not indexed.
+        Documents are never read as notes: their text lives in the index only."""
+        col = self.collections.get(collection) if isinstance(collection, str) else collection
+        return text_of_chunks([(row.start_line, row.body) for row in chunk_rows.of_document(
+            self.store.conn, col.id, rel)])
 
     def chunks_of(self, collection: str | Collection, rel: str) -> list[Hit]:
         """Every chunk of one indexed note, in order."""

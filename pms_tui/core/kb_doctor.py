@@ -93,6 +93,7 @@ class DoctorMixin:
         except Exception as exc:
             checks.append(Check("model load", False, describe(exc)))
         checks.append(_package_check())
+        checks.append(_document_check(self))
         return checks
 
 
@@ -118,6 +119,34 @@ def _package_check() -> Check:
         return Check("packages", True, ", ".join(f"{p} {md.version(p)}" for p in names))
     except Exception as exc:
         return Check("packages", False, describe(exc))
+
+
+# The skipped documents doctor names one by one (the rest are counted; `status -v` lists them all).
+DOCTOR_SKIPS_SHOWN = 10
+
+
+def _document_check(kb) -> Check:
+    """The PDF and Word readers (installed with pms-tui) and the documents read and skipped."""
+    from .indexing import documents
+
+    found = documents.readers()
+    missing = [kind for kind, reader in found.items() if reader is None]
+    detail = ", ".join(f"{kind}: {reader or 'no reader (pip install pypdfium2 mammoth)'}"
+                       for kind, reader in found.items())
+    try:
+        parts, skips = [], []
+        for name, counted in sorted(kb.document_counts().items()):
+            if counted.indexed or counted.skipped:
+                parts.append(f"{name}: {counted.describe()}")
+                skips += [f"{name}/{rel} ({why})" for rel, why in counted.skipped]
+        if parts:
+            detail += "; " + "; ".join(parts)
+        if skips:
+            more = len(skips) - DOCTOR_SKIPS_SHOWN
+            detail += "; skipped: " + "; ".join(skips[:DOCTOR_SKIPS_SHOWN]) + (f"; {more} more" if more > 0 else "")
+    except Exception as exc:  # noqa: BLE001 - told, never fatal
+        detail += f"; not counted: {describe(exc)}"
+    return Check("documents", not missing, detail)
 
 
 def indexing_fingerprint() -> str:

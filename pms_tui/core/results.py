@@ -212,6 +212,7 @@ class SyncReport:
     cancelled: bool = False  # stopped between notes or embedding runs; the next sync does the rest
     reindexed: bool = False  # a reindex: every note was read and embedded again, none is new
     embedding_elsewhere: int | None = None  # pid of another process embedding the queue meanwhile
+    documents: list[str] = field(default_factory=list)  # PDF and Word files read ("path (N pages)")
 
     @property
     def changed(self) -> bool:

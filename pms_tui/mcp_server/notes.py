@@ -13,12 +13,13 @@ from __future__ import annotations
 import datetime as _dt
 import fnmatch
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.errors import PmsError, UsageError
-from ..core.kb import read_note, split_frontmatter
+from ..core.kb import is_document_name, page_lines, page_of_line, read_note, split_frontmatter
 from ..core.safe_text import one_line, safe_text
 from .uris import id_from_uri, note_uri
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from ..core.kb import Collection
 
 MAX_REF_CHARS = 4096
+_PAGE_REF = re.compile(r"(.+\.pdf)#page=(\d{1,6})", re.IGNORECASE)
 MAX_TEXT_CHARS = 200_000  # one get; the rest by start_line
 MAX_MULTI_BYTES = 1_000_000
 DEFAULT_MULTI_BYTES = 60_000
@@ -85,7 +87,10 @@ def find(kb, ref: object) -> IndexedNote:
 
 
 def read_text(kb, note: IndexedNote) -> str:
-    """The note's text as on disk now, if its file is still inside its collection's folder."""
+    """The note's text as on disk now, if its file is still inside its collection's folder; a
+    PDF's or Word file's text as the index holds it (documents are never read as notes)."""
+    if is_document_name(note.relpath):
+        return kb.document_text(note.collection, note.relpath)
     root = note.collection.path.resolve()
     path = note.collection.path / note.relpath
     real = Path(os.path.realpath(path))
@@ -117,8 +122,16 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
              max_chars: int = MAX_TEXT_CHARS) -> dict:
     """One note, whole or lines ``start_line``..``end_line`` (1-based, inclusive, file lines as
     search hits give them), cut at ``max_chars`` (then ``next_start_line`` says where to go on)."""
+    page = None
+    if isinstance(ref, str) and (m := _PAGE_REF.fullmatch(ref)) and start_line is None:
+        ref, page = m.group(1), int(m.group(2))  # Obsidian's link to a PDF's page
     note = find(kb, ref)
     text = read_text(kb, note)
+    if page is not None:
+        span = page_lines(text, page) if is_document_name(note.relpath) else None
+        if span is None:
+            raise UsageError(f"{note.id} has no page {page} with text.")
+        start_line, end_line = span
     meta, _, _ = split_frontmatter(text)
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -149,6 +162,11 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
         "frontmatter": frontmatter_json(meta), "lines": [first, shown_last], "total_lines": total,
         "text": safe_text("\n".join(out)),
     }
+    if is_document_name(note.relpath):
+        result["frontmatter"] = {}
+        page = page_of_line(text, first)
+        if page is not None:  # a PDF: the page of the first line given, and of the last
+            result["pages"] = [page, page_of_line(text, shown_last) or page]
     if shown_last < last or cut:
         result["truncated"] = True
     if shown_last < last:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from pms_tui.core.errors import PmsError
-from pms_tui.core.kb import read_note, split_frontmatter
+from pms_tui.core.kb import is_document_name, read_note, split_frontmatter
 from pms_tui.core.markdown import normalize_newlines, scan
 from pms_tui.core.results import Hit
 
@@ -111,9 +111,14 @@ def pieces(window: NoteWindow, line: int) -> list[tuple[int, int]]:
     return out
 
 
-def read_window(hit: Hit) -> NoteWindow:
-    """The window of the hit's note on disk; the indexed chunk with a note when it cannot be read."""
+def read_window(hit: Hit, kb=None) -> NoteWindow:
+    """The window of the hit's note on disk; the indexed chunk with a note when it cannot be
+    read. A PDF's or Word file's text comes from the index (``kb``): it is never read as a note."""
     path = Path(hit.path)
+    if is_document_name(hit.relpath):
+        text = kb.document_text(hit.collection, hit.relpath) if kb is not None else ""
+        return note_window(text, hit.start_line, hit.end_line) if text else NoteWindow(
+            bounded(hit.text), hit.start_line, hit.end_line, False)
     try:
         if path.stat().st_size > SHOW_WHOLE_BYTES:
             raise OSError("the note is too large to show whole")

@@ -19,6 +19,8 @@ from pathlib import Path
 from ..errors import SkipFile
 
 NOTE_SUFFIXES = (".md", ".markdown")
+# Documents indexed read-only by their text (documents.py reads them, in a child process).
+DOCUMENT_SUFFIXES = (".pdf", ".docx")
 # The largest note that is indexed by default (``max_note_mb`` in config.toml changes it); a
 # bigger file is skipped with the reason. Notes up to 20 MB of any shape (one long line, one
 # fence, a 100,000-row table, 200,000 headings, ...) index within 600 MB with the model loaded
@@ -31,10 +33,18 @@ def is_note_name(name: str) -> bool:
     return name.lower().endswith(NOTE_SUFFIXES) and not name.startswith(".")
 
 
+def is_document_name(name: str) -> bool:
+    """A PDF or Word file (by the last part of ``name``): indexed by its text, never opened as a note."""
+    last = name.rsplit("/", 1)[-1]
+    return last.lower().endswith(DOCUMENT_SUFFIXES) and not last.startswith(".")
+
+
 def walk_notes(
-    folder: Path, follow_external_links: bool = False, skipped: list[tuple[str, str]] | None = None
+    folder: Path, follow_external_links: bool = False, skipped: list[tuple[str, str]] | None = None,
+    documents: bool = False,
 ) -> Iterator[tuple[str, os.stat_result]]:
-    """Yield (relative posix path, os.stat_result) of every note under ``folder``.
+    """Yield (relative posix path, os.stat_result) of every note under ``folder`` (and every
+    PDF and Word file with ``documents``).
 
     Recursive; dot-folders (.git, .obsidian, .trash) and dot-files are skipped. A symlink is
     followed only when its target stays inside ``folder`` (anywhere with
@@ -45,6 +55,7 @@ def walk_notes(
     """
     root = Path(os.path.realpath(folder))
     seen_dirs = {root}
+    wanted = (lambda name: is_note_name(name) or is_document_name(name)) if documents else is_note_name
     stack = [folder]
     while stack:
         current = stack.pop()
@@ -58,14 +69,14 @@ def walk_notes(
             try:
                 rel = Path(entry.path).relative_to(folder).as_posix()
                 if not _utf8(rel):  # undecodable bytes in a name: the index stores UTF-8 text
-                    if skipped is not None and is_note_name(entry.name):
+                    if skipped is not None and wanted(entry.name):
                         shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
                         skipped.append((shown, "its file name is not valid UTF-8; rename it to index it"))
                     continue
                 if entry.is_symlink():
                     followed = _follow_link(entry.path, root, follow_external_links)
                     if isinstance(followed, str):
-                        if skipped is not None and (is_note_name(entry.name) or "folder" in followed):
+                        if skipped is not None and (wanted(entry.name) or "folder" in followed):
                             skipped.append((rel, followed))
                         continue
                     real, info = followed
@@ -73,7 +84,7 @@ def walk_notes(
                         if real not in seen_dirs:
                             seen_dirs.add(real)
                             stack.append(Path(entry.path))
-                    elif is_note_name(entry.name):
+                    elif wanted(entry.name):
                         if stat.S_ISREG(info.st_mode):
                             yield rel, info
                         elif skipped is not None:
@@ -83,7 +94,7 @@ def walk_notes(
                     if real not in seen_dirs:
                         seen_dirs.add(real)
                         stack.append(Path(entry.path))
-                elif is_note_name(entry.name) and entry.is_file(follow_symlinks=False):
+                elif wanted(entry.name) and entry.is_file(follow_symlinks=False):
                     yield rel, entry.stat(follow_symlinks=False)
             except OSError:
                 continue

@@ -13,6 +13,7 @@ from ..results import PendingFile, SyncStatus
 from ..store import documents as document_rows
 from ..store import skipped as skipped_rows
 from .collections import Collection
+from . import documents as document_rules
 from .notes import MAX_NOTE_BYTES, TOO_LARGE, sha256_file, walk_notes
 
 
@@ -58,7 +59,7 @@ def plan_collection(
     plan = CollectionPlan(collection, [], [], [], [], 0)
     seen: set[str] = set()
     link_skips: list[tuple[str, str]] = []
-    for rel, stat in walk_notes(collection.path, follow_external_links, link_skips):
+    for rel, stat in walk_notes(collection.path, follow_external_links, link_skips, documents=True):
         if only_paths is not None and rel not in only_paths:
             continue
         seen.add(rel)
@@ -68,7 +69,7 @@ def plan_collection(
             skip = known_skips.get(rel)
             if skip is not None and (skip.size, skip.mtime_ns) == (state.size, state.mtime_ns) and not (
                 skip.reason.startswith(TOO_LARGE) and state.size <= max_note_bytes
-            ):
+            ) and not _reader_now_installed(rel, skip.reason):
                 plan.skipped.append((rel, skip.reason))  # skipped before, unchanged since
             else:
                 plan.new.append(state)
@@ -99,6 +100,12 @@ def plan_collection(
     plan.modified.sort(key=lambda s: s.rel)
     plan.skipped.sort()
     return plan
+
+
+def _reader_now_installed(rel: str, reason: str) -> bool:
+    """A document skipped for want of its reader is new again once the reader is installed."""
+    return (reason.startswith(document_rules.NO_READER) and document_rules.is_document_name(rel)
+            and document_rules.reader_installed(rel))
 
 
 def sync_status(conn, collections: list[Collection], follow_external_links: bool = False,

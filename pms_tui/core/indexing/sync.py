@@ -16,6 +16,8 @@ one vector.
 from __future__ import annotations
 
 import json
+import os
+import stat
 import threading
 import time
 from dataclasses import dataclass
@@ -36,11 +38,12 @@ from ..store import skipped as skipped_rows
 from ..store import vectors as vector_rows
 from .chunk import Chunk, parse_note
 from .collections import Collection
+from . import documents as document_rules
 from . import facets as facet_rules
 from . import link_resolve
 from . import links as link_rules
 from .embed import embed_hash
-from .notes import read_note, trusted_mtime
+from .notes import read_note, sha256_file, trusted_mtime
 from .plan import CollectionPlan, FileState, plan_collection
 
 # Progress is reported at most this often (seconds) within a phase; a front end that redraws
@@ -214,6 +217,8 @@ class Indexer:
             self._tick("deleting")
 
     def _prepare(self, collection: Collection, state: FileState, is_new: bool) -> PreparedDoc | None:
+        if document_rules.is_document_name(state.rel):
+            return self._prepare_document(collection, state, is_new)
         path = collection.path / state.rel
         try:
             settings = self.settings
@@ -235,6 +240,52 @@ class Indexer:
                            is_new, facet_rules.note_tags(note.metadata, body), day.isoformat() if day else None,
                            self._links_of(collection, state.rel, note.body, note.body_offset, note.metadata,
                                          note.structure))
+
+    def _prepare_document(self, collection: Collection, state: FileState, is_new: bool) -> PreparedDoc | None:
+        """A PDF or Word file: its text read in a child process within the limits per document
+        (documents.py), chunked as Markdown with its pages as headings. Nothing is written
+        beside it; its text lives in its chunks."""
+        path = collection.path / state.rel
+        name = f"{collection.name}/{state.rel}"
+        try:
+            before = os.stat(path)
+            if not stat.S_ISREG(before.st_mode):  # (a FIFO put in its place must not hang the hashing)
+                raise SkipFile("not a regular file")
+            sha256 = sha256_file(path)
+            extracted = document_rules.extract(path, self.settings.max_note_mb * 1_000_000, self.cancel)
+            note = document_rules.parse_document(extracted, Path(state.rel).name, self.settings.chunk_target,
+                                                 self.settings.chunk_overlap)
+            after = os.stat(path)
+        except SkipFile as exc:
+            if self._cancelled():
+                return None
+            self._skip(collection, state, str(exc))
+            return None
+        except OSError as exc:
+            self._skip(collection, state, f"unreadable ({exc.strerror or exc})")
+            return None
+        except Exception as exc:  # a parser bug must not stop the sync
+            self._skip(collection, state, f"could not be parsed ({type(exc).__name__}: {exc})")
+            return None
+        changed = (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns)
+        state = FileState(state.rel, before.st_size, -1 if changed else trusted_mtime(before.st_mtime_ns))
+        if extracted.truncated:
+            left = (f"{extracted.truncated:,} pages" if extracted.pages else f"{extracted.truncated:,} characters")
+            self.report.skipped.append((name, f"only its first {self.settings.max_note_mb} MB of text is indexed "
+                                        f"({left} left out; max_note_mb in config.toml)"))
+        self.report.documents.append(
+            f"{name} ({extracted.pages} page{'s' if extracted.pages != 1 else ''})" if extracted.pages else name)
+        links = None
+        if self.extract_links and note.structure is not None:
+            links = link_rules.NoteLinks()
+            for h in note.structure.headings[:link_rules.MAX_ANCHORS]:
+                line = h.start + note.body_offset + 1
+                links.anchors.append(link_rules.Anchor("heading", link_rules.anchor_key(h.text), line, h.text))
+                page = document_rules.page_anchor(h.text)
+                if page:
+                    links.anchors.append(link_rules.Anchor("heading", page, line, h.text))
+        hashes = [embed_hash(c.embed_text) for c in note.chunks]
+        return PreparedDoc(collection, state, sha256, note.title, {}, note.chunks, hashes, is_new, [], None, links)
 
     def _links_of(self, collection: Collection, rel: str, body: str, offset: int, meta: dict, structure=None):
         if not self.extract_links:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .notes import is_note_name
+from .notes import is_document_name, is_note_name
 
 SETTLE_MS = 300
 DEBOUNCE_MS = 1600
@@ -58,7 +58,7 @@ def classify(folders: Iterable[Folder], events: Iterable[tuple[object, str]]) ->
             if _parts_hidden(rel):
                 break
             name = rel.rsplit("/", 1)[-1]
-            if is_note_name(name):
+            if is_note_name(name) or is_document_name(name):
                 wanted = changes.setdefault(folder.name, set())
                 if wanted is not None:
                     wanted.add(rel)
@@ -82,7 +82,7 @@ def _note_filter(change, path: str) -> bool:
     name = os.path.basename(path)
     if name.startswith("."):
         return False
-    return is_note_name(name) or "." not in name
+    return is_note_name(name) or is_document_name(name) or "." not in name
 
 
 def watch(

@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
 from pms_tui.core.errors import PmsError, describe
-from pms_tui.core.kb import KnowledgeBase, read_note, split_frontmatter
+from pms_tui.core.kb import KnowledgeBase, is_document_name, read_note, split_frontmatter
 from pms_tui.core.markdown import headings
 from pms_tui.core.results import Hit, Link
 from pms_tui.core.safe_text import one_line
@@ -254,7 +254,7 @@ class LinksController:
             if not related:
                 why = "no vectors yet for this note (sync embeds them)"
         try:
-            body, offset = _note_text(hit)
+            body, offset = _note_text(hit, self.kb)
             outline = [(h.text, h.level, h.start + offset + 1) for h in headings(body)]
         except (OSError, PmsError):
             outline = []
@@ -290,7 +290,10 @@ def _shown(link: Link) -> str:
     return ("⧉ " if link.embed else "") + text
 
 
-def _note_text(hit: Hit) -> tuple[str, int]:
-    """The note's body (frontmatter left out) and the file line before its first line."""
-    _, body, offset = split_frontmatter(read_note(Path(hit.path)).text)
+def _note_text(hit: Hit, kb: KnowledgeBase) -> tuple[str, int]:
+    """The note's body (frontmatter left out) and the file line before its first line; a PDF's
+    or Word file's text from the index (its outline is its pages)."""
+    if is_document_name(hit.relpath):
+        return kb.document_text(hit.collection, hit.relpath), 0
+    _, body, offset = split_frontmatter(read_note(hit.path).text)
     return body, offset

@@ -9,6 +9,7 @@ import subprocess
 from textual.app import SuspendNotSupported
 
 from pms_tui.core.errors import describe
+from pms_tui.core.kb import is_document_name, opener_command
 
 from . import Host, thread_worker
 
@@ -34,6 +35,9 @@ class NoteController:
         hit = self._highlighted()
         if hit is None:
             return
+        if is_document_name(hit.relpath):
+            self.open_document(hit.path)
+            return
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not editor:
             self.host.notify("Set the EDITOR environment variable to open notes, for example "
@@ -50,6 +54,21 @@ class NoteController:
             self.host.notify(f"Cannot start the editor {editor!r}: {describe(exc)}", severity="error")
             return
         self.host.start_sync(quiet=True)  # the note may have changed
+
+    def open_document(self, path: str) -> None:
+        """A PDF or Word file opens in the system's application for it, not in $EDITOR; the
+        app stays as it is (the viewer is a window of its own)."""
+        command = opener_command(path)
+        if command is None:
+            self.host.notify("No program to open documents was found (xdg-open on Linux).", severity="warning")
+            return
+        try:
+            subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+        except OSError as exc:
+            self.host.notify(f"Cannot open the document: {describe(exc)}", severity="error")
+            return
+        self.host.notify("Opened in the system's viewer.", timeout=3)
 
     def copy_chunk(self) -> None:
         hit = self._highlighted()

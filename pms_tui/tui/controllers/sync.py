@@ -238,6 +238,9 @@ class SyncController:
                 f"{len(report.skipped)} skipped ({report.unchanged} unchanged) in {report.seconds:.1f} s.",
                 title="Sync done", timeout=6,
             )
+        if report.documents and not message.quiet:  # PDF and Word files: which were read (skips below)
+            more = f" (and {len(report.documents) - 3} more)" if len(report.documents) > 3 else ""
+            self.host.notify(f"Read {', '.join(report.documents[:3])}{more}.", title="Documents", timeout=6)
         for problem in report.problems:
             self.host.notify(problem, severity="warning", timeout=10)
         if report.skipped:

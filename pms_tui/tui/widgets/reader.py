@@ -374,10 +374,11 @@ class Reader(Vertical):
             # below (which holds back every repaint of the screen until it ends); a small one
             # here (1-2 ms: the hop to a thread took 5-20 ms of a followed link's time at load 2)
             line = self.target_line or hit.start_line
+            kb = getattr(self.app, "kb", None)  # a PDF's or Word file's text is in the index
             if _size(hit.path) <= PLAN_HERE_BYTES:
-                planned = self._plan(hit, line)
+                planned = self._plan(hit, line, kb)
             else:
-                planned = await asyncio.to_thread(self._plan, hit, line)
+                planned = await asyncio.to_thread(self._plan, hit, line, kb)
         with self.app.batch_update():  # one layout when it is all in place, none while it is built
             self._rest = []
             breadcrumb = self.query_one(Breadcrumb)
@@ -454,8 +455,8 @@ class Reader(Vertical):
             markdown._last_parsed_line = blocks[-1].source_range[0]
 
     @staticmethod
-    def _plan(hit: Hit, line: int) -> tuple[NoteWindow, list[tuple[int, int]]]:
-        window = read_window(hit)
+    def _plan(hit: Hit, line: int, kb=None) -> tuple[NoteWindow, list[tuple[int, int]]]:
+        window = read_window(hit, kb)
         return window, pieces(window, line)
 
     def _piece(self, hit: Hit, window: NoteWindow, lo: int, hi: int) -> str:

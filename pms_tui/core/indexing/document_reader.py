@@ -1,0 +1,191 @@
+"""The child process that reads one PDF or Word file (``python -m`` this module).
+
+Run by ``documents.extract`` only: a damaged or hostile file (a zip bomb inside a .docx,
+deeply nested PDF objects, a parser that loops or crashes) can then cost at most this
+process, which limits its own memory and CPU time before it opens the file
+(``resource.setrlimit``) and is killed by its parent past a wall-clock limit. It prints one
+JSON object on stdout: ``{"pages": [...], "title": ...}`` for a PDF (one text per page),
+``{"markdown": ...}`` for a Word file, or ``{"skip": reason}``; text past ``max_chars`` is
+left out (``"truncated"`` counts the pages or characters left out).
+
+It imports nothing from the engine but this module, so it starts in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+# Characters that are not text (PDF text often holds control codes for ligatures and breaks).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _limit(cpu_seconds: int, memory_bytes: int) -> None:
+    try:
+        import resource
+    except ImportError:  # Windows: the parent's wall-clock limit still applies
+        return
+    for kind, value in ((getattr(resource, "RLIMIT_AS", None), memory_bytes),
+                        (resource.RLIMIT_CPU, cpu_seconds)):
+        if kind is None or value <= 0:
+            continue
+        try:
+            hard = resource.getrlimit(kind)[1]
+            soft = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            # CPU: SIGXCPU at the soft limit, SIGKILL a second later should it be caught
+            resource.setrlimit(kind, (soft, soft + 1 if kind == resource.RLIMIT_CPU and
+                                      hard == resource.RLIM_INFINITY else hard))
+        except (ValueError, OSError):
+            pass  # a platform that does not enforce it (macOS's RLIMIT_AS): the wall clock still does
+
+
+def clean(text: str) -> str:
+    # PDFium marks a word hyphenated at a line's end with \x02: the word is whole again
+    text = text.replace("\x02\r\n", "").replace("\x02\n", "").replace("\x02", "")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub(" ", text)
+
+
+def read_pdf(path: str, max_chars: int) -> dict:
+    try:
+        import pypdfium2 as pdfium
+    except ImportError:
+        return {"skip": "no reader for .pdf files is installed (pip install pypdfium2)", "retry": True}
+    try:
+        doc = pdfium.PdfDocument(path)
+    except pdfium.PdfiumError as exc:
+        message = str(exc)
+        if "password" in message.lower():
+            return {"skip": "password-protected PDF; it cannot be read without its password"}
+        detail = message.split("(PDFium: ", 1)[-1].rstrip(").") if "PDFium: " in message else message
+        return {"skip": f"not a readable PDF ({detail.lower()})"}
+    title = ""
+    try:
+        meta_title = doc.get_metadata_dict().get("Title", "")
+        title = " ".join(str(meta_title).split())[:200]
+    except Exception:  # noqa: BLE001 - unreadable metadata: the file name serves
+        pass
+    pages: list[str] = []
+    size, left_out = 0, 0
+    count = len(doc)
+    for i in range(count):
+        if size >= max_chars:
+            left_out = count - i
+            break
+        page = doc[i]
+        try:
+            textpage = page.get_textpage()
+            text = textpage.get_text_bounded()
+            textpage.close()
+        finally:
+            page.close()
+        text = clean(text)[: max(max_chars - size, 0)]
+        size += len(text)
+        pages.append(text)
+    doc.close()
+    return {"pages": pages, "title": title, "truncated": left_out}
+
+
+# A line that Markdown would read as a heading, a fence, an HTML block, a quote or a setext
+# underline or rule (a list marker or a table pipe only changes how a line is drawn).
+_SPECIAL_START = re.compile(r"^( {0,3})([#`~<>=]|-{2,}\s*$|\*{3,}\s*$|_{3,}\s*$)")
+
+
+def escape_line(line: str) -> str:
+    """A line of plain text that Markdown shows as written: nothing in a document's text can
+    open a fence that swallows the pages after it, or make a heading of its own."""
+    return _SPECIAL_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line.rstrip())
+
+
+def _words(texts) -> str:
+    return " ".join(" ".join(texts).split())
+
+
+def html_markdown(html: str) -> str:
+    """Markdown of mammoth's HTML: headings as headings (the breadcrumb), paragraphs, list
+    items, and table rows as cells joined by `` | `` (mammoth's own Markdown drops tables)."""
+    from lxml import html as lxml_html
+
+    if not html.strip():
+        return ""
+    root = lxml_html.fragment_fromstring(html, create_parent="div")
+    out: list[str] = []
+    for block in root.iterchildren():
+        tag = str(block.tag).lower()
+        if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
+            text = _words(block.itertext())
+            if text:
+                out.append("#" * int(tag[1]) + " " + text)
+        elif tag in ("ul", "ol"):
+            for item in block.iter("li"):
+                own = item.xpath("./text() | ./*[not(self::ul) and not(self::ol)]//text()")
+                text = _words(str(t) for t in own)
+                if text:
+                    out.append("- " + text)
+        elif tag == "table":
+            for row in block.iter("tr"):
+                cells = [_words(cell.itertext()) for cell in row if str(cell.tag).lower() in ("td", "th")]
+                if any(cells):
+                    out.append(escape_line(" | ".join(cells)))
+        else:
+            text = _words(block.itertext())
+            if text:
+                out.append(escape_line(text))
+    return "\n\n".join(out) + "\n" if out else ""
+
+
+# A .docx is a zip: its XML parts inflate to at most this much (zipfile never reads past an
+# entry's declared size, so the directory's sizes bound what is read). The largest of the
+# test documents' parts is under 1 MB, and mammoth needs over 1.5 GB for 30 MB of XML).
+MAX_INFLATED_XML = 16_000_000
+
+
+def read_docx(path: str, max_chars: int) -> dict:
+    try:
+        import mammoth
+    except ImportError:
+        return {"skip": "no reader for .docx files is installed (pip install mammoth)", "retry": True}
+    import zipfile
+
+    def no_image(image: object) -> dict:  # pictures are not words: none is inlined as data
+        return {"src": ""}
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            inflated = sum(i.file_size for i in archive.infolist() if i.filename.lower().endswith((".xml", ".rels")))
+    except (zipfile.BadZipFile, OSError) as exc:
+        return {"skip": f"not a readable Word file ({type(exc).__name__}: {str(exc)[:120]})"}
+    if inflated > MAX_INFLATED_XML:
+        return {"skip": f"its text parts would inflate to {inflated / 1e6:,.0f} MB (over "
+                        f"{MAX_INFLATED_XML / 1e6:,.0f} MB: a zip bomb?); not read"}
+    try:
+        with open(path, "rb") as handle:
+            result = mammoth.convert_to_html(handle, convert_image=mammoth.images.img_element(no_image))
+    except (zipfile.BadZipFile, KeyError) as exc:
+        return {"skip": f"not a readable Word file ({type(exc).__name__}: {str(exc)[:120]})"}
+    text = clean(html_markdown(result.value))
+    truncated = max(len(text) - max_chars, 0)
+    return {"markdown": text[:max_chars], "truncated": truncated}
+
+
+def main(argv: list[str]) -> int:
+    path, max_chars, cpu_seconds, memory_bytes = argv[1], int(argv[2]), int(argv[3]), int(argv[4])
+    _limit(cpu_seconds, memory_bytes)
+    kind = path.rsplit(".", 1)[-1].lower()
+    try:
+        result = read_pdf(path, max_chars) if kind == "pdf" else read_docx(path, max_chars)
+    except MemoryError:
+        result = {"skip": "memory", "limit": "memory"}
+    except RecursionError:
+        result = {"skip": "too deeply nested to read (a damaged or hostile file)"}
+    except Exception as exc:  # noqa: BLE001 - any reader's failure is a reason, not a crash
+        result = {"skip": f"could not be read ({type(exc).__name__}: {str(exc)[:160]})"}
+    out = json.dumps(result, ensure_ascii=False).encode("utf-8", "replace")
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,61 @@
+"""A PDF beside the notes in the app (Pilot): a phrase of its third page finds it, the
+breadcrumb names the page, the reader shows the page's text (and the whole document's text
+from the index), and ctrl+g hands the original to the system's opener, not to $EDITOR."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+
+import pytest
+
+from tests.kb_helpers import CORPORA
+from tests.tui.tui_helpers import make_app, run, settle, synced_home, type_query, wait_for_model, write_note
+from pms_tui.tui.widgets.reader import Breadcrumb
+
+PDF = CORPORA / "documents" / "py-pdf-sample-files" / "026-latex-multicolumn" / "multicolumn.pdf"
+
+
+@pytest.mark.skipif(not PDF.is_file(), reason="../shared/corpora/documents is absent")
+def test_a_pdf_hit_shows_its_page_and_ctrl_g_opens_the_original(tmp_path, tui_notes, monkeypatch):
+    shutil.copy(PDF, tui_notes / "multicolumn.pdf")
+    write_note(tui_notes, "reading.md", "# Reading\n\nThe EU table: [[multicolumn.pdf#page=3]]\n")
+    home = synced_home(tmp_path / "home", tui_notes)
+    # a stand-in for the desktop's opener, recording what it was asked to open
+    opened = tmp_path / "opened.txt"
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in ("xdg-open", "open"):
+        script = tools / name
+        script.write_text(f"#!/bin/sh\nprintf '%s' \"$1\" > {opened}\n", encoding="utf-8")
+        script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("EDITOR", "false")
+
+    async def scenario():
+        app = make_app(home)
+        async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
+            await wait_for_model(app, pilot)
+            await type_query(app, pilot, "Copenhagen Danish Helsinki")
+            hit = screen.reader.hit
+            assert hit is not None and hit.relpath == "multicolumn.pdf" and hit.heading_path == ["page 3"]
+            assert "page 3" in str(app.query_one(Breadcrumb).render())
+            assert "Copenhagen" in screen.reader.markdown.source
+            await pilot.press("ctrl+r")
+            await settle(app, pilot)
+            assert screen.reader.whole_note
+            source = screen.reader.markdown.source  # the page first; the pages above are filled in after
+            assert source.startswith("# page 3") and "Copenhagen" in source and "cannot be read" not in source
+            assert "# page 1" in screen.reader.window.markdown and "# page 2" in screen.reader.window.markdown
+            await pilot.press("ctrl+g")
+            await settle(app, pilot)
+            for _ in range(100):
+                if opened.exists():
+                    break
+                await pilot.pause(0.05)
+            assert opened.read_text(encoding="utf-8") == str(tui_notes / "multicolumn.pdf")
+            assert any("system's viewer" in n.message for n in app.notified)
+
+    run(scenario())
