@@ -249,12 +249,17 @@ class Retrieval:
             if not parsed.has_filters:  # nothing at all (an empty query): no hits
                 return SearchResult([], [], [], query=parsed)
             # filters alone: the newest notes they allow
-            rows = facets.browse(self.store.conn, filters.note, k, filters.excluded())
+            rows = facets.browse(self.store.conn, filters.note, 2 * k, filters.excluded())
+            keys = chunk_rows.passage_keys(self.store.conn, [r.chunk_id for r in rows])
+            first: dict[object, chunk_rows.HitRow] = {}
+            for row in rows:  # one file indexed twice is listed once
+                first.setdefault(keys.get(row.chunk_id, row.chunk_id), row)
+            rows = list(first.values())[:k]
             hits = [hit_from_row(r, preview(r.body)) for r in rows]
             return SearchResult(hits, [], ["no words to rank by: the newest notes the filters allow"], query=parsed)
         lanes = self._gather(parsed, filters, mode, max(k, self.settings.lane_depth), vector, hits=k)
         fusion = self.fusion_for(lanes)
-        fused = fuse(lanes.ids(), fusion.k, fusion.weights)[:k]
+        fused = self._distinct(fuse(lanes.ids(), fusion.k, fusion.weights), k)
         hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"), lanes)
         match = match_quality.assess(self.signal_sources(), parsed.match_text, lanes.ranked, fusion,
                                      self.settings.model)
@@ -411,6 +416,23 @@ class Retrieval:
 
     def vector_search(self, query: str, k: int = 5, collections: Sequence[str] | None = None) -> list[Hit]:
         return self.search(query, k, "vector", collections).hits
+
+    def _distinct(self, fused: list[Fused], k: int) -> list[Fused]:
+        """The first ``k`` of ``fused``, each passage once: a chunk holding the same passage of
+        the same file as a better one (one file indexed twice) is left out."""
+        out: list[Fused] = []
+        seen: set[tuple] = set()
+        at = 0
+        while len(out) < k and at < len(fused):
+            part = fused[at : at + k - len(out)]
+            at += len(part)
+            keys = chunk_rows.passage_keys(self.store.conn, [f.chunk_id for f in part])
+            for f in part:
+                key = keys.get(f.chunk_id, f.chunk_id)  # a chunk gone since: dropped by _hits
+                if key not in seen:
+                    seen.add(key)
+                    out.append(f)
+        return out
 
     def _hits(self, fused: list[Fused], query: str, bm25_scores, distances,
               read: LaneEvidence | None = None) -> list[Hit]:
