@@ -116,9 +116,10 @@ def _first_mention(body: str, pattern: re.Pattern[str]) -> int | None:
 
 
 def related_to(conn, vectors: VectorIndex, document_id: int, k: int = 10,
-               shortlist: int | None = None) -> list[RelatedNote]:
-    """The ``k`` notes nearest in meaning to the note (see the module's docstring);
-    ``shortlist`` overrides how many passages are re-scored (an evaluation: 0 = all, exact)."""
+               shortlist: int | None = None, hidden: set[str] | frozenset[str] = frozenset()) -> list[RelatedNote]:
+    """The ``k`` notes nearest in meaning to the note (see the module's docstring), none from
+    the collections named in ``hidden``; ``shortlist`` overrides how many passages are
+    re-scored (an evaluation: 0 = all, exact)."""
     import numpy as np  # imported where vectors are used: a one-shot BM25 search never is
 
     own = link_rows.document_vectors(conn, document_id)
@@ -155,7 +156,7 @@ def related_to(conn, vectors: VectorIndex, document_id: int, k: int = 10,
     best = {int(ids[r]): float(best_pair[t]) for r, t in zip(rows_of, top)}
     per_note: dict[int, tuple[float, tuple]] = {}
     for vid, doc_id, start, path, title, collection in link_rows.notes_of_vectors(conn, list(best)):
-        if doc_id == document_id:
+        if doc_id == document_id or collection in hidden:
             continue
         score = best[vid]
         if doc_id not in per_note or score > per_note[doc_id][0]:

@@ -86,6 +86,7 @@ class Retrieval:
         collection_ids: CollectionIds,
         require_vectors: Callable[[], None],
         collection_names: Callable[[], list[str]] | None = None,
+        default_scope: Callable[[], list[int] | None] | None = None,
     ):
         self.store = store
         self.settings = settings
@@ -94,6 +95,8 @@ class Retrieval:
         self._collection_ids = collection_ids
         self._require_vectors = require_vectors
         self._collection_names = collection_names or (lambda: [])
+        # the collections searched when neither the caller nor the query (in:) chooses (None: all)
+        self._default_scope = default_scope or (lambda: None)
         self.bm25 = Bm25Lane(store, settings)
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
@@ -280,6 +283,8 @@ class Retrieval:
         parsed = _parsed(query, typing)
         cids = self._collection_ids(collections)
         parsed = self._check_collections(parsed)
+        if cids is None and not parsed.collections:
+            cids = self._default_scope()
         return parsed, plan(parsed, cids, self.collection_map()).resolve(self.store.conn)
 
     def _gather(self, parsed: ParsedQuery, filters: Plan, mode: str, depth: int, vector: bool, *,
@@ -397,6 +402,9 @@ class Retrieval:
         :meth:`search`'s."""
         parsed = _parsed(query, typing)
         parsed = self._check_collections(parsed)
+        if collection_ids is None and not parsed.collections:
+            scope = self._default_scope()  # the note's rank in the search the user would run
+            collection_ids = scope if scope is None or collection_id in scope else None
         return evidence_mod.explain_note(self, parsed, collection_id, relpath, note, collection_ids,
                                          vector=vector)
 
