@@ -122,3 +122,21 @@ def test_obsidian_help_sync_note_has_no_tag():
     meta, body, _ = split_frontmatter(note.read_text(encoding="utf-8"))
     assert "[[#Git]]" in body
     assert note_tags(meta, body) == []
+
+
+def test_an_index_read_by_earlier_tag_rules_is_read_again_once(look_alike_kb):
+    """An index whose tags an earlier version read (``[[#Git]]`` was a tag then) has them read
+    again from its stored text when it is opened, once."""
+    from pms_tui.core.kb import KnowledgeBase
+    from pms_tui.core.store import facets as facet_rows
+
+    conn = look_alike_kb.store.conn
+    with look_alike_kb.store.transaction():
+        for (doc_id,) in conn.execute("SELECT id FROM documents").fetchall():
+            facet_rows.write(conn, doc_id, ["git", "working"], None)
+        conn.execute("DELETE FROM meta WHERE key = 'tag_rules'")
+    home = look_alike_kb.home
+    look_alike_kb.close()
+    with KnowledgeBase(home, embedder=None) as kb:
+        assert kb.facet_values()["tag"] == ["git"]
+        assert [h.relpath for h in kb.search("tag:git")] == ["real.md"]

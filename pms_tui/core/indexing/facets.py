@@ -123,20 +123,30 @@ def note_date(meta: dict) -> _dt.date | None:
     return None
 
 
+# The rules inline tags are read by: an index whose notes were read by other rules has them
+# read again once, from its stored text (2: tags from the prose, markdown-it's tokens)
+TAG_RULES = "2"
+TAG_RULES_KEY = "tag_rules"
+
+
 def backfill(store) -> int:
-    """Tags and dates of the notes indexed before the index had them (schema 3), read from
-    the stored frontmatter and chunk text; once, after the migration. Returns notes filled."""
+    """Tags and dates of the notes indexed before the index had them (schema 3), or before
+    the current ``TAG_RULES``, read from the stored frontmatter and chunk text; once, when the
+    index is opened. Returns notes filled."""
     import json
 
     from ..store import facets as facet_rows
     from ..store import meta
 
     conn = store.conn
-    if meta.get_meta(conn, facet_rows.BACKFILL_KEY) is None:
+    if meta.get_meta(conn, facet_rows.BACKFILL_KEY) is None and meta.get_meta(conn, TAG_RULES_KEY) == TAG_RULES:
         return 0
+    if store.read_only:
+        return 0  # read as it is; a writable open reads them again
+    filled = 0
     with store.transaction() as conn:
-        sources = facet_rows.backfill_sources(conn)
-        for doc_id, front, body in sources:
+        for doc_id, front, body in facet_rows.backfill_sources(conn):
+            filled += 1
             try:
                 data = json.loads(front)
             except ValueError:
@@ -145,4 +155,5 @@ def backfill(store) -> int:
             day = note_date(data)
             facet_rows.write(conn, doc_id, note_tags(data, body), day.isoformat() if day else None)
         conn.execute("DELETE FROM meta WHERE key = ?", (facet_rows.BACKFILL_KEY,))
-    return len(sources)
+        meta.set_meta(conn, TAG_RULES_KEY, TAG_RULES)
+    return filled

@@ -47,8 +47,16 @@ def prose_lines(text: str, want: Callable[[str], bool] | None = None,
                 yield start + row, line
 
 
+# Without these, a block's inline source holds no code span, link, image, HTML, autolink,
+# escape, entity, wikilink or URL: it is its own prose (emphasis marks do not hide words), and
+# most blocks of most notes skip the inline parse.
+_MARKUP = re.compile(r"[`\[<\\&]|://|www\.")
+
+
 def inline_prose(source: str) -> str:
     """One block's inline source as prose, one line per source line (see the module)."""
+    if _MARKUP.search(source) is None:
+        return source
     children = _parser(True).parseInline(source)[0].children or []
     parts: list[str] = []
     depth = 0  # inside a Markdown link: its text is the link's, not prose
