@@ -36,10 +36,11 @@ def _parser(inline: bool):
     return md.disable("text_join") if inline else md.disable("inline")
 
 
-def prose_lines(text: str, want: Callable[[str], bool] | None = None,
+def prose_lines(text: str, want: Callable[[str], object] | None = None,
                 structure: Structure | None = None) -> Iterator[tuple[int, str]]:
     """(0-based line of ``text``, that line's prose) for every line of a paragraph or a heading
-    (in lists, quotes and tables too); only for blocks whose inline source ``want`` accepts.
+    (in lists, quotes and tables too); only for blocks whose inline source ``want`` accepts
+    (a true value: ``pattern.search`` will do).
     ``text``'s newlines are normalised; ``structure``: its ``scan``, when the caller has it."""
     for start, source in _inline_sources(text, structure):
         if want is None or want(source):

@@ -429,7 +429,7 @@ class Retrieval:
         """The first ``k`` of ``fused``, each passage once: a chunk holding the same passage of
         the same file as a better one (one file indexed twice) is left out."""
         out: list[Fused] = []
-        seen: set[tuple] = set()
+        seen: set[object] = set()
         at = 0
         while len(out) < k and at < len(fused):
             part = fused[at : at + k - len(out)]
