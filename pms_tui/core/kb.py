@@ -164,6 +164,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
         self.retrieval = Retrieval(
             self.store, self.settings, self.embedder, self.vectors, self.collections.ids, self.require_vectors,
             lambda: [c.name for c in self.collections.list()], self.default_collection_ids,
+            self._hidden_collection_ids,
         )
         facet_rules.backfill(self.store)  # once, on an index older than its tags and dates
         self._sync_lock = threading.Lock()
@@ -372,6 +373,10 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
         collections = self.collections.list()
         own = [c.id for c in collections if not is_guide_path(c.path)]
         return own if own and len(own) < len(collections) else None
+
+    def _hidden_collection_ids(self) -> list[int]:
+        guide = self.guide_aside()
+        return [guide.id] if guide is not None else []
 
     def guide_notice(self) -> str | None:
         """The one sentence saying that the guide stepped aside, the first time it has (then

@@ -71,6 +71,13 @@ def passage_keys(conn, ids: Sequence[int]) -> dict[int, tuple[str, int, int]]:
     return found
 
 
+def ids_in_collections(conn, collection_ids: Sequence[int]) -> list[int]:
+    """The ids of every chunk of these collections."""
+    return [r[0] for r in conn.execute(
+        f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
+        f"WHERE d.collection_id IN ({_marks(collection_ids)})", list(collection_ids))]
+
+
 def with_pending_vector(conn, ids: Sequence[int]) -> set[int]:
     """Which of these chunks still wait for their vector (the embedding queue)."""
     found: set[int] = set()
