@@ -98,12 +98,16 @@ def cmd_add(args) -> int:
     with _kb(args) as kb:
         col = kb.collections.create(args.path, name=args.name, description=args.description or "")
         say(f"Added collection {col.name!r} ({col.path}, {len(col.files)} notes). Run `pms-tui sync` to index it.")
+        notice = kb.guide_notice()  # the guide steps aside: said once, here or in the app
+        if notice:
+            say(notice)
     return 0
 
 
 def cmd_collections(args) -> int:
     with _kb(args) as kb:
         rows = []
+        aside = kb.guide_aside()
         for col in kb.collections.list():
             docs, chunks = col.counts()
             rows.append({
@@ -111,6 +115,7 @@ def cmd_collections(args) -> int:
                 "files": len(col.files), "documents": docs, "chunks": chunks,
                 "last_sync": time.strftime("%Y-%m-%d %H:%M", time.localtime(col.last_sync)) if col.last_sync else None,
                 "folder_exists": col.exists,
+                "default_search": aside is None or col.id != aside.id,
             })
         if args.json:
             _print_json(rows)
@@ -119,6 +124,8 @@ def cmd_collections(args) -> int:
         else:
             for r in rows:
                 missing = "  (folder missing)" if not r["folder_exists"] else ""
+                if not r["default_search"]:
+                    missing += f"  (searched only when asked: in:{r['name']})"
                 say(f"{r['name']:<20} {r['path']}{missing}")
                 say(f"{'':<20} {r['files']} files, {r['documents']} indexed, {r['chunks']} chunks, "
                       f"last sync {r['last_sync'] or 'never'}")

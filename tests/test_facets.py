@@ -77,3 +77,66 @@ def test_never_raises(body, meta):
     assert all(t and t == t.lower() and not t.startswith("#") and " " not in t for t in tags)
     day = note_date(meta)
     assert day is None or isinstance(day, dt.date)
+
+
+LOOK_ALIKES = {
+    # each note holds "#git" somewhere that is not a tag, as Obsidian reads one
+    "heading-link.md": "# Sync\n\n4. **Version control**: [[#Git]] and [[#Working Copy]]\n\n## Git\n\nRebase here.\n",
+    "anchor-link.md": "# Anchor\n\nSee [the part](#git) on rebase.\n",
+    "code-span.md": "# Code\n\nType `#git` to rebase.\n",
+    "url.md": "# Url\n\nRead https://example.org/#git about rebase.\n",
+    "escaped.md": "# Escaped\n\nNot a tag: \\#git, rebase.\n",
+    "fence.md": "# Fence\n\n```\n#git rebase\n```\n",
+    "real.md": "# Real\n\nA rebase note. #git\n",
+}
+
+
+@pytest.fixture
+def look_alike_kb(tmp_path):
+    from tests.kb_helpers import text_only_kb, write
+
+    folder = tmp_path / "vault"
+    for rel, text in LOOK_ALIKES.items():
+        write(folder, rel, text)
+    kb = text_only_kb(tmp_path / "home", folder)
+    yield kb
+    kb.close()
+
+
+@pytest.mark.parametrize("query", ["tag:git", "rebase tag:git"])
+def test_only_a_real_inline_tag_is_a_tag_in_the_index(look_alike_kb, query):
+    """A heading link ``[[#Git]]``, an anchor link, a code span, a URL's fragment, an escaped
+    ``\\#`` and a fence hold ``#git`` without tagging their note (issue: obsidian-help's "Sync
+    your notes across devices" matched tag:git by its ``[[#Git]]``)."""
+    hits = look_alike_kb.search(query, mode="bm25")
+    assert [h.relpath for h in hits] == ["real.md"]
+    assert look_alike_kb.facet_values()["tag"] == ["git"]
+
+
+def test_obsidian_help_sync_note_has_no_tag():
+    from tests.kb_helpers import CORPORA
+
+    note = CORPORA / "markdown/obsidian-help/en/Getting started/Sync your notes across devices.md"
+    if not note.exists():
+        pytest.skip("the obsidian-help corpus is absent")
+    meta, body, _ = split_frontmatter(note.read_text(encoding="utf-8"))
+    assert "[[#Git]]" in body
+    assert note_tags(meta, body) == []
+
+
+def test_an_index_read_by_earlier_tag_rules_is_read_again_once(look_alike_kb):
+    """An index whose tags an earlier version read (``[[#Git]]`` was a tag then) has them read
+    again from its stored text when it is opened, once."""
+    from pms_tui.core.kb import KnowledgeBase
+    from pms_tui.core.store import facets as facet_rows
+
+    conn = look_alike_kb.store.conn
+    with look_alike_kb.store.transaction():
+        for (doc_id,) in conn.execute("SELECT id FROM documents").fetchall():
+            facet_rows.write(conn, doc_id, ["git", "working"], None)
+        conn.execute("DELETE FROM meta WHERE key = 'tag_rules'")
+    home = look_alike_kb.home
+    look_alike_kb.close()
+    with KnowledgeBase(home, embedder=None) as kb:
+        assert kb.facet_values()["tag"] == ["git"]
+        assert [h.relpath for h in kb.search("tag:git")] == ["real.md"]

@@ -221,3 +221,40 @@ def test_what_a_reader_link_leads_to_as_the_index_reads_it(graph_kb, vault):
     assert graph_kb.anchor_line("v/Home.md", "welcome") == 4
     assert graph_kb.anchor_line("projects/Beta.md", "%5Eblk1") == 8
     assert graph_kb.anchor_line("v/Home.md", "no-such-heading") is None
+
+
+MENTION_VAULT = {
+    "Canvas.md": "# Canvas\n\nAn infinite board.\n",
+    "Publish.md": "---\naliases: [Obsidian Publish]\n---\n# Publish\n\nSites.\n",
+    "Url.md": "# Url\n\nSee https://help.obsidian.md/About+Obsidian+Publish+themes for themes.\n",
+    "Code span.md": "# Code span\n\nOnly `.canvas` and `.md` files are restored.\n",
+    "Fence.md": "# Fence\n\n```\nCanvas here is code\n```\n",
+    "Link text.md": "# Link text\n\nRead [about Obsidian Publish](https://obsidian.md/publish).\n",
+    "Extension.md": "# Extension\n\nA file.canvas is saved, a canvas-based board.\n",
+    "Prose.md": "# Prose\n\nA [[Home]] link, then a real Canvas mention.\n",
+    "Twice.md": "# Twice\n\nSee [[Canvas]] and [[Canvas#Canvas|its title]].\n\nAgain [[Canvas]].\n",
+}
+
+
+@pytest.fixture
+def mention_kb(kb, tmp_path):
+    folder = tmp_path / "mentions"
+    for rel, text in MENTION_VAULT.items():
+        write(folder, rel, text)
+    kb.collections.create(folder, name="m")
+    kb.sync(embed=False)
+    return kb
+
+
+def test_unlinked_mentions_are_in_prose_only(mention_kb):
+    """A note's name inside a URL, a code span, a fence, a link's text or a file name is no
+    mention; in prose it is, even on a line that links elsewhere."""
+    canvas = mention_kb.mentions("Canvas")
+    assert [(m.path, m.line) for m in canvas] == [("Prose.md", 3)]
+    assert mention_kb.mentions("Publish") == []
+
+
+def test_a_line_linking_twice_is_one_backlink(mention_kb):
+    back = mention_kb.backlinks("Canvas")
+    assert [(b.source, b.line) for b in back] == [("Twice.md", 3), ("Twice.md", 5)]
+    assert "[[Canvas#Canvas|its title]]" in back[0].text

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .config import DB_FILE, Settings, default_home, load_settings
+from .config import DB_FILE, Settings, default_home, load_settings, load_state, save_state
 from .errors import (
     ClipError,
     CollectionError,
@@ -54,6 +54,8 @@ from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import MAX_NOTE_BYTES, is_document_name, read_note, sha256_file
 from .indexing.documents import DocumentCounts, opener_command, page_lines, page_of_line, text_of_chunks
 from .indexing.documents import counts as document_counts
+from .indexing.guide import GUIDE_DESCRIPTION, GUIDE_NAME, guide_dir, is_guide_path
+from .indexing import guide as guide_rules
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
 from .kb_graph import GraphMixin
 from .kb_indexing import IndexingMixin
@@ -109,9 +111,11 @@ __all__ = [
     "ClipError", "CollectionError", "ConfigError", "EmbeddingModelError", "ModelMismatchError",
     "PmsError", "SearchStopped", "SkipFile", "StoreError", "SyncBusyError", "UsageError", "WriterBusy",
     # a note read as the index reads it (the reader shows the same text), its file's hash
-    "MAX_NOTE_BYTES", "read_note",
+    "MAX_NOTE_BYTES", "read_note", "split_frontmatter", "sha256_file",
     # PDF and Word files: which names are documents, the page a line of a PDF's text is on
-    "is_document_name", "opener_command", "page_lines", "page_of_line", "split_frontmatter", "sha256_file",
+    "is_document_name", "opener_command", "page_lines", "page_of_line",
+    # the bundled guide (the app adds it on a first run)
+    "GUIDE_NAME", "GUIDE_DESCRIPTION", "guide_dir", "is_guide_path",
 ]
 
 
@@ -163,7 +167,8 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
         self.collections = Collections(self.store, clip=self.clip, writing=self.writing)
         self.retrieval = Retrieval(
             self.store, self.settings, self.embedder, self.vectors, self.collections.ids, self.require_vectors,
-            lambda: [c.name for c in self.collections.list()],
+            lambda: [c.name for c in self.collections.list()], self.default_collection_ids,
+            self._hidden_collection_ids,
         )
         facet_rules.backfill(self.store)  # once, on an index older than its tags and dates
         self._sync_lock = threading.Lock()
@@ -284,7 +289,9 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
 
     def recent(self, limit: int = 30, collections: Sequence[str] | None = None) -> list[Hit]:
         """The first chunk of the most recently changed notes: what an empty query shows."""
-        rows = chunk_rows.first_chunks_by_recency(self.store.conn, limit, self.collections.ids(collections))
+        ids = self.collections.ids(collections)
+        rows = chunk_rows.first_chunks_by_recency(self.store.conn, limit,
+                                                  self.default_collection_ids() if ids is None else ids)
         return [hit_from_row(row, preview(row.body)) for row in rows]
 
     def evidence(self, result: SearchResult, hit: Hit) -> Evidence:
@@ -356,6 +363,48 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
     def note_names(self) -> list[str]:
         """``collection/relpath`` of every indexed note, sorted (what :meth:`explain` takes)."""
         return document_rows.note_names(self.store.conn)
+
+    # -- the bundled guide -------------------------------------------------------------------
+    def guide(self) -> Collection | None:
+        """The collection of the bundled guide (known by its folder), when the index has it."""
+        return next((c for c in self.collections.list() if is_guide_path(c.path)), None)
+
+    def add_guide(self) -> Collection:
+        """Add the bundled guide as the collection ``guide`` (the app does on its first run);
+        CollectionError when the installation lacks it or the name is taken."""
+        folder = guide_dir()
+        if folder is None:
+            raise CollectionError("The bundled guide is missing from this installation.")
+        return self.collections.create(folder, name=GUIDE_NAME, description=GUIDE_DESCRIPTION)
+
+    def guide_aside(self) -> Collection | None:
+        """The guide's collection when it steps aside (the user has a collection of their own):
+        then a search, ``recent`` and related notes leave it out unless asked for it
+        (``in:guide``, or its collection chosen); else None."""
+        return guide_rules.stepped_aside(self.collections.list())
+
+    def default_collection_ids(self) -> list[int] | None:
+        """The collections a search covers when neither the caller nor the query chooses:
+        all (None), or all but the guide once it steps aside."""
+        collections = self.collections.list()
+        own = [c.id for c in collections if not is_guide_path(c.path)]
+        return own if own and len(own) < len(collections) else None
+
+    def _hidden_collection_ids(self) -> list[int]:
+        guide = self.guide_aside()
+        return [guide.id] if guide is not None else []
+
+    def guide_notice(self) -> str | None:
+        """The one sentence saying that the guide stepped aside, the first time it has (then
+        remembered in the home's state.json, for every front end); None otherwise."""
+        guide = self.guide_aside()
+        if guide is None or self.store.read_only or load_state(self.home).get(guide_rules.TOLD_STATE):
+            return None
+        try:
+            save_state(self.home, **{guide_rules.TOLD_STATE: True})
+        except OSError:
+            return None  # told next time instead
+        return guide_rules.aside_notice(guide.name)
 
     # -- facts -------------------------------------------------------------------------------
     def stats(self) -> dict:

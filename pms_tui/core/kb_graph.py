@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .errors import UsageError
+from .indexing import guide as guide_rules
 from .indexing.collections import Collection
 from .indexing.links import anchor_key, markdown_anchor, markdown_target
 from .results import Link, Mention, RelatedNote
@@ -56,11 +57,14 @@ class GraphMixin:
 
     def related(self, note: str, k: int = 10) -> list[RelatedNote]:
         """The ``k`` notes nearest to ``note`` in meaning (any collection), best first, each
-        marked when the note links to it (``linked``) or it links here (``links_here``).
-        Empty until the note's passages are embedded."""
+        marked when the note links to it (``linked``) or it links here (``links_here``); the
+        bundled guide's notes only when it has not stepped aside (``guide_aside``) or the note
+        is its own. Empty until the note's passages are embedded."""
         self.require_vectors()
-        doc_id, _, _ = self.resolve_note(note)
-        return graph.related_to(self.store.conn, self.vectors, doc_id, k)
+        doc_id, collection, _ = self.resolve_note(note)
+        guide = guide_rules.stepped_aside(self.collections.list())
+        hidden = {guide.name} if guide is not None and guide.id != collection.id else set()
+        return graph.related_to(self.store.conn, self.vectors, doc_id, k, hidden=hidden)
 
     def passage(self, link: Link, max_chars: int = 400) -> str:
         """The passage a resolved link names (its heading's section or its block), as one

@@ -78,6 +78,7 @@ class IndexingMixin:
         text of a sync started while another one embeds is written between two embedding
         runs; its texts join that embedding. While another sync of this process writes text,
         this raises SyncBusyError, or with ``wait`` waits its turn (``cancel`` stops the wait)."""
+        from .clip.leftovers import remove_leftovers
         from .indexing.sync import Indexer
 
         self.require_vectors()
@@ -91,9 +92,10 @@ class IndexingMixin:
         started = time.perf_counter()
         try:
             with self._writing(cancel, on_wait):
-                report = Indexer(self.store, self.settings, progress, cancel).run(
-                    self.collections.select(collections), only_paths
-                )
+                selected = self.collections.select(collections)
+                report = Indexer(self.store, self.settings, progress, cancel).run(selected, only_paths)
+                for collection in selected:  # a killed clip's temporary file, once old enough
+                    remove_leftovers(collection.path)
         except WriterBusy:
             if cancel is None or not cancel.is_set():
                 raise

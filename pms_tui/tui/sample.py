@@ -1,32 +1,17 @@
 """The bundled sample collection: the user guide as Markdown notes, shipped in the package.
 
-It is indexed where it is installed (read-only is fine: the index never writes notes), so
-nothing is written into site-packages; clips never go there.
+Which folder it is, and how it steps aside once the user has notes of their own, is the
+engine's (``KnowledgeBase.add_guide``, ``guide_aside``, ``guide_notice``); the app remembers
+only that it offered it.
 """
 
 from __future__ import annotations
 
-from importlib import resources
-from pathlib import Path
+from ..core.kb import GUIDE_DESCRIPTION as SAMPLE_DESCRIPTION
+from ..core.kb import GUIDE_NAME as SAMPLE_NAME
+from ..core.kb import guide_dir as sample_dir
+from ..core.kb import is_guide_path as is_sample_path
 
-SAMPLE_NAME = "guide"
-SAMPLE_DESCRIPTION = "The pms-tui user guide and a few sample notes (bundled)."
+__all__ = ["OFFERED_STATE", "SAMPLE_DESCRIPTION", "SAMPLE_NAME", "is_sample_path", "sample_dir"]
+
 OFFERED_STATE = "sample_added"  # app state (state.json): a guide removed stays removed
-
-
-def sample_dir() -> Path | None:
-    try:
-        folder = Path(str(resources.files("pms_tui") / "sample"))
-    except (ModuleNotFoundError, TypeError):
-        return None
-    return folder if folder.is_dir() else None
-
-
-def is_sample_path(path: Path) -> bool:
-    folder = sample_dir()
-    if folder is None:
-        return False
-    try:
-        return Path(path).resolve() == folder.resolve()
-    except OSError:
-        return False

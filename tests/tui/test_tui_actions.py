@@ -409,3 +409,35 @@ def test_a_damaged_index_is_reported_not_a_traceback(tmp_path):
             assert app.is_running
 
     run(scenario())
+
+
+def test_the_guide_steps_aside_once_the_user_adds_notes(tmp_path):
+    """After the first run's guide, a folder of one's own: one notice, then searches answer
+    from the user's notes; the guide is there when asked for (in:guide)."""
+    folder = journal_folder(tmp_path)
+    write_note(folder, "bread.md", "# Bread\n\nBake it on Sundays.\n")
+
+    async def scenario():
+        app = make_app(tmp_path / "fresh", first_run_sample=True)
+        async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.search_screen
+            await wait_for_model(app, pilot)
+            await settle(app, pilot)
+            await type_query(app, pilot, "sourdough starter feeding schedule")
+            assert screen.results.hits[0].collection == "guide"  # the guide alone answers
+            assert not any("guide now stays out" in n.message for n in app.notified)
+            await add_in_dialog(app, pilot, folder, "journal")
+            await settle(app, pilot)
+            assert "journal" in screen.collection_names
+            told = [n for n in app.notified if "guide now stays out" in n.message]
+            assert len(told) == 1 and "in:guide" in told[0].message
+            screen.search_bar.value = ""
+            await type_query(app, pilot, "sourdough starter feeding schedule")
+            assert {h.collection for h in screen.results.hits} <= {"journal"}
+            screen.search_bar.value = ""
+            await type_query(app, pilot, "sourdough starter in:guide")
+            assert screen.results.hits and screen.results.hits[0].collection == "guide"
+            screen.refresh_collections()  # again (a folder removed, another added): not said twice
+            assert len([n for n in app.notified if "guide now stays out" in n.message]) == 1
+
+    run(scenario())

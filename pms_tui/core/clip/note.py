@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import secrets
 import stat
 import unicodedata
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ import yaml
 
 from ..errors import ClipError
 from ..indexing.notes import walk_notes
+from .leftovers import remove_leftovers, temp_name
 from .html_to_markdown import ExtractedPage, extract_from_url
 
 __all__ = ["ClipError", "ClipResult", "clip_page", "clip_url", "render_note", "slugify"]
@@ -228,12 +228,12 @@ def find_existing(folder: Path, url: str, sha256: str) -> Path | None:
 
 
 def _write_atomic(target: Path, data: bytes, *, replace: bool) -> None:
-    """Write ``data`` to ``target`` via a fsynced dot-prefixed temp file in the same folder.
+    """Write ``data`` to ``target`` via a fsynced temp file in the same folder (``leftovers``).
 
     With ``replace=False`` an existing ``target`` raises FileExistsError and is left alone
     (the temp file is hard-linked into place, which fails atomically if the name is taken).
     """
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    tmp = target.with_name(temp_name())  # a name a later clip or sync knows as the clipper's
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -307,6 +307,7 @@ def clip_page(page: ExtractedPage, folder: Path, *, update: bool = False, today:
     in place (keeping frontmatter keys the user added) and the status is ``"updated"``.
     """
     folder = _prepare_folder(folder)
+    remove_leftovers(folder)  # of clips killed while writing
     clipped_at = datetime.now().astimezone()
     existing = find_existing(folder, page.url, body_sha256(page)) if folder.is_dir() else None
     if existing is not None:

@@ -58,6 +58,16 @@ class Collection:
         return self._service
 
 
+def _walked_inside(outer: Path, inner: Path) -> bool:
+    """Whether a sync of ``outer`` walks into ``inner`` (a folder below it, reached through no
+    dot-folder: those are not walked)."""
+    try:
+        rel = inner.relative_to(outer)
+    except ValueError:
+        return False
+    return not any(part.startswith(".") for part in rel.parts)
+
+
 class Collections:
     """create / get / list / delete, over the store's ``collections`` table."""
 
@@ -87,6 +97,13 @@ class Collections:
                 raise CollectionError(f"A collection named {name!r} already exists ({other.path}).")
             if other.path == folder:
                 raise CollectionError(f"{folder} is already the collection {other.name!r}.")
+            inside = _walked_inside(other.path, folder)
+            if inside or _walked_inside(folder, other.path):
+                where = "inside" if inside else "around"
+                raise CollectionError(
+                    f"{folder} is {where} the collection {other.name!r} ({other.path}): its notes would be "
+                    f"indexed twice; add a folder that does not overlap it (path:FOLDER/ narrows a search)."
+                )
         collection_rows.insert(self.store.conn, name, str(folder), description, time.time())
         return self.get(name)
 

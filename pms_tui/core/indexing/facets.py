@@ -1,9 +1,10 @@
 """What a note can be filtered by besides its words: its tags and its date.
 
 Tags come from the frontmatter (``tags:``/``tag:`` as a list, a comma or space separated
-string, with or without ``#``) and from inline ``#tags`` in the text, but not from code
-(fenced blocks, inline code spans) nor from a heading's ``#`` marks, CSS colours like
-``#fff`` inside code, URL fragments (``page#part``) or issue numbers (``#123``). Tags are lower
+string, with or without ``#``) and from inline ``#tags`` in the note's prose (``prose``:
+markdown-it's tokens), so not from code (fenced blocks, inline code spans), links and
+wikilinks (``[x](#part)``, ``[[#Heading]]``), URLs (``https://x/#part``), a heading's ``#``
+marks, CSS colours like ``#fff`` inside code or issue numbers (``#123``). Tags are lower
 case without the ``#``; nested tags keep their ``/`` (``project/alpha``).
 
 A note's date is its frontmatter ``updated``, ``date`` or ``created`` (the first present that
@@ -15,7 +16,8 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from ..markdown import normalize_newlines, scan, split_lines
+from ..markdown import normalize_newlines, split_lines
+from .prose import prose_lines
 
 MAX_TAGS = 200
 MAX_TAG_CHARS = 100
@@ -24,7 +26,6 @@ _TAG_KEYS = ("tags", "tag", "keywords")
 # a tag: after start, whitespace or [ , ; (not "(", a link target "](#part)") then '#', a letter/digit/_
 # run with / - allowed inside, holding at least one non-digit (so '#123' is an issue number, not a tag)
 _INLINE = re.compile(r"(?:(?<=^)|(?<=[\s\[,;]))#([\w][\w/-]*)", re.UNICODE)
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
@@ -56,30 +57,31 @@ def frontmatter_tags(meta: dict) -> list[str]:
 
 
 def inline_tags(body: str) -> list[str]:
-    """``#tags`` in the text, outside code. Code blocks (fenced or indented) are found by
-    ``core.markdown``, the one Markdown scanner, and only for a note that has a candidate tag."""
+    """``#tags`` in the note's prose, as Obsidian reads them: a ``#`` at the start of the text or
+    after a space, ``[``, ``,`` or ``;``, then letters, digits, ``_``, ``-`` and ``/`` with at least
+    one non-digit. Never in code, links, wikilinks (``[[#Heading]]``), URLs or a heading's
+    ``#`` marks: markdown-it's tokens say what is prose (``prose``), for the blocks holding a
+    candidate only."""
     text = normalize_newlines(body)
     if "#" not in text:
         return []
-    lines = split_lines(text)  # in pieces: a 20 MB note's one split held the GIL for 0.1-0.3 s
-    candidates = [i for i, line in enumerate(lines) if "#" in line and _INLINE.search(line)]
-    if not candidates:
-        return []
-    code: set[int] = set()
-    for block in scan(text).blocks:
-        if block.kind in ("fence", "code_block"):
-            code.update(range(block.start, block.end))
+    if not any("#" in line and _INLINE.search(line) for line in split_lines(text)):
+        return []  # in pieces: a 20 MB note's one split held the GIL for 0.1-0.3 s
     out: list[str] = []
-    for i in candidates:
-        if i in code:
+    for _, line in prose_lines(text, _has_candidate):
+        if "#" not in line:
             continue
-        for found in _INLINE.finditer(_CODE_SPAN.sub(" ", lines[i])):
+        for found in _INLINE.finditer(line):
             tag = found.group(1).rstrip("/-")
             if not tag.replace("_", "").isdigit():
                 normal = normalize_tag(tag)
                 if normal:
                     out.append(normal)
     return out
+
+
+def _has_candidate(source: str) -> bool:
+    return "#" in source and _INLINE.search(source) is not None
 
 
 def note_tags(meta: dict, body: str) -> list[str]:
@@ -121,20 +123,30 @@ def note_date(meta: dict) -> _dt.date | None:
     return None
 
 
+# The rules inline tags are read by: an index whose notes were read by other rules has them
+# read again once, from its stored text (2: tags from the prose, markdown-it's tokens)
+TAG_RULES = "2"
+TAG_RULES_KEY = "tag_rules"
+
+
 def backfill(store) -> int:
-    """Tags and dates of the notes indexed before the index had them (schema 3), read from
-    the stored frontmatter and chunk text; once, after the migration. Returns notes filled."""
+    """Tags and dates of the notes indexed before the index had them (schema 3), or before
+    the current ``TAG_RULES``, read from the stored frontmatter and chunk text; once, when the
+    index is opened. Returns notes filled."""
     import json
 
     from ..store import facets as facet_rows
     from ..store import meta
 
     conn = store.conn
-    if meta.get_meta(conn, facet_rows.BACKFILL_KEY) is None:
+    if meta.get_meta(conn, facet_rows.BACKFILL_KEY) is None and meta.get_meta(conn, TAG_RULES_KEY) == TAG_RULES:
         return 0
+    if store.read_only:
+        return 0  # read as it is; a writable open reads them again
+    filled = 0
     with store.transaction() as conn:
-        sources = facet_rows.backfill_sources(conn)
-        for doc_id, front, body in sources:
+        for doc_id, front, body in facet_rows.backfill_sources(conn):
+            filled += 1
             try:
                 data = json.loads(front)
             except ValueError:
@@ -143,4 +155,5 @@ def backfill(store) -> int:
             day = note_date(data)
             facet_rows.write(conn, doc_id, note_tags(data, body), day.isoformat() if day else None)
         conn.execute("DELETE FROM meta WHERE key = ?", (facet_rows.BACKFILL_KEY,))
-    return len(sources)
+        meta.set_meta(conn, TAG_RULES_KEY, TAG_RULES)
+    return filled

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 
 from ..indexing.links import anchor_key
+from ..indexing.prose import prose_lines
+from ..markdown import normalize_newlines
 from ..results import Link, Mention, RelatedNote
 from ..store import chunks as chunk_rows
 from ..store import links as link_rows
@@ -51,8 +53,14 @@ def links_of(conn, document_id: int) -> list[Link]:
 
 
 def backlinks_of(conn, document_id: int) -> list[Link]:
-    """The links to a note from other notes (and itself), each with the line that links."""
-    rows = link_rows.incoming(conn, document_id)
+    """The links to a note from other notes (and itself), each with the line that links: one
+    per linking line (a line linking twice to the note, ``[[A]] or [[A#Part]]``, is one)."""
+    rows: list[link_rows.LinkRow] = []
+    seen: set[tuple[int, int]] = set()
+    for row in link_rows.incoming(conn, document_id):
+        if (row.source_id, row.line) not in seen:
+            seen.add((row.source_id, row.line))
+            rows.append(row)
     wanted: dict[int, set[int]] = {}
     for row in rows:
         wanted.setdefault(row.source_id, set()).add(row.line)
@@ -60,9 +68,20 @@ def backlinks_of(conn, document_id: int) -> list[Link]:
     return [_link(row, conn, text[row.source_id].get(row.line, "")) for row in rows]
 
 
+def mention_pattern(name: str) -> re.Pattern[str] | None:
+    """A note's name as a whole word run in prose: its words in order, any non-word between
+    them, not inside a longer word, a path, a file name or an ``.ext`` (``.canvas``)."""
+    words = re.findall(r"\w+", name)
+    if not words:
+        return None
+    return re.compile(r"(?<![\w./\\#@-])" + r"\W+".join(map(re.escape, words)) + r"(?!\w|[.\-]\w)",
+                      re.IGNORECASE)
+
+
 def mentions_of(conn, collection_id: int, document_id: int, title: str, limit: int = 30) -> list[Mention]:
-    """Notes of the collection that name the note's title, file name or an alias without
-    linking to it: one line per note, the first that names it."""
+    """Notes of the collection that name the note's title, file name or an alias in their
+    prose without linking to it: one line per note, the first that names it. Prose as
+    ``indexing.prose`` reads it: not in code, links, wikilinks or URLs."""
     names = [title] + [n for n, _ in link_rows.names(conn, document_id)]
     seen_names: list[str] = []
     for name in names:
@@ -72,28 +91,35 @@ def mentions_of(conn, collection_id: int, document_id: int, title: str, limit: i
     exclude = {document_id} | link_rows.linked_ids(conn, [document_id], towards=True)
     found: dict[int, Mention] = {}
     for name in seen_names:
-        words = re.findall(r"\w+", name)
-        if not words:
+        pattern = mention_pattern(name)
+        if pattern is None:
             continue
-        pattern = re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.IGNORECASE)
-        expression = "body : " + fts_quote(" ".join(words))
+        expression = "body : " + fts_quote(" ".join(re.findall(r"\w+", name)))
         for doc_id, path, doc_title, start, body in link_rows.mention_chunks(
                 conn, collection_id, expression, sorted(exclude | set(found)), MENTION_SCAN):
             if doc_id in found:
                 continue
-            for i, text in enumerate(body.split("\n")):
-                if pattern.search(text) and "[[" not in text:
-                    found[doc_id] = Mention("", path, doc_title, start + i, text.strip(), name)
-                    break
+            at = _first_mention(body, pattern)
+            if at is not None:
+                found[doc_id] = Mention("", path, doc_title, start + at, body.split("\n")[at].strip(), name)
             if len(found) >= limit:
                 break
     return sorted(found.values(), key=lambda m: m.path)[:limit]
 
 
+def _first_mention(body: str, pattern: re.Pattern[str]) -> int | None:
+    """The 0-based line of ``body`` (a passage's Markdown) whose prose first matches ``pattern``."""
+    for line, text in prose_lines(normalize_newlines(body), pattern.search):
+        if pattern.search(text):
+            return line
+    return None
+
+
 def related_to(conn, vectors: VectorIndex, document_id: int, k: int = 10,
-               shortlist: int | None = None) -> list[RelatedNote]:
-    """The ``k`` notes nearest in meaning to the note (see the module's docstring);
-    ``shortlist`` overrides how many passages are re-scored (an evaluation: 0 = all, exact)."""
+               shortlist: int | None = None, hidden: set[str] | frozenset[str] = frozenset()) -> list[RelatedNote]:
+    """The ``k`` notes nearest in meaning to the note (see the module's docstring), none from
+    the collections named in ``hidden``; ``shortlist`` overrides how many passages are
+    re-scored (an evaluation: 0 = all, exact)."""
     import numpy as np  # imported where vectors are used: a one-shot BM25 search never is
 
     own = link_rows.document_vectors(conn, document_id)
@@ -130,7 +156,7 @@ def related_to(conn, vectors: VectorIndex, document_id: int, k: int = 10,
     best = {int(ids[r]): float(best_pair[t]) for r, t in zip(rows_of, top)}
     per_note: dict[int, tuple[float, tuple]] = {}
     for vid, doc_id, start, path, title, collection in link_rows.notes_of_vectors(conn, list(best)):
-        if doc_id == document_id:
+        if doc_id == document_id or collection in hidden:
             continue
         score = best[vid]
         if doc_id not in per_note or score > per_note[doc_id][0]:

@@ -86,6 +86,8 @@ class Retrieval:
         collection_ids: CollectionIds,
         require_vectors: Callable[[], None],
         collection_names: Callable[[], list[str]] | None = None,
+        default_scope: Callable[[], list[int] | None] | None = None,
+        hidden_collections: Callable[[], list[int]] | None = None,
     ):
         self.store = store
         self.settings = settings
@@ -94,6 +96,13 @@ class Retrieval:
         self._collection_ids = collection_ids
         self._require_vectors = require_vectors
         self._collection_names = collection_names or (lambda: [])
+        # When neither the caller nor the query (in:) chooses collections: the collections an
+        # explanation ranks among (None: all), and the few a search leaves out of its lanes'
+        # rankings (the bundled guide once it steps aside). A search drops those collections'
+        # passages from each lane rather than restricting the lanes to the others: a restricted
+        # BM25 lane ranks by runs of passage ids, several times slower on every query.
+        self._default_scope = default_scope or (lambda: None)
+        self._hidden_collections = hidden_collections or (lambda: [])
         self.bm25 = Bm25Lane(store, settings)
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
@@ -245,16 +254,24 @@ class Retrieval:
         if mode not in MODES:
             raise UsageError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}.")
         parsed, filters = self._prepare(query, collections, typing)
+        hidden = self._hidden(collections, parsed)
         if not parsed.has_text and not filters.positive:
             if not parsed.has_filters:  # nothing at all (an empty query): no hits
                 return SearchResult([], [], [], query=parsed)
             # filters alone: the newest notes they allow
-            rows = facets.browse(self.store.conn, filters.note, k, filters.excluded())
+            rows = facets.browse(self.store.conn, filters.note, 2 * k + len(hidden), filters.excluded())
+            keys = chunk_rows.passage_keys(self.store.conn, [r.chunk_id for r in rows])
+            first: dict[object, chunk_rows.HitRow] = {}
+            for row in rows:  # one file indexed twice is listed once
+                if row.chunk_id not in hidden:
+                    first.setdefault(keys.get(row.chunk_id, row.chunk_id), row)
+            rows = list(first.values())[:k]
             hits = [hit_from_row(r, preview(r.body)) for r in rows]
             return SearchResult(hits, [], ["no words to rank by: the newest notes the filters allow"], query=parsed)
-        lanes = self._gather(parsed, filters, mode, max(k, self.settings.lane_depth), vector, hits=k)
+        lanes = self._gather(parsed, filters, mode, max(k, self.settings.lane_depth), vector, hits=k,
+                             hidden=hidden)
         fusion = self.fusion_for(lanes)
-        fused = fuse(lanes.ids(), fusion.k, fusion.weights)[:k]
+        fused = self._distinct(fuse(lanes.ids(), fusion.k, fusion.weights), k)
         hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"), lanes)
         match = match_quality.assess(self.signal_sources(), parsed.match_text, lanes.ranked, fusion,
                                      self.settings.model)
@@ -277,8 +294,16 @@ class Retrieval:
         parsed = self._check_collections(parsed)
         return parsed, plan(parsed, cids, self.collection_map()).resolve(self.store.conn)
 
+    def _hidden(self, collections: Sequence[str] | None, parsed: ParsedQuery) -> frozenset[int]:
+        """The passages a search leaves out when neither ``collections`` nor the query's ``in:``
+        chooses (see ``__init__``)."""
+        if collections or parsed.collections:
+            return frozenset()
+        ids = self._hidden_collections()
+        return frozenset(chunk_rows.ids_in_collections(self.store.conn, ids)) if ids else frozenset()
+
     def _gather(self, parsed: ParsedQuery, filters: Plan, mode: str, depth: int, vector: bool, *,
-                signals: bool = True, hits: int = 0) -> LaneEvidence:
+                signals: bool = True, hits: int = 0, hidden: frozenset[int] = frozenset()) -> LaneEvidence:
         """Each lane's ranking at ``depth``, and (``signals``, both lanes, query-aware
         fusion on) what query-aware fusion reads off them. ``hits``: how many hits the search
         shows (what :meth:`_while_waiting` may read ahead)."""
@@ -301,10 +326,12 @@ class Retrieval:
             # the vector lane (embedding the query, then the scan) runs on another core while
             # this one ranks BM25; ONNX Runtime, NumPy and SQLite all release the GIL
             self._require_vectors()
-            pending = self._embedding_pool().submit(self.vector_ranked, parsed.text, depth, None, None, filters)
+            pending = self._embedding_pool().submit(self.vector_ranked, parsed.text, depth + len(hidden), None, None,
+                                                    filters)
         if mode in ("hybrid", "bm25"):
             try:
-                lanes.ranked["bm25"] = self.bm25.ranked(parsed.match_text, depth, None, filters)
+                lanes.ranked["bm25"] = _without(self.bm25.ranked(parsed.match_text, depth + len(hidden), None, filters),
+                                                hidden, depth)
                 if pending is not None and not pending.done():
                     self._while_waiting(lanes, parsed.match_text, signals, hits)
             except BaseException:
@@ -313,8 +340,9 @@ class Retrieval:
                 raise
         if mode in ("hybrid", "vector"):
             if use_vector:
-                lanes.ranked["vector"] = (pending.result() if pending is not None
-                                          else self.vector_ranked(parsed.text, depth, None, None, filters))
+                lanes.ranked["vector"] = _without(
+                    pending.result() if pending is not None
+                    else self.vector_ranked(parsed.text, depth + len(hidden), None, None, filters), hidden, depth)
             elif lanes.notes:
                 pass  # the lane was turned off above, and the note says why
             elif not vector:
@@ -392,6 +420,9 @@ class Retrieval:
         :meth:`search`'s."""
         parsed = _parsed(query, typing)
         parsed = self._check_collections(parsed)
+        if collection_ids is None and not parsed.collections:
+            scope = self._default_scope()  # the note's rank in the search the user would run
+            collection_ids = scope if scope is None or collection_id in scope else None
         return evidence_mod.explain_note(self, parsed, collection_id, relpath, note, collection_ids,
                                          vector=vector)
 
@@ -411,6 +442,23 @@ class Retrieval:
 
     def vector_search(self, query: str, k: int = 5, collections: Sequence[str] | None = None) -> list[Hit]:
         return self.search(query, k, "vector", collections).hits
+
+    def _distinct(self, fused: list[Fused], k: int) -> list[Fused]:
+        """The first ``k`` of ``fused``, each passage once: a chunk holding the same passage of
+        the same file as a better one (one file indexed twice) is left out."""
+        out: list[Fused] = []
+        seen: set[object] = set()
+        at = 0
+        while len(out) < k and at < len(fused):
+            part = fused[at : at + k - len(out)]
+            at += len(part)
+            keys = chunk_rows.passage_keys(self.store.conn, [f.chunk_id for f in part])
+            for f in part:
+                key = keys.get(f.chunk_id, f.chunk_id)  # a chunk gone since: dropped by _hits
+                if key not in seen:
+                    seen.add(key)
+                    out.append(f)
+        return out
 
     def _hits(self, fused: list[Fused], query: str, bm25_scores, distances,
               read: LaneEvidence | None = None) -> list[Hit]:
@@ -444,6 +492,11 @@ class Retrieval:
                 vector_pending=f.chunk_id in pending,
             ))
         return hits
+
+
+def _without(ranked: Ranked, hidden: frozenset[int], depth: int) -> Ranked:
+    """A lane's ranking without the ``hidden`` passages, at most ``depth`` long."""
+    return [(c, score) for c, score in ranked if c not in hidden][:depth] if hidden else ranked
 
 
 def _parsed(query: str | ParsedQuery, typing: bool) -> ParsedQuery:

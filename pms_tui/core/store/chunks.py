@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -52,6 +53,29 @@ def hits_by_ids(conn, ids: Sequence[int]) -> dict[int, HitRow]:
         sql = f"SELECT {HIT_COLUMNS} {HIT_JOINS} WHERE c.id IN ({_marks(part)})"
         found.update((r[0], HitRow(*r)) for r in conn.execute(sql, part))
     return found
+
+
+def passage_keys(conn, ids: Sequence[int]) -> dict[int, tuple[str, int, int]]:
+    """{chunk id: (its file's full path, first line, last line)}: two chunks share a key when
+    one file is indexed by two collections (a folder and one inside it, in an index made
+    before such collections were refused). A copy of a note, or a link to it, is a note of
+    its own."""
+    found: dict[int, tuple[str, int, int]] = {}
+    for start in range(0, len(ids), _BATCH):
+        part = list(ids[start : start + _BATCH])
+        found.update((r[0], (os.path.normpath(os.path.join(r[1], r[2])), r[3], r[4])) for r in conn.execute(
+            f"SELECT c.id, col.path, d.path, c.start_line, c.end_line FROM chunks c "
+            f"JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id "
+            f"WHERE c.id IN ({_marks(part)})", part,
+        ))
+    return found
+
+
+def ids_in_collections(conn, collection_ids: Sequence[int]) -> list[int]:
+    """The ids of every chunk of these collections."""
+    return [r[0] for r in conn.execute(
+        f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
+        f"WHERE d.collection_id IN ({_marks(collection_ids)})", list(collection_ids))]
 
 
 def with_pending_vector(conn, ids: Sequence[int]) -> set[int]:

@@ -8,7 +8,7 @@ A filter on notes is a condition on ``documents d``; filters on words are FTS5 e
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from .chunks import HIT_COLUMNS, HIT_JOINS, HitRow
@@ -123,14 +123,19 @@ def write(conn, document_id: int, tags: Iterable[str], note_date: str | None) ->
     conn.execute("UPDATE documents SET note_date = ? WHERE id = ?", (note_date, document_id))
 
 
-def backfill_sources(conn) -> list[tuple[int, str, str]]:
-    """(document id, frontmatter JSON, its chunks' text joined) of every note: what the
-    backfill after the schema-2 migration reads."""
-    rows = conn.execute(
-        "SELECT d.id, d.frontmatter, group_concat(c.body, char(10)) FROM documents d "
-        "LEFT JOIN chunks c ON c.document_id = d.id GROUP BY d.id"
-    )
-    return [(r[0], r[1] or "{}", r[2] or "") for r in rows]
+def backfill_sources(conn) -> Iterator[tuple[int, str, str]]:
+    """(document id, frontmatter JSON, its text) of every note, the text put together from its
+    passages by their lines (passages overlap by a line or two: each line once, in place), one
+    note at a time: what the backfill of tags and dates reads."""
+    for doc_id, front in conn.execute("SELECT id, frontmatter FROM documents ORDER BY id").fetchall():
+        lines: dict[int, str] = {}
+        for start, body in conn.execute(
+                "SELECT start_line, body FROM chunks WHERE document_id = ? ORDER BY seq", (doc_id,)):
+            for i, line in enumerate(body.split("\n")):
+                lines.setdefault(start + i, line)
+        first = min(lines, default=1)
+        text = "\n".join(lines.get(n, "") for n in range(first, max(lines, default=0) + 1))
+        yield doc_id, front or "{}", text
 
 
 # -- reading --------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from ..messages import (
     TextSynced,
     WatchModeChanged,
 )
-from ..sample import OFFERED_STATE, SAMPLE_DESCRIPTION, SAMPLE_NAME, sample_dir
+from ..sample import OFFERED_STATE, SAMPLE_NAME, sample_dir
 from . import Host, opened, thread_worker, while_running
 
 if TYPE_CHECKING:
@@ -318,7 +318,7 @@ class SyncController:
                 self.host.notify("The bundled guide is missing from this installation.", severity="warning")
             return
         try:
-            self.kb.collections.create(folder, name=SAMPLE_NAME, description=SAMPLE_DESCRIPTION)
+            self.kb.add_guide()
         except Exception as exc:  # noqa: BLE001 - e.g. a collection already named "guide"
             if not first_run:
                 self.host.notify(describe(exc), severity="warning")

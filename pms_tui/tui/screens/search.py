@@ -196,6 +196,9 @@ class SearchScreen(SearchRuns, Screen[None]):
             return
         self.collection_names = [c.name for c in collections]
         self.has_sample_collection = any(is_sample_path(c.path) for c in collections)
+        notice = self.kb.guide_notice()  # the guide steps aside: said once, here or by the CLI
+        if notice:
+            self.notify(notice, title="Your notes first", timeout=12)
         if self.collection_filter and self.collection_filter not in self.collection_names:
             self.collection_filter = None
             self.status.update_status(collection=None)
