@@ -118,12 +118,17 @@ def runs_pms_tui(entry: object) -> bool:
     if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
         return False
     stem = Path(entry["command"].replace("\\", "/")).name.lower().removesuffix(".exe")
-    args = entry.get("args") if isinstance(entry.get("args"), list) else []
+    args = _args(entry)
     return stem == "pms-tui" or any(a == "-m" and b == "pms_tui" for a, b in zip(args, args[1:]))
 
 
+def _args(entry: dict) -> list:
+    args = entry.get("args")
+    return args if isinstance(args, list) else []
+
+
 def entry_home(entry: dict) -> str | None:
-    args = entry.get("args") if isinstance(entry.get("args"), list) else []
+    args = _args(entry)
     for flag, value in zip(args, args[1:]):
         if flag == "--home" and isinstance(value, str):
             return value
