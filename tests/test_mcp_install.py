@@ -50,7 +50,7 @@ def test_install_adds_the_entry_and_keeps_the_rest(tmp_path, capsys, client):
     assert code == 0
     data = json.loads(config.read_text(encoding="utf-8"))
     servers = data[_servers_key(client)]
-    assert list(servers) == ["other", "pms-tui"] and servers["other"] == OTHER
+    assert set(servers) == {"other", "pms-tui"} and servers["other"] == OTHER
     assert {k: v for k, v in data.items() if k != _servers_key(client)} == {
         "theme": "dark", "numStartups": 12, "zeta": [1, "ü"]}
     entry = servers["pms-tui"]
@@ -60,7 +60,7 @@ def test_install_adds_the_entry_and_keeps_the_rest(tmp_path, capsys, client):
     # the change was shown, then made; the file as it was is the backup
     assert '+    "pms-tui": {' in out and "Written" in out
     assert (tmp_path / ("config.json" + BACKUP_SUFFIX)).read_text(encoding="utf-8") == _original(client)
-    assert "secret-value" not in out  # one line of context: another server's env is not printed
+    assert "secret-value" not in out  # no context lines: another server's env is not printed
 
     written = config.read_bytes()
     code, out, _ = _run(capsys, "--home", str(home), "mcp", "install", client, "--config", str(config))
@@ -92,6 +92,25 @@ def test_uninstall_gives_the_file_back(tmp_path, capsys, client):
     assert '"pms-tui"' in (tmp_path / ("config.json" + BACKUP_SUFFIX)).read_text(encoding="utf-8")
     code, out, _ = _run(capsys, "mcp", "uninstall", client, "--config", str(config))
     assert code == 0 and "nothing to remove" in out and config.read_text(encoding="utf-8") == _original(client)
+
+
+def test_a_hand_written_config_keeps_every_byte_but_ours(tmp_path, capsys, client):
+    """Other entries stay as written (one line, odd spacing); only our lines are added, and
+    only they are shown."""
+    key = _servers_key(client)
+    text = ('{"theme" : "dark",\n "%s": {\n   "other": {"command": "npx", "args": ["-y", "x"], '
+            '"env": {"TOKEN": "secret-value"}}\n }\n}' % key)
+    config = tmp_path / "config.json"
+    config.write_text(text, encoding="utf-8")
+    code, out, _ = _run(capsys, "--home", str(tmp_path / "home"), "mcp", "install", client, "--config", str(config))
+    assert code == 0 and "secret-value" not in out
+    changed = [line for line in out.splitlines() if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))]
+    assert changed and all(line.startswith("+") for line in changed)
+    written = config.read_text(encoding="utf-8")
+    assert '   "other": {"command": "npx", "args": ["-y", "x"], "env": {"TOKEN": "secret-value"}}' in written
+    assert written.startswith('{"theme" : "dark",\n') and written.endswith("\n }\n}")  # no newline added
+    assert _run(capsys, "mcp", "uninstall", client, "--config", str(config))[0] == 0
+    assert config.read_text(encoding="utf-8") == text
 
 
 def test_a_file_install_made_is_emptied_by_uninstall(tmp_path, capsys):

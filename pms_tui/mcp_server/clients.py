@@ -16,8 +16,10 @@ Where each client keeps its servers, and in what shape (from each client's docum
   as Claude Desktop's) or ``.vscode/mcp.json``, servers under ``servers`` with
   ``"type": "stdio"``. code.visualstudio.com/docs/copilot/reference/mcp-configuration.
 
-Only our entry is ever added, replaced or removed; the rest of the file is kept as parsed, in
-its order, written back with the indentation it had. A file that is not plain JSON (VS Code
+Only our entry is ever added, replaced or removed, and every other byte of the file stays as it
+was: the entry is written into the text, before the first server, in the style of its
+neighbours (the whole file is written anew only when that edit would not read back as
+intended). A file that is not plain JSON (VS Code
 allows comments in mcp.json) is refused with a sentence and the entry to add by hand: it is
 never rewritten without them. Before a write the file is copied to ``<file>.pms-tui.bak``.
 """
@@ -178,9 +180,121 @@ def _indent(text: str | None) -> str:
 
 
 def render(config: Config, data: dict) -> str:
-    """``data`` as the file's text, indented as the file was."""
+    """``data`` as the file's whole text, indented as the file was."""
     ending = "\n" if config.text is None or config.text.endswith("\n") else ""
     return json.dumps(data, indent=_indent(config.text), ensure_ascii=False) + ending
+
+
+# Editing the text itself, so that every byte outside our entry stays as it was (a
+# hand-written `"args": [...]` on one line stays on one line). The members of an object are
+# found with the json module's own decoder; the text is known to parse already.
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _skip(text: str, index: int) -> int:
+    """The index of the first character at or after ``index`` that is not JSON whitespace."""
+    found = _WS.match(text, index)
+    return found.end() if found else index
+
+
+@dataclass(frozen=True)
+class _Member:
+    key: str
+    start: int  # the key's opening quote
+    colon: str  # what separates the key from its value, as written (": ")
+    value: int
+    end: int
+
+
+def _members(text: str, opening: int) -> tuple[list[_Member], int]:
+    """The members of the object whose "{" is at ``opening``, and the index of its "}"."""
+    members: list[_Member] = []
+    i = _skip(text, opening + 1)
+    while text[i] != "}":
+        key, after_key = _DECODER.raw_decode(text, i)
+        value = _skip(text, _skip(text, after_key) + 1)
+        _, end = _DECODER.raw_decode(text, value)
+        members.append(_Member(key, i, text[after_key:value], value, end))
+        i = _skip(text, end)
+        if text[i] == ",":
+            i = _skip(text, i + 1)
+    return members, i
+
+
+def _line_indent(text: str, index: int) -> str:
+    before = text[text.rfind("\n", 0, index) + 1:index]
+    return before[:len(before) - len(before.lstrip(" \t"))]
+
+
+def _value(value: object, indent: str, unit: str | None) -> str:
+    """``value`` as JSON whose lines after the first start at ``indent`` (one line: ``unit`` None)."""
+    if unit is None:
+        return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, indent=unit, ensure_ascii=False).replace("\n", "\n" + indent)
+
+
+def _put(text: str, opening: int, key: str, value: object, unit: str) -> str:
+    """``key: value`` set in the object at ``opening``: its value replaced where the key is,
+    else a member added before the first one (no other line changes, so none is shown),
+    written as its neighbours are."""
+    members, closing = _members(text, opening)
+    same = [m for m in members if m.key == key]
+    if same:
+        m = same[-1]
+        one_line = "\n" not in text[m.value:m.end]
+        return text[:m.value] + _value(value, _line_indent(text, m.start), None if one_line else unit) + text[m.end:]
+    name = json.dumps(key, ensure_ascii=False)
+    if not members:
+        outer = _line_indent(text, opening)
+        inner = outer + unit
+        return text[:opening] + "{\n" + inner + f"{name}: {_value(value, inner, unit)}" + "\n" + outer + "}" + \
+            text[closing + 1:]
+    first = members[0]
+    if "\n" in text[opening:first.start]:
+        inner = _line_indent(text, first.start)
+        member = f"\n{inner}{name}{first.colon}{_value(value, inner, unit)},"
+    else:
+        member = f"{name}{first.colon}{_value(value, '', None)}, "
+        opening = first.start - 1  # after "{" and the spaces that follow it
+    return text[:opening + 1] + member + text[opening + 1:]
+
+
+def _drop(text: str, opening: int, key: str) -> str:
+    """The member ``key`` taken out of the object at ``opening``, with its comma."""
+    members, closing = _members(text, opening)
+    at = max(i for i, m in enumerate(members) if m.key == key)
+    if len(members) == 1:
+        return text[:opening] + "{}" + text[closing + 1:]
+    if at > 0:
+        return text[:members[at - 1].end] + text[members[at].end:]
+    return text[:members[0].start] + text[members[1].start:]
+
+
+def edit(config: Config, target: Client, data: dict, name: str, entry: dict | None) -> str:
+    """The file's text with our entry set (``entry``) or taken out (None), every other byte
+    as it was; the whole file written anew when that does not give ``data`` back."""
+    text = config.text
+    if text is None or not text.strip():
+        return render(config, data)
+    unit = _indent(text)
+    try:
+        top = _skip(text, 0)
+        holders = [m for m in _members(text, top)[0] if m.key == target.servers_key]
+        if entry is not None:
+            if holders:
+                edited = _put(text, holders[-1].value, name, entry, unit)
+            else:
+                edited = _put(text, top, target.servers_key, {name: entry}, unit)
+        elif target.servers_key not in data:
+            edited = _drop(text, top, target.servers_key)
+        else:
+            edited = _drop(text, holders[-1].value, name)
+        if json.loads(edited) == data:
+            return edited
+    except (ValueError, IndexError, AttributeError):
+        pass
+    return render(config, data)
 
 
 @dataclass
@@ -200,9 +314,9 @@ class Change:
         before = (self.config.text or "").splitlines(keepends=True)
         after = self.after.splitlines(keepends=True)
         shown = str(self.config.path)
-        # one line of context: the neighbouring entries may hold other servers' secrets
+        # no context lines: the neighbouring entries may hold other servers' secrets
         lines = difflib.unified_diff(before, after, shown if self.config.text is not None else "/dev/null",
-                                     shown, n=1)
+                                     shown, n=0)
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
@@ -223,10 +337,10 @@ def plan_install(target: Client, path: Path, home: Path, *, name: str = SERVER_N
                                             f"as {name!r}: nothing to change.")
     data = dict(config.data)
     servers = dict(config.servers(target))
-    servers[name] = entry  # in place when it was there, else last
+    servers[name] = entry
     data[target.servers_key] = servers
     verb = "Replace the server {!r} in" if current is not None else "Add the server {!r} to"
-    return Change(target, config, render(config, data),
+    return Change(target, config, edit(config, target, data, name, entry),
                   f"{verb.format(name)} {target.name}'s config {path} (home {home}).")
 
 
@@ -244,7 +358,7 @@ def plan_uninstall(target: Client, path: Path, *, name: str = SERVER_NAME) -> Ch
     data[target.servers_key] = {k: v for k, v in config.servers(target).items() if k != name}
     if not data[target.servers_key]:
         del data[target.servers_key]  # install may have made it; no servers means the same to every client
-    return Change(target, config, render(config, data),
+    return Change(target, config, edit(config, target, data, name, None),
                   f"Remove the server {name!r} from {target.name}'s config {path}.")
 
 
