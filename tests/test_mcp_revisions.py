@@ -105,6 +105,8 @@ def test_the_sdk_client_lands_on_the_current_revision(home, mode, negotiated):
         assert "notes (3 notes)" in client.instructions
         found = client.call("search", {"query": "sourdough", "k": 1, "mode": "bm25"})
         assert found.structured_content["hits"][0]["id"] == "notes/cooking/bread.md"
+        templates = client.run(lambda c: c.list_resource_templates()).resource_templates
+        assert [t.uri_template for t in templates] == ["pms://note/{collection}/{+path}"]
         read = client.run(lambda c: c.read_resource("pms://note/notes/cooking/bread.md"))
         on_disk = (home.parent / "notes" / "cooking" / "bread.md").read_text(encoding="utf-8")
         assert read.contents[0].text == on_disk.rstrip("\n")
