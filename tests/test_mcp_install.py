@@ -231,3 +231,29 @@ def _serve_entry(entry: dict) -> str:
             return found.structured_content["hits"][0]["id"]
 
     return asyncio.run(ask())
+
+
+def test_doctor_lines_name_each_client_and_what_is_wrong(tmp_path, monkeypatch):
+    """A client without pms-tui, one with it, one whose config is not JSON, one whose entry
+    runs a command that is gone: one line each, none of them fatal to doctor."""
+    from pms_tui.cli_upkeep import print_mcp_clients
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    home = tmp_path / "home"
+    assert main(["--home", str(home), "mcp", "install", "cursor"]) == 0
+    (tmp_path / ".claude.json").write_text('{"mcpServers": {"pms-tui": {"command": "/gone/bin/pms-tui", '
+                                           '"args": ["--home", "/elsewhere", "mcp"]}}}', encoding="utf-8")
+    vscode = tmp_path / WHERE["vscode"]
+    vscode.parent.mkdir(parents=True)
+    vscode.write_text('{\n  // mine\n  "servers": {}\n}\n', encoding="utf-8")
+    lines: list[str] = []
+    print_mcp_clients(str(home), lambda text: lines.append(text))
+    assert len(lines) == 4 and all(" mcp client " in line for line in lines)
+    by_client = {line.split("mcp client", 1)[1].split(":")[0].strip(): line for line in lines}
+    assert by_client["Cursor"].startswith("ok ") and "with this home" in by_client["Cursor"]
+    assert by_client["Claude Desktop"].startswith("   ") and "not configured" in by_client["Claude Desktop"]
+    assert by_client["Claude Code"].startswith("BAD") and "the home /elsewhere" in by_client["Claude Code"]
+    assert "/gone/bin/pms-tui no longer exists" in by_client["Claude Code"]
+    assert by_client["VS Code"].startswith("BAD") and "not plain JSON (line 2" in by_client["VS Code"]

@@ -165,8 +165,7 @@ def read_config(path: Path, target: Client) -> Config:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise NotJson(f"{path} is not plain JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}), so it is "
-                      f"left as it is") from None
+        raise NotJson(f"{path} is not plain JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     if not isinstance(data, dict):
         raise UsageError(f"{path} does not hold a JSON object; it is left as it is.")
     if target.servers_key in data and not isinstance(data[target.servers_key], dict):
@@ -327,7 +326,8 @@ def plan_install(target: Client, path: Path, home: Path, *, name: str = SERVER_N
         config = read_config(path, target)
     except NotJson as exc:
         shown = json.dumps({name: entry}, ensure_ascii=False)[1:-1]
-        raise UsageError(f"{exc}: add the server by hand under {target.servers_key!r}: {shown}") from None
+        raise UsageError(f"{exc}, so it is left as it is: add the server by hand under {target.servers_key!r}: "
+                         f"{shown}") from None
     current = config.servers(target).get(name)
     if current is not None and not runs_pms_tui(current):
         raise UsageError(f"{path} already has another server named {name!r}; it is left as it is: "
@@ -348,7 +348,7 @@ def plan_uninstall(target: Client, path: Path, *, name: str = SERVER_NAME) -> Ch
     try:
         config = read_config(path, target)
     except NotJson as exc:
-        raise UsageError(f"{exc}: remove the server {name!r} by hand.") from None
+        raise UsageError(f"{exc}, so it is left as it is: remove the server {name!r} by hand.") from None
     current = config.servers(target).get(name)
     if current is None:
         return Change(target, config, None, f"{path} has no server named {name!r}: nothing to remove.")
@@ -416,14 +416,15 @@ def configured(cwd: Path | None = None) -> list[Found]:
     found: list[Found] = []
     for target in CLIENTS.values():
         paths = [target.user_path()]
-        if target.project_file and (cwd / target.project_file).is_file():
-            paths.append(cwd / target.project_file)
+        project = cwd / target.project_file if target.project_file else None
+        if project is not None and project.is_file() and project.resolve() != paths[0].resolve():
+            paths.append(project)  # (in the home folder, Cursor's project file is its user file)
         before = len(found)
         for path in paths:
             try:
                 config = read_config(path, target)
             except UsageError as exc:
-                found.append(Found(target, path, None, problem=str(exc)))
+                found.append(Found(target, path, None, problem=f"{target.name}: {str(exc).rstrip('.')}"))
                 continue
             for name, entry in config.servers(target).items():
                 if runs_pms_tui(entry):
