@@ -141,6 +141,7 @@ def entry_home(entry: dict) -> str | None:
 class NotJson(UsageError):
     """A config that does not parse as JSON (comments, a stray comma): never rewritten."""
 
+
 @dataclass
 class Config:
     path: Path
