@@ -26,7 +26,7 @@ def add_mcp_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--force-host", action="store_true",
                    help="listen on a non-loopback --host: anyone who can reach it reads your notes")
     p.set_defaults(func=run)
-    actions = p.add_subparsers(dest="mcp_action", metavar="ACTION")
+    actions = p.add_subparsers(dest="mcp_action", metavar="[install|uninstall CLIENT]")
     for action, about in (("install", "write this install and its home into an agent's MCP config (shows the "
                                       "change first; keeps a backup)"),
                           ("uninstall", "remove what install wrote from an agent's MCP config (only that entry)")):
