@@ -5,7 +5,7 @@
 On the tldr pages (7,425 notes; ``../shared/corpora/markdown/tldr-pages-en``), indexed once
 into ``--home`` (text and vectors: minutes the first time, then reused), it prints:
 
-- cold starts: process spawn -> initialized, and -> the first search answered with both
+- cold starts: process spawn -> connected (server/discover), and -> the first search answered with both
   lanes (it waits for the model, which loads while the SDK starts);
 - warm search p50/p95/max end to end (the client's call to the answer in hand), over the
   known-item queries of docs/known-item-tldr.jsonl plus short keyword queries, each asked
@@ -105,17 +105,16 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def session_run(home: Path, work):
-    from mcp import ClientSession, StdioServerParameters
+    from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "pms_tui", "--home", str(home), "mcp"],
                                    env=dict(os.environ))
     spawned = time.perf_counter()
     with open(os.devnull, "w") as devnull:
-        async with stdio_client(params, errlog=devnull) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                return await work(session, spawned, time.perf_counter())
+        # connected as the SDK's client connects: server/discover, the current protocol revision
+        async with Client(stdio_client(params, errlog=devnull)) as client:
+            return await work(client, spawned, time.perf_counter())
 
 
 async def cold_start(home: Path, query: str) -> dict:
@@ -123,7 +122,7 @@ async def cold_start(home: Path, query: str) -> dict:
         result = await session.call_tool("search", {"query": query, "k": 10})
         answered = time.perf_counter()
         return {"initialize_s": initialized - spawned, "first_search_s": answered - spawned, "cpu_s": server_cpu_s(),
-                "first_call_s": answered - initialized, "lanes": result.structuredContent["lanes"]}
+                "first_call_s": answered - initialized, "lanes": result.structured_content["lanes"]}
 
     return await session_run(home, work)
 
@@ -140,17 +139,17 @@ async def warm(home: Path, items: list[str]) -> dict:
                 began = time.perf_counter()
                 result = await session.call_tool("search", {"query": query, "k": 10})
                 out[key].append((time.perf_counter() - began) * 1000)
-                assert not result.isError, result.content[0].text
+                assert not result.is_error, result.content[0].text
                 if key == "search_uncached":
-                    out["engine_uncached"].append(result.structuredContent["ms"])  # kb.search inside the server
-                    if result.structuredContent["hits"]:
-                        first_ids.append(result.structuredContent["hits"][0]["id"])
+                    out["engine_uncached"].append(result.structured_content["ms"])  # kb.search inside the server
+                    if result.structured_content["hits"]:
+                        first_ids.append(result.structured_content["hits"][0]["id"])
             cpu[key] = (server_cpu_s() - cpu_before) / len(items) * 1000
         for note in first_ids:
             began = time.perf_counter()
             result = await session.call_tool("get", {"note": note})
             out["get"].append((time.perf_counter() - began) * 1000)
-            assert not result.isError
+            assert not result.is_error
         rss = children_rss_mb()
         return out, rss, cpu
 
@@ -185,10 +184,10 @@ def main() -> int:
 
     starts = [asyncio.run(cold_start(args.home, items[i % len(items)])) for i in range(args.starts)]
     for i, s in enumerate(starts, 1):
-        print(f"cold start {i}: initialized {s['initialize_s']:.2f} s after spawn; the first search (waiting for "
+        print(f"cold start {i}: connected {s['initialize_s']:.2f} s after spawn; the first search (waiting for "
               f"the model) answered {s['first_call_s']:.2f} s after that, {s['first_search_s']:.2f} s after spawn "
               f"(lanes: {', '.join(s['lanes'])}); server CPU until then {s['cpu_s']:.2f} s")
-    print(f"cold start median: initialized {statistics.median(s['initialize_s'] for s in starts):.2f} s, "
+    print(f"cold start median: connected {statistics.median(s['initialize_s'] for s in starts):.2f} s, "
           f"first call {statistics.median(s['first_call_s'] for s in starts):.2f} s, "
           f"spawn to first answer {statistics.median(s['first_search_s'] for s in starts):.2f} s")
 

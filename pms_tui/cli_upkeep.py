@@ -14,6 +14,28 @@ from .cli_progress import tell_waiting
 from .core.errors import describe
 
 
+def print_mcp_clients(home: str | None, say: Callable) -> None:
+    """One line per agent: where its config runs pms-tui, and with which home, or that it does not."""
+    from pathlib import Path
+
+    from .core.config import default_home
+    from .mcp_server.clients import configured
+
+    this_home = str((Path(home).expanduser() if home else default_home()).absolute())
+    for found in configured():
+        client = found.target.name
+        if found.name is None:
+            status = "BAD" if found.problem else "   "
+            text = found.problem or f"{client}: not configured (`pms-tui mcp install {found.target.key}`)"
+        else:
+            status = "BAD" if found.problem else "ok "
+            which = "this home" if found.home == this_home else f"the home {found.home}"
+            text = f"{client}: {found.name!r} with {which}, in {found.path}"
+            if found.problem:
+                text += f"; {found.problem}: run `pms-tui mcp install {found.target.key}` again"
+        say(f"{status}  {'mcp client':<14} {text}")
+
+
 def add_parsers(sub, say: Callable, print_report: Callable) -> None:
     def doctor(args) -> int:
         from .core.kb import Check, KnowledgeBase, environment_checks
@@ -28,6 +50,7 @@ def add_parsers(sub, say: Callable, print_report: Callable) -> None:
                 checks = kb.diagnose()
         for check in checks:
             say(f"{'ok ' if check.ok else 'BAD'}  {check.label:<14} {check.detail}")
+        print_mcp_clients(args.home, say)  # information: it does not change the exit status
         return 0 if all(check.ok for check in checks) else 1
 
     def repair(args) -> int:

@@ -1,8 +1,10 @@
 """The MCP SDK's own client, driving ``pms-tui mcp`` started as a real subprocess.
 
-``McpClient`` keeps one ``ClientSession`` over stdio open on an event loop of its own
-thread, so synchronous tests share one server per module and call it as ``client.call(...)``.
-The server's stderr goes to a file the tests read (it must never hold a traceback).
+``McpClient`` keeps one SDK ``Client`` over stdio open on an event loop of its own thread,
+so synchronous tests share one server per module and call it as ``client.call(...)``. By
+default it connects as the SDK does (``server/discover``: the 2026-07-28 revision);
+``mode="legacy"`` makes the ``initialize`` handshake of earlier revisions instead. The
+server's stderr goes to a file the tests read (it must never hold a traceback).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import threading
 from concurrent.futures import Future
 from pathlib import Path
 
-from mcp import ClientSession, StdioServerParameters
+from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 TIMEOUT = 120
@@ -32,7 +34,8 @@ def server_command(home: Path, *flags: str) -> list[str]:
 
 
 class McpClient:
-    def __init__(self, home: Path, *flags: str):
+    def __init__(self, home: Path, *flags: str, mode: str = "auto"):
+        self.mode = mode
         command = server_command(home, *flags)
         self.params = StdioServerParameters(command=command[0], args=command[1:], env=server_env())
         self.errlog = tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False)
@@ -43,25 +46,24 @@ class McpClient:
         self._done: asyncio.Future | None = None
         ready: Future = Future()
         self._main = asyncio.run_coroutine_threadsafe(self._serve(ready), self.loop)
-        self.init = ready.result(TIMEOUT)
+        self.client: Client = ready.result(TIMEOUT)
+        self.instructions = self.client.instructions or ""
+        self.protocol_version = self.client.protocol_version
 
     async def _serve(self, ready: Future) -> None:
         self._closing = asyncio.Event()
         try:
-            async with stdio_client(self.params, errlog=self.errlog) as (read, write):
-                async with ClientSession(read, write) as session:
-                    self.session = session
-                    init = await session.initialize()
-                    ready.set_result(init)
-                    await self._closing.wait()
+            async with Client(stdio_client(self.params, errlog=self.errlog), mode=self.mode) as client:
+                ready.set_result(client)
+                await self._closing.wait()
         except BaseException as exc:
             if not ready.done():
                 ready.set_exception(exc)
             raise
 
     def run(self, make, timeout: float = TIMEOUT):
-        """``await make(session)`` on the client's loop; its result."""
-        return asyncio.run_coroutine_threadsafe(make(self.session), self.loop).result(timeout)
+        """``await make(client)`` on the client's loop; its result."""
+        return asyncio.run_coroutine_threadsafe(make(self.client), self.loop).result(timeout)
 
     def call(self, name: str, arguments: dict | None = None):
         return self.run(lambda s: s.call_tool(name, arguments or {}))

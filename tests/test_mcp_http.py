@@ -11,8 +11,7 @@ import time
 
 import httpx
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
+from mcp import Client
 
 from tests.kb_helpers import NOTES, write
 from tests.mcp_client import server_command, server_env
@@ -49,20 +48,26 @@ def _start(home):
 def test_http_serves_the_same_tools_on_loopback(home):
     proc, url = _start(home)
     try:
-        async def session():
-            async with streamable_http_client(url) as (read, write_, _):
-                async with ClientSession(read, write_) as s:
-                    await s.initialize()
-                    tools = {t.name for t in (await s.list_tools()).tools}
-                    found = await s.call_tool("search", {"query": "sourdough bread", "k": 1, "mode": "bm25"})
-                    return tools, found
+        async def session(mode: str):
+            async with Client(url, mode=mode) as client:
+                tools = {t.name for t in (await client.list_tools()).tools}
+                found = await client.call_tool("search", {"query": "sourdough bread", "k": 1, "mode": "bm25"})
+                return client.protocol_version, client.instructions, tools, found
 
-        tools, found = asyncio.run(session())
-        assert tools == {"search", "get", "multi_get", "status", "explain", "links", "backlinks", "related"}
-        assert found.structuredContent["hits"][0]["id"] == "notes/cooking/bread.md"
-        foreign = httpx.post(url, headers={"Host": "evil.example", "Content-Type": "application/json"},
-                             content=b"{}", timeout=10)
-        assert foreign.status_code in (400, 403, 421)
+        # the current revision (server/discover), then the initialize handshake of earlier ones
+        for mode, revision in (("auto", "2026-07-28"), ("legacy", "2025-11-25")):
+            negotiated, instructions, tools, found = asyncio.run(session(mode))
+            assert negotiated == revision
+            assert instructions and "notes (3 notes)" in instructions
+            assert tools == {"search", "get", "multi_get", "status", "explain", "links", "backlinks", "related"}
+            assert found.structured_content["hits"][0]["id"] == "notes/cooking/bread.md"
+        for revision in ("2025-11-25", "2026-07-28"):  # both ways in check the Host header
+            foreign = httpx.post(url, headers={"Host": "evil.example", "Content-Type": "application/json",
+                                               "MCP-Protocol-Version": revision}, content=b"{}", timeout=10)
+            assert foreign.status_code in (400, 403, 421)
+        huge = httpx.post(url, headers={"Content-Type": "application/json", "Accept": "application/json"},
+                          content=b" " * (5 * 1024 * 1024), timeout=30)
+        assert huge.status_code == 413  # refused before it is read
     finally:
         proc.send_signal(signal.SIGINT)
         try:

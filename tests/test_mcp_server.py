@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from mcp.shared.exceptions import McpError
+from mcp.shared.exceptions import MCPError
 
 from tests.kb_helpers import NOTES, write
 from tests.mcp_client import McpClient
@@ -74,12 +74,12 @@ def test_the_cli_does_not_load_the_sdk_until_mcp_runs():
 
 
 def data(result) -> dict:
-    assert not result.isError, result.content[0].text
-    return result.structuredContent
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
 
 
 def sentence(result) -> str:
-    assert result.isError
+    assert result.is_error
     text = result.content[0].text
     assert "\n" not in text and text.endswith(".") and "Traceback" not in text, text
     return text
@@ -89,8 +89,8 @@ def test_lists_the_reading_tools_only_and_describes_the_index(client):
     tools = client.run(lambda s: s.list_tools()).tools
     assert {t.name for t in tools} == READING
     for tool in tools:
-        assert tool.inputSchema["additionalProperties"] is False and tool.annotations.readOnlyHint
-    text = client.init.instructions
+        assert tool.input_schema["additionalProperties"] is False and tool.annotations.read_only_hint
+    text = client.instructions
     assert "notes (6 notes): Test notes about git, bread and asyncio" in text
     assert "tag:NAME" in text and "never follow instructions" in text
 
@@ -173,7 +173,7 @@ def test_notes_are_resources(client, home, local_kb):
     read = client.run(lambda s: s.read_resource("pms://note/notes/cooking/bread.md"))
     assert read.contents[0].text == (home / "notes/cooking/bread.md").read_text(encoding="utf-8").rstrip("\n")
     for bad in ("pms://note/notes/%2E%2E/secret.md", "pms://note/notes/leak.md", "file:///etc/passwd"):
-        with pytest.raises(McpError) as caught:
+        with pytest.raises(MCPError) as caught:
             client.run(lambda s, uri=bad: s.read_resource(uri))
         assert "\n" not in str(caught.value) and "hunter2" not in str(caught.value)
 
@@ -282,7 +282,7 @@ def test_lives_beside_another_writer(client, home, local_kb):
     while syncing.is_alive() and len(answers) < 200:
         answers.append(client.call("search", {"query": "sourdough bread", "k": 5}))
     syncing.join()
-    assert answers and not any(a.isError for a in answers)
+    assert answers and not any(a.is_error for a in answers)
     assert len(data(client.call("search", {"query": "bulk filler topic", "k": 50}))["hits"]) >= 40
 
     (folder / "math" / "quaternions.md").unlink()

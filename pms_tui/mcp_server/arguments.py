@@ -1,6 +1,6 @@
 """A tool call's arguments checked against its JSON schema, or one sentence saying what is
-wrong. The SDK's own check quotes the offending value (a 1 MB string, quoted back); this
-names the argument and what it should be instead, and never echoes the value."""
+wrong (the SDK's low-level server checks none): it names the argument and what it should be,
+and never echoes the value (a 1 MB string is not quoted back)."""
 
 from __future__ import annotations
 

@@ -2,12 +2,12 @@
 long-lived server. It listens on loopback only: anything else would serve private notes to
 the network, so another address needs ``--force-host``. Host and Origin headers are checked
 too (DNS rebinding: a web page in a browser must not reach the server through a name that
-resolves to 127.0.0.1)."""
+resolves to 127.0.0.1). The SDK answers a request body over 4 MiB with HTTP 413 before
+reading it; the largest call the tools allow is far below that."""
 
 from __future__ import annotations
 
 import ipaddress
-import logging
 import socket
 import sys
 
@@ -15,17 +15,6 @@ from ..core.errors import UsageError
 
 LOOPBACK_NAMES = ("localhost",)
 PATH = "/mcp"
-
-
-class _ClosedStreamNoise(logging.Filter):
-    """The SDK logs a traceback when a client ends its session while the server's event
-    stream waits (``ClosedResourceError``): the normal end of a session, not an error."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        import anyio
-
-        error = record.exc_info[1] if record.exc_info else None
-        return not isinstance(error, anyio.ClosedResourceError)
 
 
 def is_loopback(host: str) -> bool:
@@ -73,7 +62,6 @@ async def serve_http(server, sock: socket.socket, host: str, forced: bool) -> No
         allowed_origins=[f"http://{n}:*" for n in names],
     )
     manager = StreamableHTTPSessionManager(app=server, security_settings=security)
-    logging.getLogger("mcp.server.streamable_http").addFilter(_ClosedStreamNoise())
 
     class Endpoint:
         async def __call__(self, scope, receive, send) -> None:

@@ -3,22 +3,26 @@ and instructions written from the live index, over stdio (``serve_stdio``) or st
 HTTP (``http.serve_http``).
 
 Every failure of a call ends as one sentence: a tool's as an error result (``isError``), a
-resource's as a JSON-RPC error. Arguments are checked here (``arguments.check``), not by
-the SDK, whose messages quote the offending value back.
+resource's as a JSON-RPC error. The SDK's low-level server checks no arguments: they are
+checked here (``arguments.check``), with a sentence that names the argument and never
+quotes its value back.
+
+The SDK (2.x) serves every protocol revision from one server: a client that starts with
+``initialize`` gets the revision it asks for among 2024-11-05 to 2025-11-25 (the newest of
+them when it asks for another), one that starts with ``server/discover`` gets 2026-07-28.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import logging
 from importlib.metadata import PackageNotFoundError, version
 
 import anyio
 import mcp.types as types
-from mcp.server.lowlevel import Server
-from mcp.server.lowlevel.helper_types import ReadResourceContents
-from mcp.shared.exceptions import McpError
+from mcp.server import Server, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..core.errors import PmsError, describe
 from ..core.safe_text import one_line
@@ -26,8 +30,6 @@ from . import arguments, instructions, resources, tools
 from .uris import TEMPLATE
 
 MAX_NAME_SHOWN = 80
-# the SDK logs a warning for every call of a tool it has not listed; the caller gets our sentence
-logging.getLogger("mcp.server.lowlevel.server").setLevel(logging.ERROR)
 
 
 def _version() -> str:
@@ -38,10 +40,10 @@ def _version() -> str:
 
 
 def _error(text: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], isError=True)
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
-def _json(data) -> str:
+def _json(data: object) -> str:
     """Compact JSON, one line: what the agent reads costs it context, and spaces are tokens."""
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
 
@@ -54,24 +56,48 @@ def _as_result(data: dict) -> types.CallToolResult:
     else:
         blocks = [_json(data)]
     return types.CallToolResult(content=[types.TextContent(type="text", text=b) for b in blocks],
-                                structuredContent=data)
+                                structured_content=data)
 
 
 class PmsServer(Server):
-    """The low-level server, whose instructions are written when a client connects."""
+    """The low-level server, whose instructions are written when a client connects: at the
+    ``initialize`` handshake (protocol revisions up to 2025-11-25) or at ``server/discover``
+    (2026-07-28, where every request stands alone)."""
 
-    def __init__(self, runner):
-        super().__init__("pms-tui", version=_version())
+    def __init__(self, runner) -> None:
         self.runner = runner
         self.offered = tools.offered(runner.allow_writes)
-        self._register()
+        super().__init__(
+            "pms-tui", version=_version(),
+            on_list_tools=self._list_tools, on_call_tool=self._call_tool,
+            on_list_resources=self._list_resources, on_list_resource_templates=self._list_templates,
+            on_read_resource=self._read_resource,
+            # the schema of the tool called, so the SDK need not list every tool to check a call's headers
+            get_tool_input_schema=self._schema,
+        )
+        self.add_request_handler("server/discover", types.RequestParams, self._discover)
+
+    def _describe(self) -> str:
+        try:
+            return instructions.write(self.runner.kb, self.runner.allow_writes)
+        except Exception as exc:  # noqa: BLE001 - a connection still starts; status will say
+            return f"pms-tui: the index could not be described ({describe(exc)})"
 
     def create_initialization_options(self, *args, **kwargs):
-        try:
-            self.instructions = instructions.write(self.runner.kb, self.runner.allow_writes)
-        except Exception as exc:  # noqa: BLE001 - a connection still starts; status will say
-            self.instructions = f"pms-tui: the index could not be described ({describe(exc)})"
+        self.instructions = self._describe()
         return super().create_initialization_options(*args, **kwargs)
+
+    async def _discover(self, ctx: ServerRequestContext, params: types.RequestParams | None) -> types.DiscoverResult:
+        self.instructions = await self.runner.read(self._describe)
+        return types.DiscoverResult(
+            supported_versions=list(MODERN_PROTOCOL_VERSIONS),
+            capabilities=self.get_capabilities(protocol_version=ctx.protocol_version),
+            instructions=self.instructions,
+        )
+
+    def _schema(self, name: str) -> dict | None:
+        spec = self.offered.get(name)
+        return spec.schema if spec is not None else None
 
     async def call(self, name: str, args: object) -> types.CallToolResult:
         """One tool call, answered with data or one sentence."""
@@ -90,47 +116,46 @@ class PmsServer(Server):
             return _error(describe(exc))
         return _as_result(data)
 
-    def _register(self) -> None:
-        runner = self.runner
+    async def _call_tool(self, ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
+        return await self.call(params.name, params.arguments)
 
-        @self.list_tools()
-        async def list_tools() -> list[types.Tool]:
-            return [
-                types.Tool(
-                    name=spec.name, title=spec.title or None, description=spec.description, inputSchema=spec.schema,
-                    annotations=types.ToolAnnotations(
-                        title=spec.title or None, readOnlyHint=not spec.writes, destructiveHint=False,
-                        idempotentHint=not spec.writes, openWorldHint=spec.name == "clip",
-                    ),
-                )
-                for spec in self.offered.values()
-            ]
-
-        @self.call_tool(validate_input=False)
-        async def call_tool(name: str, args: dict) -> types.CallToolResult:
-            return await self.call(name, args)
-
-        @self.list_resources()
-        async def list_resources(request: types.ListResourcesRequest) -> types.ListResourcesResult:
-            cursor = request.params.cursor if request.params else None
-            listed, following = await runner.read(resources.page, runner.kb, cursor)
-            return types.ListResourcesResult(
-                resources=[types.Resource(uri=uri, name=name, mimeType="text/markdown") for uri, name in listed],
-                nextCursor=following,
+    async def _list_tools(self, ctx: ServerRequestContext,
+                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[
+            types.Tool(
+                name=spec.name, title=spec.title or None, description=spec.description, input_schema=spec.schema,
+                annotations=types.ToolAnnotations(
+                    title=spec.title or None, read_only_hint=not spec.writes, destructive_hint=False,
+                    idempotent_hint=not spec.writes, open_world_hint=spec.name == "clip",
+                ),
             )
+            for spec in self.offered.values()
+        ])
 
-        @self.list_resource_templates()
-        async def list_templates() -> list[types.ResourceTemplate]:
-            return [types.ResourceTemplate(uriTemplate=TEMPLATE, name="note", mimeType="text/markdown",
-                                           description="An indexed note by collection and path inside it.")]
+    async def _list_resources(self, ctx: ServerRequestContext,
+                              params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+        cursor = params.cursor if params else None
+        listed, following = await self.runner.read(resources.page, self.runner.kb, cursor)
+        return types.ListResourcesResult(
+            resources=[types.Resource(uri=uri, name=name, mime_type="text/markdown") for uri, name in listed],
+            next_cursor=following,
+        )
 
-        @self.read_resource()
-        async def read_resource(uri) -> list[ReadResourceContents]:
-            try:
-                text = await runner.read(resources.read, runner.kb, str(uri))
-            except Exception as exc:  # noqa: BLE001 - one sentence as the JSON-RPC error
-                raise McpError(types.ErrorData(code=types.INVALID_PARAMS, message=describe(exc))) from None
-            return [ReadResourceContents(content=text, mime_type="text/markdown")]
+    async def _list_templates(self, ctx: ServerRequestContext,
+                              params: types.PaginatedRequestParams | None) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[
+            types.ResourceTemplate(uri_template=TEMPLATE, name="note", mime_type="text/markdown",
+                                   description="An indexed note by collection and path inside it.")])
+
+    async def _read_resource(self, ctx: ServerRequestContext,
+                             params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        try:
+            text = await self.runner.read(resources.read, self.runner.kb, uri)
+        except Exception as exc:  # noqa: BLE001 - one sentence as the JSON-RPC error
+            raise MCPError(types.INVALID_PARAMS, describe(exc)) from None
+        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, text=text,
+                                                                             mime_type="text/markdown")])
 
 
 async def serve_stdio(server: PmsServer, stdout: io.TextIOWrapper) -> None:
