@@ -183,7 +183,7 @@ def test_mcp_get_serves_a_document_with_its_page(synced):
         assert "# page 2" not in page["text"]
         assert data(client.call("get", {"note": "multicolumn.pdf#page=2"}))["pages"] == [2, 2]
         missing = client.call("get", {"note": "docs/multicolumn.pdf#page=9"})
-        assert missing.isError and "has no page 9 with text" in missing.content[0].text
+        assert missing.is_error and "has no page 9 with text" in missing.content[0].text
         whole = data(client.call("get", {"note": "docs/multicolumn.pdf"}))
         assert whole["pages"] == [1, 3] and "# page 2" in whole["text"] and whole["frontmatter"] == {}
         assert "Traceback" not in client.stderr()
