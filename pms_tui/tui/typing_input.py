@@ -22,6 +22,15 @@ then a URL typed the URL into the search bar behind the dialog. Such a key, reac
 that no longer has the focus, is handed on to the widget that has it now, as the app would
 have done; when a new screen has not focused its widget yet, it waits for that (briefly).
 
+Escape and the keys typed after it, read together (a busy app reads what the terminal sent in
+one go; tmux send-keys; a slow link), reach the app as one key: Textual's terminal parser reads
+an escape followed by a letter as alt and that letter (``alt+a``, which an Input types as
+``a``), so the escape was lost and the bar kept its query. Nothing here is bound to alt and a
+letter, so such a key that no binding takes is what it most likely was: escape, then the
+character. (When more than 32 characters, or another escape, follow an escape before the
+parser's escape delay has passed, the parser gives the first escape as a ``^`` key, which
+cannot be told from a typed ``^``; the history keeps no control characters either way.)
+
 This module is the one place the app leans on Textual's internals: ``Input._on_key`` (the
 hook overridden) and ``Screen._modal_binding_chain`` (the chain the app checks). Their names
 are in ``PRIVATE_NAMES``, which ``tests/tui/test_textual_seam.py`` checks against the
@@ -47,6 +56,13 @@ PRIVATE_NAMES = (
 )
 
 
+def escape_then_character(event: events.Key) -> bool:
+    """An ``alt+`` key that carries a printable character: how the terminal parser reads an
+    escape and a character that arrived together."""
+    return event.key.startswith("alt+") and event.character is not None and len(event.character) == 1 \
+        and event.character.isprintable()
+
+
 class TypingInput(Input):
     async def _on_key(self, event: events.Key) -> None:
         target = await self._focused_now()
@@ -56,6 +72,12 @@ class TypingInput(Input):
         if handed_on or (not event.is_printable and await self._run_binding(event.key)):
             event.stop()
             event.prevent_default()
+            return
+        if escape_then_character(event) and not await self._run_binding(event.key):
+            event.stop()
+            event.prevent_default()
+            await self._run_binding("escape")
+            await self._on_key(events.Key(event.key.removeprefix("alt+"), event.character))
             return
         await super()._on_key(event)
 
