@@ -6,11 +6,27 @@ import os
 import shlex
 import subprocess
 
+from pathlib import Path
+
 from textual.app import SuspendNotSupported
 
 from pms_tui.core.errors import describe
 
+from ..sample import sample_dir
 from . import Host, thread_worker
+
+READ_ONLY_GUIDE = "The guide is read-only: it is part of the installed app, not one of your notes."
+
+
+def in_guide(path: str) -> bool:
+    """Whether ``path`` is a note of the bundled guide (inside the installed package)."""
+    folder = sample_dir()
+    if folder is None:
+        return False
+    try:
+        return Path(path).resolve().is_relative_to(folder.resolve())
+    except (OSError, ValueError):
+        return False
 
 
 class NoteController:
@@ -33,6 +49,9 @@ class NoteController:
     def open_editor(self) -> None:
         hit = self._highlighted()
         if hit is None:
+            return
+        if in_guide(hit.path):  # editing it would change the installed package, for every user
+            self.host.notify(READ_ONLY_GUIDE, severity="warning", timeout=6)
             return
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not editor:
