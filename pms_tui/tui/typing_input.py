@@ -22,14 +22,8 @@ then a URL typed the URL into the search bar behind the dialog. Such a key, reac
 that no longer has the focus, is handed on to the widget that has it now, as the app would
 have done; when a new screen has not focused its widget yet, it waits for that (briefly).
 
-Escape and the keys typed after it, read together (a busy app reads what the terminal sent in
-one go; tmux send-keys; a slow link), reach the app as one key: Textual's terminal parser reads
-an escape followed by a letter as alt and that letter (``alt+a``, which an Input types as
-``a``), so the escape was lost and the bar kept its query. Nothing here is bound to alt and a
-letter, so such a key that no binding takes is what it most likely was: escape, then the
-character. (When more than 32 characters, or another escape, follow an escape before the
-parser's escape delay has passed, the parser gives the first escape as a ``^`` key, which
-cannot be told from a typed ``^``; the history keeps no control characters either way.)
+Escape and the keys typed right after it, read by the app in one go, are kept apart before
+they become keys, in :mod:`.escape_key` (installed when this module is imported).
 
 This module is the one place the app leans on Textual's internals: ``Input._on_key`` (the
 hook overridden) and ``Screen._modal_binding_chain`` (the chain the app checks). Their names
@@ -48,19 +42,15 @@ from textual import events
 from textual.dom import NoScreen
 from textual.widgets import Input
 
+from . import escape_key
+
 SCREEN_FOCUS_WAIT = 0.5  # seconds a key waits for a screen just opened (or resumed) to focus a widget
+escape_key.install()  # before the app starts its input thread, which makes the parser
 # Textual's private names this module uses: (class, attribute, what it must be).
 PRIVATE_NAMES = (
     ("textual.widgets.Input", "_on_key", "an async method taking the Key event"),
     ("textual.screen.Screen", "_modal_binding_chain", "a property: [(namespace, BindingsMap)] from focus up"),
 )
-
-
-def escape_then_character(event: events.Key) -> bool:
-    """An ``alt+`` key that carries a printable character: how the terminal parser reads an
-    escape and a character that arrived together."""
-    return event.key.startswith("alt+") and event.character is not None and len(event.character) == 1 \
-        and event.character.isprintable()
 
 
 class TypingInput(Input):
@@ -72,12 +62,6 @@ class TypingInput(Input):
         if handed_on or (not event.is_printable and await self._run_binding(event.key)):
             event.stop()
             event.prevent_default()
-            return
-        if escape_then_character(event) and not await self._run_binding(event.key):
-            event.stop()
-            event.prevent_default()
-            await self._run_binding("escape")
-            await self._on_key(events.Key(event.key.removeprefix("alt+"), event.character))
             return
         await super()._on_key(event)
 
