@@ -252,8 +252,8 @@ class QueryController:
             walk = self._walk = HistoryWalk(entries, bar, shown=bar)
         if not walk.entries:
             self._walk = None
-            self.host.notify("No search history yet: queries enter it when a result is opened, copied or read.",
-                             timeout=4)
+            self.host.notify("No other query in the history yet: queries enter it when a result is opened, "
+                             "copied or read.", timeout=4)
             return
         walk.pos = max(-1, min(walk.pos + step, len(walk.entries) - 1))
         walk.shown = walk.draft if walk.pos < 0 else walk.entries[walk.pos]
