@@ -33,6 +33,8 @@ import time
 import traceback
 from pathlib import Path
 
+from textual import events
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from app_soak import watch_errors  # noqa: E402
 from soak import CORPORA, FILTERS, HOSTILE  # noqa: E402
@@ -96,9 +98,15 @@ class Steps:
         text = typed_text(self.rng, self.words)
         if self.rng.random() < 0.5:
             await self.keys("clear", "ctrl+u")
-        self.note("type", repr(text))
-        for char in text:
-            await self.pilot.press("space" if char == " " else char)
+        if self.rng.random() < 0.5:  # key by key, each waited for
+            self.note("type", repr(text))
+            for char in text:
+                await self.pilot.press("space" if char == " " else char)
+        else:  # at once, as a fast typist or a busy app delivers them
+            self.note("burst", repr(text))
+            for char in text:
+                self.app.post_message(events.Key("space" if char == " " else char, char))
+            await self.pilot.pause()
 
     async def click(self) -> None:
         width, height = self.app.size
@@ -142,9 +150,9 @@ class Steps:
 
     async def step(self) -> None:
         roll = self.rng.random()
-        if roll < 0.22:
+        if roll < 0.2:
             await self.type()
-        elif roll < 0.42:
+        elif roll < 0.5:
             await self.click()
         elif roll < 0.58:
             await self.keys("move", *(self.rng.choice(MOVES) for _ in range(self.rng.randint(1, 4))))
