@@ -42,19 +42,26 @@ def typed_queries(seed: int):
         yield rng.choice(pool)
 
 
-async def _soak(home: Path, minutes: float, seed: int) -> dict:
-    from pms_tui.tui.app import PmsApp
-
-    app = PmsApp(home=home, first_run_sample=False, read_clipboard=False)
+def watch_errors(app) -> list[str]:
+    """Every error the app shows from now on (a notification of severity "error"), in a list
+    that fills as they come."""
     shown_errors: list[str] = []
     original_notify = app.notify
 
     def notify(message: str, *, severity: str = "information", **kw) -> None:
         if severity == "error":
-            shown_errors.append(message)
+            shown_errors.append(str(message))
         original_notify(message, severity=severity, **kw)
 
     app.notify = notify  # type: ignore[method-assign]
+    return shown_errors
+
+
+async def _soak(home: Path, minutes: float, seed: int) -> dict:
+    from pms_tui.tui.app import PmsApp
+
+    app = PmsApp(home=home, first_run_sample=False, read_clipboard=False)
+    shown_errors = watch_errors(app)
     latencies: list[float] = []
     samples: list[dict] = []
     result: dict = {}

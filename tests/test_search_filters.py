@@ -186,7 +186,7 @@ def test_evidence_says_vector_pending(vault_kb):
     result = vault_kb.search("commit", k=5, vector=False)
     ev = vault_kb.retrieval.evidence(result, result[0])
     assert ev.vector_pending and ev.vector_rank is None and not ev.vector_queued
-    assert "Vector: pending (the model is loading)" in ev.lines()
+    assert "Vector: not in this search (vector lane waiting for the model)" in ev.lines()
 
 
 def test_explain_a_note(vault_kb):

@@ -263,6 +263,7 @@ class Evidence:
     lane_k: dict[str, int] = field(default_factory=dict)  # each lane's k for this query
     fusion: list[str] = field(default_factory=list)  # why this query's k or weights differ
     vector_queued: bool = False  # the passage itself waits in the embedding queue
+    vector_out: str = ""  # the search's own note on why its vector lane was left out
 
     def lines(self) -> list[str]:
         """The evidence as short plain lines."""
@@ -278,8 +279,9 @@ class Evidence:
         if self.missing:
             out.append(f"  missing: {', '.join(self.missing)}")
         if self.vector_pending:
+            # the search's own words (the status line reads the same note): never a guess
             out.append("Vector: pending (this passage is queued for embedding)" if self.vector_queued
-                       else "Vector: pending (the model is loading)")
+                       else f"Vector: not in this search ({self.vector_out or 'the vector lane was left out'})")
         elif self.vector_rank is not None:
             out.append(f"Vector #{self.vector_rank}  cosine {self.similarity:.3f}")
         elif self.similarity is not None:

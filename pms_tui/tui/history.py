@@ -5,6 +5,10 @@ history, so it holds what was useful rather than every prefix typed. A saved sea
 a fingerprint of its results (which notes, in which order), so that after a sync it can say
 whether they changed. A damaged or unreadable file is treated as empty: history is a
 convenience and must never stop the app.
+
+The app changes a History on its UI thread while a worker re-runs the saved searches after a
+sync (:meth:`History.recheck`): every read and change holds one lock, and what is handed out
+(``recent()``, ``saved_items()``) is a copy, never the live list or dict.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+import threading
+import unicodedata
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +27,13 @@ HISTORY_FILE = "history.json"
 MAX_ENTRIES = 200
 MAX_QUERY_CHARS = 500
 MAX_SAVED = 100
+
+
+def clean_query(query: str) -> str:
+    """A query as history keeps it: one line, spaces collapsed, no control or format characters
+    (an escape sequence's remains from a terminal must not come back on ctrl+up)."""
+    printable = "".join(" " if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c for c in query)
+    return " ".join(printable.split())[:MAX_QUERY_CHARS]
 
 
 def fingerprint(notes: Iterable[str]) -> str:
@@ -42,6 +55,7 @@ class History:
         self.path = Path(home) / HISTORY_FILE
         self.entries: list[str] = []  # oldest first
         self.saved: dict[str, Saved] = {}
+        self._lock = threading.RLock()
         self._load()
 
     # -- storage ---------------------------------------------------------------------------
@@ -54,7 +68,8 @@ class History:
             return
         entries = data.get("history")
         if isinstance(entries, list):
-            self.entries = [e for e in entries if isinstance(e, str) and e.strip()][-MAX_ENTRIES:]
+            cleaned = (clean_query(e) for e in entries if isinstance(e, str))
+            self.entries = [e for e in cleaned if e][-MAX_ENTRIES:]
         saved = data.get("saved")
         if isinstance(saved, dict):
             for name, item in list(saved.items())[:MAX_SAVED]:
@@ -64,6 +79,10 @@ class History:
                     )
 
     def _store(self) -> None:
+        with self._lock:
+            self._write()
+
+    def _write(self) -> None:
         data = {
             "history": self.entries,
             "saved": {
@@ -83,56 +102,74 @@ class History:
     # -- history ---------------------------------------------------------------------------
     def add(self, query: str) -> None:
         """Remember a query that was acted on (the most recent last, each once)."""
-        query = " ".join(query.split())[:MAX_QUERY_CHARS]
+        query = clean_query(query)
         if not query:
             return
-        if self.entries and self.entries[-1] == query:
-            return
-        if query in self.entries:
-            self.entries.remove(query)
-        self.entries.append(query)
-        del self.entries[:-MAX_ENTRIES]
-        self._store()
+        with self._lock:
+            if self.entries and self.entries[-1] == query:
+                return
+            if query in self.entries:
+                self.entries.remove(query)
+            self.entries.append(query)
+            del self.entries[:-MAX_ENTRIES]
+            self._write()
 
     def recent(self, limit: int = 50) -> list[str]:
-        """Most recent first."""
-        return list(reversed(self.entries[-limit:]))
+        """Most recent first (a copy)."""
+        with self._lock:
+            return list(reversed(self.entries[-limit:]))
 
     # -- saved searches --------------------------------------------------------------------
     def save(self, name: str, query: str, print_: str = "") -> Saved:
         name = " ".join(name.split())[:80] or query[:80]
         item = Saved(name, query, print_)
-        self.saved.pop(name, None)
-        self.saved[name] = item
-        while len(self.saved) > MAX_SAVED:
-            self.saved.pop(next(iter(self.saved)))
-        self._store()
+        with self._lock:
+            self.saved.pop(name, None)
+            self.saved[name] = item
+            while len(self.saved) > MAX_SAVED:
+                self.saved.pop(next(iter(self.saved)))
+            self._write()
         return item
 
+    def get(self, name: str) -> Saved | None:
+        with self._lock:
+            return self.saved.get(name)
+
+    def saved_items(self) -> list[Saved]:
+        """The saved searches, oldest first (a copy: a worker may change them meanwhile)."""
+        with self._lock:
+            return list(self.saved.values())
+
     def delete(self, name: str) -> None:
-        if self.saved.pop(name, None) is not None:
-            self._store()
+        with self._lock:
+            if self.saved.pop(name, None) is not None:
+                self._write()
 
     def seen(self, name: str, print_: str) -> None:
         """The saved search was run and its results shown: what it shows now is the baseline."""
-        item = self.saved.get(name)
-        if item and (item.fingerprint != print_ or item.changed):
-            item.fingerprint, item.changed = print_, False
-            self._store()
+        with self._lock:
+            item = self.saved.get(name)
+            if item and (item.fingerprint != print_ or item.changed):
+                item.fingerprint, item.changed = print_, False
+                self._write()
 
-    def recheck(self, run) -> list[str]:
+    def recheck(self, run: Callable[[str], str]) -> list[str]:
         """After a sync: ``run(query) -> fingerprint`` for each saved search; returns the names
-        whose results changed (marked ``changed`` until seen)."""
-        changed = []
-        for item in self.saved.values():
+        whose results changed (marked ``changed`` until seen). The searches run outside the
+        lock (they take time); a search saved, deleted or seen meanwhile is left as it is now."""
+        changed: list[str] = []
+        for item in self.saved_items():
             try:
                 now = run(item.query)
             except Exception:  # noqa: BLE001 - a failing re-run is not a change to report
                 continue
-            if item.fingerprint and now != item.fingerprint:
-                item.changed = True
-            if item.changed:
-                changed.append(item.name)
+            with self._lock:
+                if self.saved.get(item.name) is not item:
+                    continue  # deleted or saved again while the search ran
+                if item.fingerprint and now != item.fingerprint:
+                    item.changed = True
+                if item.changed:
+                    changed.append(item.name)
         if changed:
             self._store()
         return changed

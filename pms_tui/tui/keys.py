@@ -6,7 +6,8 @@ remapped in config.toml is named as remapped everywhere.
 Every key here works while the search bar has focus: none of them is bound by
 :class:`textual.widgets.Input` (which takes ctrl+a/e/k/u/w/d/x/c/v, home/end, arrows left
 and right, backspace and delete). ctrl+h, ctrl+i, ctrl+j and ctrl+m are avoided because
-terminals send them as backspace, tab and enter.
+terminals send them as backspace, tab and enter; ctrl+b and ctrl+a because terminal
+multiplexers take them as their prefix (tmux, screen) and the app would never see them.
 
 Remap in ``config.toml``::
 
@@ -43,7 +44,7 @@ SEARCH_BINDINGS: list[Binding] = [
             tooltip="Show the matched chunk or the whole note"),
     Binding("ctrl+g", "open_editor", "Edit", id="app.open_editor", tooltip="Open the note in $EDITOR at the chunk"),
     Binding("ctrl+y", "copy_chunk", "Copy", id="app.copy_chunk", tooltip="Copy the chunk's text"),
-    Binding("ctrl+b", "copy_path", "Copy path", id="app.copy_path", show=False, tooltip="Copy the note's path"),
+    Binding("ctrl+f", "copy_path", "Copy path", id="app.copy_path", show=False, tooltip="Copy the note's path"),
     Binding("f3", "toggle_view", "Notes/Passages", id="app.toggle_view", show=False,
             tooltip="One row per note, or every matching passage (remembered)"),
     Binding("f4", "toggle_evidence", "Why", id="app.toggle_evidence", show=False,
@@ -81,6 +82,8 @@ RESULTS_BINDINGS: list[Binding] = [
             tooltip="Where the highlighted note ranks in each lane, and the words it lacks"),
 ]
 
+
+MULTIPLEXER_KEYS = ("ctrl+b", "ctrl+a")  # tmux's and screen's prefix: never bound here
 
 # every binding with an id, in the order the help screen lists them
 ALL_BINDINGS: list[Binding] = [

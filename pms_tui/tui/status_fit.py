@@ -71,6 +71,28 @@ def cut(spans: Sequence[Span], cells: int) -> tuple[Span, ...]:
     return tuple(kept)
 
 
+def shorter_in_words(text: str, cells: int) -> list[str]:
+    """Shorter forms of ``text`` (a filter and why it was ignored), longest first, each of whole
+    words and within ``cells``: the text up to its first parenthesis, else cut after a word
+    (ending in "…"); and always its first word (what was ignored) alone."""
+    forms: list[str] = []
+    clause = text.split(" (")[0].rstrip(" ,;:")
+    if clause != text and cell_len(clause) <= cells:
+        forms.append(clause)
+    elif cell_len(text) > cells:
+        words = text.split(" ")
+        while len(words) > 1 and cell_len(" ".join(words) + ELLIPSIS) > cells:
+            words.pop()
+        if len(words) > 1:
+            forms.append(" ".join(words).rstrip(" ,;:") + ELLIPSIS)
+    first = text.split(" ")[0].rstrip(",;")
+    if first.count(":") > 1:  # "in:x: why" names the filter "in:x"; "tag:" stays as typed
+        first = first.removesuffix(":")
+    if first not in forms and first != text:
+        forms.append(first)
+    return forms
+
+
 def fit(parts: Sequence[Part], width: int, separator_cells: int = 3) -> list[Form]:
     """The forms of ``parts`` to show, in their order, within ``width`` cells (parts are joined
     by a separator of ``separator_cells``)."""

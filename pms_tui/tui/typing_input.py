@@ -22,6 +22,9 @@ then a URL typed the URL into the search bar behind the dialog. Such a key, reac
 that no longer has the focus, is handed on to the widget that has it now, as the app would
 have done; when a new screen has not focused its widget yet, it waits for that (briefly).
 
+Escape and the keys typed right after it, read by the app in one go, are kept apart before
+they become keys, in :mod:`.escape_key` (installed when this module is imported).
+
 This module is the one place the app leans on Textual's internals: ``Input._on_key`` (the
 hook overridden) and ``Screen._modal_binding_chain`` (the chain the app checks). Their names
 are in ``PRIVATE_NAMES``, which ``tests/tui/test_textual_seam.py`` checks against the
@@ -39,7 +42,10 @@ from textual import events
 from textual.dom import NoScreen
 from textual.widgets import Input
 
+from . import escape_key
+
 SCREEN_FOCUS_WAIT = 0.5  # seconds a key waits for a screen just opened (or resumed) to focus a widget
+escape_key.install()  # before the app starts its input thread, which makes the parser
 # Textual's private names this module uses: (class, attribute, what it must be).
 PRIVATE_NAMES = (
     ("textual.widgets.Input", "_on_key", "an async method taking the Key event"),

@@ -343,7 +343,7 @@ def test_copy_and_editor_keys_never_crash(tui_home, monkeypatch):
             await pilot.press("ctrl+y")
             await settle(app, pilot)
             assert app.clipboard == hit.text
-            await pilot.press("ctrl+b")
+            await pilot.press("ctrl+f")
             await settle(app, pilot)
             assert app.clipboard == hit.path
             await pilot.press("ctrl+g")

@@ -48,7 +48,8 @@ def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
         if rank is not None and lane in weights:
             contributions[lane] = weights[lane] / (lane_k.get(lane, s.rrf_k) + rank)
     queued = bool(getattr(hit, "vector_pending", False))
-    pending = queued or ("vector" not in result.lanes and any("vector" in n for n in result.notes))
+    why = "" if "vector" in result.lanes else next((n for n in result.notes if "vector" in n), "")
+    pending = queued or bool(why)
     return Evidence(
         note=f"{hit.collection}/{hit.relpath}", start_line=hit.start_line,
         bm25=hit.bm25, bm25_rank=hit.bm25_rank,
@@ -60,7 +61,7 @@ def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
         rrf=round(sum(contributions.values()), 8),
         filters=parsed.chips(), ignored=[f"{i.text}: {i.reason}" for i in parsed.ignored],
         vector_pending=pending, lane_k=dict(lane_k), fusion=list(fusion.reasons) if fusion else [],
-        vector_queued=queued,
+        vector_queued=queued, vector_out=why,
     )
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pms_tui.core.kb import KnowledgeBase
     from pms_tui.core.results import Hit, SearchResult
 
-from ..history import History, fingerprint
+from ..history import History, clean_query, fingerprint
 from ..result_rows import SORTS, VIEWS, group
 from . import Host, opened, thread_worker, while_running
 
@@ -29,6 +29,19 @@ VIEW_STATE = "results_view"  # remembered in the app state (state.json), like th
 READ_SECONDS = 4.0  # a hit highlighted this long counts as read: its query enters the history
 HISTORY_PALETTE = 15  # recent queries the command palette lists
 SAVED_CHECK_K = 10  # how many hits a saved search's fingerprint covers
+
+
+@dataclass
+class HistoryWalk:
+    """ctrl+up / ctrl+down through the history: the list as it was when the walk began (so a
+    query used meanwhile does not reorder it under the user), where the walk is, the query
+    that was in the bar before it (ctrl+down past the newest brings it back), and the query
+    the walk last put in the bar (typing over it begins a new walk)."""
+
+    entries: list[str]
+    draft: str
+    pos: int = -1  # -1: the draft
+    shown: str = ""
 
 
 @dataclass(frozen=True)
@@ -48,7 +61,7 @@ class QueryController:
         self.evidence_shown = False
         self.last_result: SearchResult | None = None  # the last SearchResult shown (None: recent notes)
         self.history: History | None = None
-        self._history_pos: int | None = None  # index into history.recent() while recalling
+        self._walk: HistoryWalk | None = None  # while ctrl+up / ctrl+down walk the history
         self._facets: dict[str, list[str]] = {}
         self._read_timer: Timer | None = None
         self._explained: Explained | None = None
@@ -215,30 +228,42 @@ class QueryController:
         if self.history is not None and query.strip() and self.last_result is not None:
             self.history.add(query)
 
+    def _remember_read(self) -> None:
+        """A hit read for a while: keep the query, unless the history itself brought it back
+        (merely looking at a recalled query would move it to the newest, under the user)."""
+        if not self._recalled():
+            self.remember()
+
+    def _recalled(self) -> bool:
+        walk = self._walk
+        return walk is not None and walk.pos >= 0 and self.host.search_bar.value == walk.shown
+
     def watch_reading(self, hit) -> None:
         """A hit highlighted for READ_SECONDS counts as read."""
         if self._read_timer is not None:
             self._read_timer.stop()
             self._read_timer = None
         if hit is not None and self.last_result is not None:
-            self._read_timer = self.host.set_timer(READ_SECONDS, self.remember, name="read-timer")
+            self._read_timer = self.host.set_timer(READ_SECONDS, self._remember_read, name="read-timer")
 
     def recall(self, step: int) -> None:
         """An older (+1) or newer (-1) query from the history into the search bar."""
         if self.history is None:
             return
-        entries = self.history.recent()
-        if not entries:
-            self.host.notify("No search history yet: queries enter it when a result is opened, copied or read.",
-                             timeout=4)
+        bar = self.host.search_bar.value
+        walk = self._walk
+        if walk is None or bar != walk.shown:  # a new walk: from the query in the bar now
+            draft = clean_query(bar)
+            entries = [e for e in self.history.recent() if e != draft]  # the first ctrl+up goes back
+            walk = self._walk = HistoryWalk(entries, bar, shown=bar)
+        if not walk.entries:
+            self._walk = None
+            self.host.notify("No other query in the history yet: queries enter it when a result is opened, "
+                             "copied or read.", timeout=4)
             return
-        pos = (-1 if self._history_pos is None else self._history_pos) + step
-        if pos < 0:
-            self._history_pos = None
-            self.set_query("")
-            return
-        self._history_pos = min(pos, len(entries) - 1)
-        self.set_query(entries[self._history_pos], keep_position=True)
+        walk.pos = max(-1, min(walk.pos + step, len(walk.entries) - 1))
+        walk.shown = walk.draft if walk.pos < 0 else walk.entries[walk.pos]
+        self.set_query(walk.shown, keep_position=True)
 
     def set_query(self, query: str, *, keep_position: bool = False) -> None:
         bar = self.host.search_bar
@@ -246,7 +271,7 @@ class QueryController:
         bar.cursor_position = len(query)
         bar.focus()
         if not keep_position:
-            self._history_pos = None
+            self._walk = None
 
     # -- saved searches ---------------------------------------------------------------------
     def save_search(self) -> None:
@@ -272,7 +297,7 @@ class QueryController:
         return [f"{g[0].collection}/{g[0].relpath}" for g in group(list(hits)[:SAVED_CHECK_K * 3])][:SAVED_CHECK_K]
 
     def run_saved(self, name: str) -> None:
-        item = self.history.saved.get(name) if self.history else None
+        item = self.history.get(name) if self.history else None
         if item is None:
             return
         self._pending_saved = name
@@ -290,7 +315,7 @@ class QueryController:
         thread_worker(self.host, "recheck_saved", "saved-check", self._recheck_saved, exclusive=True)
 
     def _recheck_saved(self) -> None:
-        if self.history is None or not self.history.saved:
+        if self.history is None or not self.history.saved_items():
             return
 
         def run(query: str) -> str:
@@ -318,9 +343,9 @@ class QueryController:
             ("Save this search…", self.save_search, "Run it again later from the palette"),
         ]
         if self.history is not None:
-            for name, item in self.history.saved.items():
+            for item in self.history.saved_items():
                 mark = " (changed)" if item.changed else ""
-                commands.append((f"Saved: {name}{mark}", partial(self.run_saved, name), item.query))
+                commands.append((f"Saved: {item.name}{mark}", partial(self.run_saved, item.name), item.query))
             for query in self.history.recent(HISTORY_PALETTE):
                 commands.append((f"History: {query}", partial(self.set_query, query), "Search again"))
         return commands

@@ -13,7 +13,7 @@ from textual.widgets import ProgressBar
 
 from pms_tui.core.results import VECTORS_FILLING_IN, VECTORS_OTHER_MODEL
 
-from ..status_fit import Part, Span, cut, fit, part
+from ..status_fit import Part, Span, cut, fit, part, shorter_in_words
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ HITS, FILTER, COUNTS, RECENT, LANES, MODEL_LOADING, MODE = 65, 58, 50, 45, 42, 4
 ALL_COLLECTIONS, MODEL_READY, WATCH = 15, 10, 5
 SEPARATOR = " │ "
 SEPARATOR_STYLE = "$text-muted 50%"
-IGNORED_CELLS = 36  # an ignored part's reason is cut to this on a narrow line
+IGNORED_CELLS = 36  # an ignored part's reason is shortened (in whole words) to this on a narrow line
 
 
 def compact(count: int) -> str:
@@ -126,8 +126,10 @@ def status_parts(s: Status, show_timings: bool = True) -> list[Part]:
     if s.weak and not s.recent:
         parts.append(part(WEAK, [("No note matches well", "bold $text-warning")]))
     for n, item in enumerate(s.ignored[:2]):
-        spans = [(f"ignored {item}", "$text-warning")]
-        parts.append(part(IGNORED - n, spans, cut(spans, IGNORED_CELLS)))
+        # never cut mid-word: the reason in full, up to its parenthesis, or the filter alone
+        # (the evidence panel, f4, and the struck-out chip say it in full)
+        forms = [item, *shorter_in_words(item, IGNORED_CELLS - len("ignored "))]
+        parts.append(part(IGNORED - n, *([(f"ignored {form}", "$text-warning")] for form in forms), step=6))
     return parts
 
 
