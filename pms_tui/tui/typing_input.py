@@ -25,7 +25,8 @@ have done; when a new screen has not focused its widget yet, it waits for that (
 Escape and the keys typed right after it, read by the app in one go, are kept apart before
 they become keys, in :mod:`.escape_key` (installed when this module is imported).
 
-This module is the one place the app leans on Textual's internals: ``Input._on_key`` (the
+With :mod:`.escape_key` (the terminal parser: ``ESCAPE_SEAM``), this module is where the app
+leans on Textual's internals: ``Input._on_key`` (the
 hook overridden) and ``Screen._modal_binding_chain`` (the chain the app checks). Their names
 are in ``PRIVATE_NAMES``, which ``tests/tui/test_textual_seam.py`` checks against the
 installed Textual, so an upgrade that renames them fails there, loudly, rather than as keys
