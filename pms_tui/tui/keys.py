@@ -31,6 +31,9 @@ _CLEAR = Binding("escape", "clear", "Back/Clear", id="app.clear", show=False,
 
 # keys of the search screen (the ids keep their "app." prefix: people's config.toml names them)
 SEARCH_BINDINGS: list[Binding] = [
+    # help again, first: the footer lists the screen's keys before the app's, and at 80 columns
+    # the last ones fall off its end; the key to the list of every key must stay
+    Binding("f1", "app.help", "Help", id="app.help", tooltip="List the keys"),
     Binding("ctrl+s", "sync", "Sync", id="app.sync", tooltip="Index what changed in the collections"),
     Binding("ctrl+z", "stop_sync", "Stop sync", id="app.stop_sync", show=False,
             tooltip="Stop a running sync or embedding (what is written stays; the next sync carries on)"),
@@ -87,7 +90,8 @@ MULTIPLEXER_KEYS = ("ctrl+b", "ctrl+a")  # tmux's and screen's prefix: never bou
 
 # every binding with an id, in the order the help screen lists them
 ALL_BINDINGS: list[Binding] = [
-    *(b for b in SEARCH_BINDINGS if b.id and b is not _CLEAR), _HELP, _CLEAR, _QUIT, *RESULTS_BINDINGS,
+    *(b for b in SEARCH_BINDINGS if b.id and b.id != _HELP.id and b is not _CLEAR), _HELP, _CLEAR, _QUIT,
+    *RESULTS_BINDINGS,
 ]
 PALETTE = "command_palette"  # Textual's own binding (no id): App.COMMAND_PALETTE_BINDING
 

@@ -38,3 +38,19 @@ def test_ctrl_g_on_a_guide_note_says_the_guide_is_read_only(tmp_path, monkeypatc
         assert not marker.exists()
 
     run(scenario())
+
+
+def test_the_footer_keeps_f1_help_at_80_columns(tmp_path):
+    """The footer lists the screen's keys before the app's and cuts what does not fit: the key
+    to the list of every key comes first, so it is never the one cut."""
+    from textual.widgets import Footer
+
+    async def scenario():
+        app = make_app(tmp_path / "fresh", first_run_sample=True, load_model=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            footer = app.search_screen.query_one(Footer)
+            shown = [w for w in footer.children if getattr(w, "description", "")]
+            assert shown and shown[0].description == "Help" and shown[0].region.right <= 80
+
+    run(scenario())
