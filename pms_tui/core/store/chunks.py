@@ -166,4 +166,3 @@ def lines_text(conn, document_id: int, lines: Iterable[int]) -> dict[int, str]:
             if start + i in wanted:
                 found.setdefault(start + i, text)
     return found
-
