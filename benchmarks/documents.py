@@ -22,9 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from corpora import CORPORA
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-CORPORA = REPO.parent / "shared" / "corpora"
 sys.path.insert(0, str(REPO))
 
 

@@ -34,8 +34,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from corpora import MARKDOWN
+
 ROOT = Path(__file__).resolve().parent.parent
-CORPORA = ROOT.parent / "shared" / "corpora" / "markdown"
+CORPORA = MARKDOWN
 HELP = CORPORA / "obsidian-help"
 sys.path.insert(0, str(Path(__file__).parent))
 

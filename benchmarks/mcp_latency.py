@@ -27,8 +27,10 @@ import sys
 import time
 from pathlib import Path
 
+from corpora import MARKDOWN
+
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "corpora" / "markdown" / "tldr-pages-en"
+CORPUS = MARKDOWN / "tldr-pages-en"
 KEYWORDS = [
     "extract tar archive", "git rebase interactive", "ffmpeg convert video", "find files by name",
     "docker remove container", "ssh port forwarding", "grep recursive", "change file permissions",

@@ -36,6 +36,8 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
+from corpora import MARKDOWN  # noqa: E402
+
 BASE_COMMIT = "d1bc6d4,ccbe762"  # main where issue 27's work branched off; main before the lean query model
 TARGETS = {"hybrid": 0.8, "again": 0.8, "bm25": 0.3, "served": 0.8}  # wall p50 on a quiet machine (issue 27)
 # This tree's wall p50 as last published (docs/benchmarks.md, load ~5.5, nice -20, commit ccbe762)
@@ -257,7 +259,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="processes per commit and mode")
     parser.add_argument("--base", default=BASE_COMMIT, help="the commits to compare with, comma-separated")
-    parser.add_argument("--corpus", default="tldr-pages-en", help="a folder of /work/shared/corpora/markdown")
+    parser.add_argument("--corpus", default="tldr-pages-en",
+                        help="a folder of the corpora's markdown/ (../shared/corpora, or PMS_TUI_CORPORA)")
     parser.add_argument("--modes", default="hybrid,again,bm25,served",
                         help="hybrid, again (the hybrid query again), bm25, served (a new hybrid query while "
                              "`pms-tui mcp` of the home runs: this tree only, after the others)")
@@ -272,7 +275,7 @@ def main() -> int:
     global PRIORITY
     PRIORITY = args.priority
 
-    corpus = REPO.parent / "shared" / "corpora" / "markdown" / args.corpus
+    corpus = MARKDOWN / args.corpus
     if not corpus.is_dir():
         print(f"skipped: the corpus {corpus} is not here", file=sys.stderr)
         return 0

@@ -34,8 +34,9 @@ import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from corpora import CORPORA
+
 REPO = Path(__file__).resolve().parents[1]
-CORPORA = REPO.parent / "shared" / "corpora"
 WARM_UP = 1000  # queries before the "start" figures are taken
 SAMPLE_EVERY = 500  # queries between samples of RSS, descriptors and threads
 

@@ -22,6 +22,8 @@ import threading
 import time
 from pathlib import Path
 
+from corpora import MARKDOWN
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -36,7 +38,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default="tldr-pages-en")
     args = parser.parse_args()
-    corpus = REPO.parent / "shared" / "corpora" / "markdown" / args.corpus
+    corpus = MARKDOWN / args.corpus
     if not corpus.is_dir():
         print(f"skipped: {corpus} is not here")
         return 0

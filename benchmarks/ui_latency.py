@@ -16,7 +16,7 @@ note (benchmarks/links.py's follow case; target <= 100 ms).
     python benchmarks/ui_latency.py start HOME [TREE ...] [--runs 5] [--bytecode]
 
 only the start: new processes (imports included) to the first screen, then a query pasted
-into the search bar at once, to its results; with several source trees (e.g. /work/main and this one), they take
+into the search bar at once, to its results; with several source trees (e.g. main's checkout and this one), they take
 turns, ``--runs`` each. ``--bytecode`` keeps each tree's compiled modules in a throwaway
 cache, as an installed package has them (PYTHONDONTWRITEBYTECODE otherwise makes every start
 compile the project's modules).

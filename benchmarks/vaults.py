@@ -14,10 +14,12 @@ import re
 import shutil
 from pathlib import Path
 
+from corpora import MARKDOWN
+
 from pms_tui.core.indexing.chunk import parse_note
 from pms_tui.core.indexing.notes import walk_notes
 
-CORPORA = Path(os.environ.get("PMS_BENCH_CORPORA", "/work/shared/corpora/markdown"))
+CORPORA = MARKDOWN
 TIL, TLDR, PS = "jbranchaud-til", "tldr-pages-en", "powershell-docs"
 CACHE = Path(os.environ.get("PMS_BENCH_CACHE", "/tmp/pms-bench-cache"))
 VAULT_VERSION = "1"

@@ -20,7 +20,7 @@ forks, fork = [], os.fork
 os.fork = lambda: forks.append(1) or fork()
 from pms_tui import cli
 code = cli.main(["--home", sys.argv[1], "search", sys.argv[2], "-k", "3", "--mode", sys.argv[3], "--json"])
-heavy = ["fastembed", "onnxruntime", "numpy", "trafilatura", "markdown_it", "yaml", "tomlkit", "textual"]
+heavy = ["fastembed", "onnxruntime", "numpy", "trafilatura", "markdown_it", "yaml", "textual"]
 print(json.dumps({"code": code, "loaded": [m for m in heavy if m in sys.modules], "helpers": len(forks)}),
       file=sys.stderr)
 """

@@ -20,7 +20,7 @@ import math
 import os
 import tomllib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -81,12 +81,6 @@ class Settings:
     # Sentences about the configuration that are not errors (unknown keys), for the front ends.
     warnings: list = field(default_factory=list, compare=False, repr=False)
 
-    def as_dict(self) -> dict:
-        data = asdict(self)
-        data.pop("warnings", None)
-        data.update(data.pop("extra"))
-        return data
-
 
 def default_home() -> Path:
     env = os.environ.get("PMS_TUI_HOME")
@@ -113,7 +107,7 @@ def load_settings(home: Path) -> Settings:
         else:
             if key in TABLE_KEYS:
                 check_table(key, value, source)
-            elif key not in STATE_KEYS:
+            else:
                 settings.warnings.append(unknown_key_warning(key, source))
             settings.extra[key] = value
     for key in RULES:
@@ -126,8 +120,6 @@ def load_settings(home: Path) -> Settings:
 
 # Keys that are not Settings fields but have a meaning (tables read by the app).
 TABLE_KEYS = {"keys": "a table of key bindings, like [keys] \"app.sync\" = \"f5\""}
-# Keys the app itself remembers; accepted silently.
-STATE_KEYS = {"sample_added"}
 
 
 @dataclass(frozen=True)
@@ -250,29 +242,7 @@ def _write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def save_setting(home: Path, key: str, value: object) -> None:
-    """Set one key of config.toml, keeping the user's comments, layout and other keys.
-
-    A config.toml that cannot be parsed is never overwritten: ConfigError says so.
-    """
-    import tomlkit  # a comment-keeping writer, needed only to change a setting
-    import tomlkit.exceptions
-
-    path = home / CONFIG_FILE
-    if path.exists():
-        try:
-            document = tomlkit.parse(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomlkit.exceptions.ParseError) as exc:
-            raise ConfigError(f"{path} cannot be read ({exc}); it was left as it is: fix it to change {key}.") from None
-    else:
-        document = tomlkit.document()
-    document[key] = value
-    _write_atomic(path, tomlkit.dumps(document))
-
-
 # -- app state: what the app remembers between runs (not configuration) -----------------------
-# Keys that older versions wrote into config.toml; read from there while state.json lacks them.
-LEGACY_STATE_KEYS = ("theme", "sample_added")
 
 
 def _read_state_file(path: Path) -> dict:
@@ -284,22 +254,9 @@ def _read_state_file(path: Path) -> dict:
 
 
 def load_state(home: Path) -> dict:
-    """What the app remembered (the theme chosen, whether the sample guide was offered...).
-
-    Read from ``state.json`` in the home; a missing or damaged file is an empty state. Keys
-    that older versions kept in config.toml (``theme``, ``sample_added``) still count when
-    the state file does not have them.
-    """
-    state: dict = {}
-    config = home / CONFIG_FILE
-    if config.exists():
-        try:
-            data = tomllib.loads(config.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            data = {}
-        state.update({key: data[key] for key in LEGACY_STATE_KEYS if key in data})
-    state.update(_read_state_file(home / STATE_FILE))
-    return state
+    """What the app remembered (the theme chosen, whether the sample guide was offered...),
+    read from ``state.json`` in the home; a missing or damaged file is an empty state."""
+    return _read_state_file(home / STATE_FILE)
 
 
 def save_state(home: Path, **values) -> dict:

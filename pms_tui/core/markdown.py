@@ -227,11 +227,6 @@ def _scan_window(text: str, offset: int) -> tuple[Structure, list[int]]:
     return Structure(blocks, headings), cuts
 
 
-def fence_ranges(text: str) -> list[tuple[int, int]]:
-    """``[start, end)`` lines of every fenced code block (an unclosed fence runs to the end)."""
-    return scan(normalize_newlines(text)).fences
-
-
 def headings(text: str) -> list[Heading]:
     """The top-level headings of ``text`` with their lines, levels and plain text."""
     return scan(normalize_newlines(text)).headings

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["safe_text", "one_line", "is_safe", "UNSAFE"]
+__all__ = ["safe_text", "one_line", "UNSAFE"]
 
 _BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _SEPARATORS = "\u2028\u2029"
@@ -60,8 +60,3 @@ def one_line(text: object) -> str:
     if not isinstance(text, str):
         text = "" if text is None else str(text)
     return safe_text(" ".join(text.split()), keep="")
-
-
-def is_safe(text: str, keep: str = "\t\n") -> bool:
-    """True when ``text`` holds nothing :func:`safe_text` would replace."""
-    return all(m.group() in keep for m in UNSAFE.finditer(text))

@@ -45,7 +45,6 @@ from ..core.errors import UsageError
 
 SERVER_NAME = "pms-tui"
 BACKUP_SUFFIX = ".pms-tui.bak"
-SCOPES = ("user", "project")
 
 
 def _app_config(folder: str) -> Path:

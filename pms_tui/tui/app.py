@@ -77,7 +77,6 @@ class PmsApp(App[int]):
         if self.settings is not None:
             self.keymap, problems = keymap_from_settings(self.settings.extra.get("keys", {}))
             self.startup_problems += [(p, "warning") for p in problems]
-        self.user_theme_names: set[str] = set()
         self._register_themes()
         self.search_screen = SearchScreen(
             self.kb, keymap=self.keymap, show_timings=show_timings, load_model=load_model,
@@ -90,7 +89,6 @@ class PmsApp(App[int]):
         user, user_problems = load_themes(home / "themes" if home else None)
         for theme in bundled + user:
             self.register_theme(theme)
-        self.user_theme_names = {t.name for t in user}
         self.startup_problems += [(p, "warning") for p in problems + user_problems]
         wanted = DEFAULT_DARK
         if self.kb is not None:

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # recipes.py
-CORPORA = Path(os.environ.get("PMS_TUI_CORPORA", "/work/shared/corpora"))
+CORPORA = Path(os.environ.get("PMS_TUI_CORPORA") or ROOT.parent / "shared" / "corpora")  # as benchmarks/corpora.py
 
 
 def markdown_chunks(folder: Path) -> list[str]:

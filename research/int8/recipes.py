@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-CORPORA = Path(os.environ.get("PMS_TUI_CORPORA", "/work/shared/corpora"))
+CORPORA = Path(os.environ.get("PMS_TUI_CORPORA") or ROOT.parent / "shared" / "corpora")  # as benchmarks/corpora.py
 
 
 def fold_int8_weights(model) -> int:

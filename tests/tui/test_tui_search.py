@@ -240,7 +240,7 @@ def test_mode_and_collection_filter_cycle(tui_home, tmp_path):
 
 
 def test_a_long_note_is_shown_as_a_window_around_the_chunk_without_cutting_a_fence():
-    from pms_tui.tui.widgets.reader import note_window
+    from pms_tui.tui.note_window import note_window
 
     lines = ["---", "title: Long", "---", "# Long"]
     for section in range(200):
@@ -258,7 +258,7 @@ def test_a_long_note_is_shown_as_a_window_around_the_chunk_without_cutting_a_fen
 
 
 def test_window_cut_points_come_from_the_markdown_scanner():
-    from pms_tui.tui.widgets.reader import cut_points, note_window
+    from pms_tui.tui.note_window import cut_points, note_window
 
     lines = ["# Title", "", "~~~", "", "# not a heading", "~~~", "", "    indented code", "", "    more", "", "text"]
     points = cut_points(lines)

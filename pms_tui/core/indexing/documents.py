@@ -39,7 +39,7 @@ from ..errors import SkipFile
 from ..markdown import scan
 from .chunk import ParsedNote, chunk_markdown, parse_note
 from .document_reader import escape_line
-from .notes import DOCUMENT_SUFFIXES, is_document_name  # noqa: F401  (the rule lives with the notes')
+from .notes import is_document_name
 
 # The limits of one document's reading (the child process's): CPU seconds and address space;
 # the wall clock allows twice the CPU time (a file on a slow disk) plus the start.

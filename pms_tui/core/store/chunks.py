@@ -166,16 +166,3 @@ def lines_text(conn, document_id: int, lines: Iterable[int]) -> dict[int, str]:
             if start + i in wanted:
                 found.setdefault(start + i, text)
     return found
-
-
-def line_text(conn, document_id: int, line: int) -> str:
-    """The text of one file line of a note, from the chunk holding it ('' when none does)."""
-    row = conn.execute(
-        "SELECT start_line, body FROM chunks WHERE document_id = ? AND start_line <= ? AND end_line >= ? "
-        "ORDER BY seq LIMIT 1", (document_id, line, line),
-    ).fetchone()
-    if row is None:
-        return ""
-    lines = row[1].split("\n")
-    at = line - row[0]
-    return lines[at] if 0 <= at < len(lines) else ""

@@ -60,7 +60,6 @@ INSERT INTO meta(key, value) VALUES ('links_backfill', '1')
     ON CONFLICT(key) DO UPDATE SET value = '1';
 """
 BACKFILL_KEY = "links_backfill"
-STATUSES = ("resolved", "dangling", "ambiguous", "outside", "file")
 _BATCH = 900
 
 
@@ -168,10 +167,6 @@ def pending(conn, collection_id: int) -> list[PendingLink]:
     )]
 
 
-def has_pending(conn) -> bool:
-    return conn.execute("SELECT 1 FROM links WHERE status = 'pending' LIMIT 1").fetchone() is not None
-
-
 def set_resolved(conn, resolved: Iterable[tuple[str, int | None, int]]) -> None:
     """(status, target id or None, link id) of resolved links."""
     conn.executemany("UPDATE links SET status = ?, target_id = ? WHERE id = ?", list(resolved))
@@ -230,11 +225,6 @@ def status_counts(conn) -> dict[str, dict[str, int]]:
     ):
         out.setdefault(name, {})[status] = n
     return out
-
-
-def documents_by_name(conn, name: str) -> list[int]:
-    """Ids of the notes named so (file name or alias, any case), in every collection."""
-    return [r[0] for r in conn.execute("SELECT document_id FROM note_names WHERE name = ?", (name.lower(),))]
 
 
 def linked_ids(conn, document_ids: Sequence[int], *, towards: bool) -> set[int]:

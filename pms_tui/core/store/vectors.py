@@ -127,18 +127,6 @@ def fill(conn, ids: list[int], vectors: np.ndarray, texts: list[str] | None = No
     return stored
 
 
-def pending_among(conn, vector_ids: list[int]) -> set[int]:
-    """Which of these vector ids are still queued."""
-    found: set[int] = set()
-    for start in range(0, len(vector_ids), _BATCH):
-        part = vector_ids[start : start + _BATCH]
-        marks = ",".join("?" * len(part))
-        found.update(r[0] for r in conn.execute(
-            f"SELECT id FROM vectors WHERE id IN ({marks}) AND pending_text IS NOT NULL", part
-        ))
-    return found
-
-
 def delete_unused(conn) -> int:
     """Drop vectors no chunk uses any more; returns how many. Call in a transaction."""
     orphans = [r[0] for r in conn.execute("SELECT id FROM vectors WHERE id NOT IN (SELECT vector_id FROM chunks)")]

@@ -9,7 +9,6 @@ screen only through :class:`Host` (the reader, the links panel, notifications).
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
 from pms_tui.core.errors import PmsError, describe

@@ -29,7 +29,6 @@ from pms_tui.core.results import Hit
 from pms_tui.core.safe_text import one_line, safe_text
 
 from ..note_window import FIRST_LINES, NoteWindow, pieces, read_window
-from ..note_window import cut_points, note_window  # noqa: F401  (tests import them from here)
 from ..passage import bounded
 from .first_screen import FirstScreen
 from .first_screen import parse as parse_first_screen
