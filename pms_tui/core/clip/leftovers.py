@@ -3,10 +3,11 @@
 A clip writes its note to a temporary file beside it (the same folder, so the final rename or
 link is atomic) and moves it into place. A clip killed in between (kill -9, a power cut)
 leaves that file in the user's folder. Its name is one the clipper owns: ``TEMP_PREFIX``,
-16 hex digits, ``.tmp``. A later clip into the folder, and every sync of the collection, remove such files
+16 hex digits, ``.tmp`` (earlier versions wrote ``.<date>-<slug>.md.<8 hex>.tmp``, matched as
+exactly). A later clip into the folder, and every sync of the collection, remove such files
 from the folder (not its subfolders: a clip writes only there), and only:
 
-- names matching that pattern exactly,
+- names matching one of those two patterns exactly,
 - regular files (never a link, a folder or anything else),
 - older than ``LEFTOVER_AGE`` (a running clip's file lives for the milliseconds of a write).
 
@@ -26,6 +27,7 @@ from pathlib import Path
 TEMP_PREFIX = ".pms-tui-clip-"
 LEFTOVER_AGE = 15 * 60.0  # seconds
 _OWN = re.compile(re.escape(TEMP_PREFIX) + r"[0-9a-f]{16}\.tmp")
+_EARLIER = re.compile(r"\.\d{4}-\d{2}-\d{2}-[a-z0-9-]+\.md\.[0-9a-f]{8}\.tmp")
 
 
 def temp_name() -> str:
@@ -34,7 +36,7 @@ def temp_name() -> str:
 
 
 def is_leftover_name(name: str) -> bool:
-    return _OWN.fullmatch(name) is not None
+    return bool(_OWN.fullmatch(name) or _EARLIER.fullmatch(name))
 
 
 def remove_leftovers(folder: Path | str, older_than: float = LEFTOVER_AGE, now: float | None = None) -> list[str]:
