@@ -14,6 +14,9 @@ SNIPPET_CLOSE = "»"
 VECTORS_FILLING_IN = "vector lane off while vectors are computed"
 # ... and because the stored vectors are another model's (a model switch, until `reindex`)
 VECTORS_OTHER_MODEL = "vector lane off until `pms-tui reindex` re-embeds with the configured model"
+# ... and because the query is written in a script the model cannot read (a Chinese query, an
+# English model): its ranking would be noise that fusion follows (core/search/query_script.py)
+VECTORS_UNREAD_SCRIPT = "vector lane left out: the model cannot read the query's script"
 MODES = ("hybrid", "bm25", "vector")
 # ``progress(done, total, phase)`` of a sync. Phases: "scanning" (files seen, total 0),
 # "deleting" and "reading" (notes done of the notes to write: text, chunks, full-text rows),
