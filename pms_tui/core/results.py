@@ -328,6 +328,7 @@ class NoteExplanation:
     vector_line: int | None
     missing: list[str]  # query words the note does not hold at all
     lane_depth: int  # how deep each lane looks for the fusion
+    vector_out: str = ""  # why hybrid search leaves the vector lane out of this query ("": it does not)
 
     def lines(self) -> list[str]:
         out = [f"{self.note}"]
@@ -344,6 +345,8 @@ class NoteExplanation:
             depth = "" if (self.vector_rank or 0) <= self.lane_depth else f" (beyond the lane depth {self.lane_depth})"
             out.append(f"Vector: best passage #{self.vector_rank} (line {self.vector_line}), "
                        f"cosine {self.similarity:.3f}{depth}")
+        if self.vector_out:
+            out.append(f"Vector: not in a hybrid search ({self.vector_out})")
         out.append("Missing words: " + (", ".join(self.missing) if self.missing else "none"))
         return out
 

@@ -316,13 +316,11 @@ class Retrieval:
             # another model's vectors (a model switch before or during `reindex`): BM25 answers
             use_vector = vector = False
             lanes.notes.append(VECTORS_OTHER_MODEL)
-        elif mode == "hybrid" and use_vector and (unread := self.unread_scripts(parsed.text)):
+        elif mode == "hybrid" and use_vector and (unread := self.unread_note(parsed.text)):
             # a lane that cannot read the query must not vote: an English model ranks a Chinese
             # query's passages at random and fusion followed it far below BM25 alone
             use_vector = vector = False
-            lanes.notes.append(f"{VECTORS_UNREAD_SCRIPT}: {self.settings.model} reads "
-                               f"{', '.join(sorted(model_scripts(self.settings.model) or ()))} script, "
-                               f"this query is in {', '.join(unread)}")
+            lanes.notes.append(unread)
         elif mode == "hybrid" and use_vector:
             # vectors still filling in behind the text: the lane would rank the few embedded
             # passages first, which ranked worse than BM25 alone (research/partial_vectors.py)
@@ -362,10 +360,15 @@ class Retrieval:
             lanes.signals = self.lane_signals(parsed, lanes.ranked["bm25"], lanes.ranked["vector"], lanes.coverage)
         return lanes
 
-    def unread_scripts(self, text: str) -> list[str]:
-        """The scripts of ``text`` that the configured model cannot read, when they are most of
-        its letters (hybrid search then leaves the vector lane out); else []."""
-        return query_script.unread(text, model_scripts(self.settings.model))
+    def unread_note(self, text: str) -> str:
+        """Why hybrid search leaves the vector lane out of ``text``: most of its letters are in
+        scripts the configured model cannot read; "" when it reads them."""
+        reads = model_scripts(self.settings.model)
+        unread = query_script.unread(text, reads)
+        if not unread:
+            return ""
+        return (f"{VECTORS_UNREAD_SCRIPT}: {self.settings.model} reads {', '.join(sorted(reads or ()))} "
+                f"script, this query is in {', '.join(unread)}")
 
     def _while_waiting(self, lanes: LaneEvidence, match_text: str, signals: bool, hits: int) -> None:
         """BM25 has ranked and the vector lane still runs (on the other core): this thread
