@@ -14,6 +14,9 @@ SNIPPET_CLOSE = "»"
 VECTORS_FILLING_IN = "vector lane off while vectors are computed"
 # ... and because the stored vectors are another model's (a model switch, until `reindex`)
 VECTORS_OTHER_MODEL = "vector lane off until `pms-tui reindex` re-embeds with the configured model"
+# ... and because the query is written in a script the model cannot read (a Chinese query, an
+# English model): its ranking would be noise that fusion follows (core/search/query_script.py)
+VECTORS_UNREAD_SCRIPT = "vector lane left out: the model cannot read the query's script"
 MODES = ("hybrid", "bm25", "vector")
 # ``progress(done, total, phase)`` of a sync. Phases: "scanning" (files seen, total 0),
 # "deleting" and "reading" (notes done of the notes to write: text, chunks, full-text rows),
@@ -325,6 +328,7 @@ class NoteExplanation:
     vector_line: int | None
     missing: list[str]  # query words the note does not hold at all
     lane_depth: int  # how deep each lane looks for the fusion
+    vector_out: str = ""  # why hybrid search leaves the vector lane out of this query ("": it does not)
 
     def lines(self) -> list[str]:
         out = [f"{self.note}"]
@@ -341,6 +345,8 @@ class NoteExplanation:
             depth = "" if (self.vector_rank or 0) <= self.lane_depth else f" (beyond the lane depth {self.lane_depth})"
             out.append(f"Vector: best passage #{self.vector_rank} (line {self.vector_line}), "
                        f"cosine {self.similarity:.3f}{depth}")
+        if self.vector_out:
+            out.append(f"Vector: not in a hybrid search ({self.vector_out})")
         out.append("Missing words: " + (", ".join(self.missing) if self.missing else "none"))
         return out
 

@@ -128,6 +128,19 @@ def test_a_model_mismatch_says_reindex(tmp_path, tui_notes):
     run(scenario())
 
 
+def test_a_query_in_a_script_the_model_cannot_read_says_so(tui_home):
+    async def scenario():
+        app = make_app(tui_home)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await wait_for_model(app, pilot)
+            await type_query(app, pilot, "松饼")
+            text = shown(app)
+            assert "bm25 (" in text and "cannot read this script" in text
+            assert "no model" not in text
+
+    run(scenario())
+
+
 def _big_folder(folder: Path, notes: int = 40) -> None:
     for i in range(notes):
         body = "\n\n".join(f"## Part {j}\n\nNote {i} about the lantern, paragraph {j}: "

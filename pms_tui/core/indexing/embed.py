@@ -148,6 +148,22 @@ def _register_bundled_model() -> None:
         _registered = True
 
 
+# The scripts (Unicode script names, as core/search/query_script names them) each model reads
+# usefully; None: every script. all-MiniLM-L6-v2 was trained on English: a query in Han, Kana,
+# Hangul or Cyrillic reaches it as unknown or single-character pieces (hybrid search leaves its
+# vector lane out of such a query). multilingual-e5-small was trained on about a hundred
+# languages. A model named in config and not listed here is trusted with every script.
+MODEL_SCRIPTS: dict[str, frozenset[str] | None] = {
+    DEFAULT_MODEL: frozenset({"Latin"}),
+    MULTILINGUAL_MODEL: None,
+}
+
+
+def model_scripts(model_name: str) -> frozenset[str] | None:
+    """The scripts ``model_name`` reads (see :data:`MODEL_SCRIPTS`); None: every script."""
+    return MODEL_SCRIPTS.get(model_name)
+
+
 def model_dimension(model_name: str) -> int:
     """The vector size of a model, without loading it."""
     if model_name == DEFAULT_MODEL:

@@ -114,6 +114,7 @@ def explain_note(retrieval, parsed: ParsedQuery, collection_id: int, relpath: st
         note=note, query=parsed.to_json(), passes_filters=not failed, failed_filters=failed,
         bm25_rank=bm25_rank, bm25_line=bm25_line, vector_rank=vector_rank, similarity=similarity,
         vector_line=vector_line, missing=missing, lane_depth=s.lane_depth,
+        vector_out=retrieval.unread_note(parsed.text) if parsed.has_text else "",
     )
 
 

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..errors import UsageError
-from ..results import MODES, VECTORS_FILLING_IN, VECTORS_OTHER_MODEL, Hit, SearchResult
+from ..indexing.embed import model_scripts
+from ..results import MODES, VECTORS_FILLING_IN, VECTORS_OTHER_MODEL, VECTORS_UNREAD_SCRIPT, Hit, SearchResult
 from ..store import Store
 from ..store import chunks as chunk_rows
 from ..store import facets
@@ -32,6 +33,7 @@ from ..store import vectors as vector_rows
 from . import evidence as evidence_mod
 from . import lane_trust, match_quality
 from . import query as fts_query
+from . import query_script
 from .bm25 import Bm25Lane
 from .filters import Plan, plan
 from .fusion import Fused, fuse, mark_words
@@ -314,6 +316,11 @@ class Retrieval:
             # another model's vectors (a model switch before or during `reindex`): BM25 answers
             use_vector = vector = False
             lanes.notes.append(VECTORS_OTHER_MODEL)
+        elif mode == "hybrid" and use_vector and (unread := self.unread_note(parsed.text)):
+            # a lane that cannot read the query must not vote: an English model ranks a Chinese
+            # query's passages at random and fusion followed it far below BM25 alone
+            use_vector = vector = False
+            lanes.notes.append(unread)
         elif mode == "hybrid" and use_vector:
             # vectors still filling in behind the text: the lane would rank the few embedded
             # passages first, which ranked worse than BM25 alone (research/partial_vectors.py)
@@ -352,6 +359,16 @@ class Retrieval:
         if signals and self.settings.query_aware_fusion and len(lanes.ranked) >= 2:
             lanes.signals = self.lane_signals(parsed, lanes.ranked["bm25"], lanes.ranked["vector"], lanes.coverage)
         return lanes
+
+    def unread_note(self, text: str) -> str:
+        """Why hybrid search leaves the vector lane out of ``text``: most of its letters are in
+        scripts the configured model cannot read; "" when it reads them."""
+        reads = model_scripts(self.settings.model)
+        unread = query_script.unread(text, reads)
+        if not unread:
+            return ""
+        return (f"{VECTORS_UNREAD_SCRIPT}: {self.settings.model} reads {', '.join(sorted(reads or ()))} "
+                f"script, this query is in {', '.join(unread)}")
 
     def _while_waiting(self, lanes: LaneEvidence, match_text: str, signals: bool, hits: int) -> None:
         """BM25 has ranked and the vector lane still runs (on the other core): this thread

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import ProgressBar
 
-from pms_tui.core.results import VECTORS_FILLING_IN, VECTORS_OTHER_MODEL
+from pms_tui.core.results import VECTORS_FILLING_IN, VECTORS_OTHER_MODEL, VECTORS_UNREAD_SCRIPT
 
 from ..status_fit import Part, Span, cut, fit, part, shorter_in_words
 
@@ -66,6 +66,8 @@ def _vector_out(s: Status) -> tuple[str, str] | None:
         return None
     if any(n.startswith(VECTORS_FILLING_IN) for n in s.notes):
         return "vector joins when more passages are embedded", "vectors filling in"
+    if any(n.startswith(VECTORS_UNREAD_SCRIPT) for n in s.notes):
+        return "vector off: the model cannot read this script", "script unread"
     if s.model.startswith("mismatch") or VECTORS_OTHER_MODEL in s.notes:
         return "vector off until reindex", "reindex"
     if s.model == "loading":
