@@ -17,6 +17,8 @@ MANY = 60
 BIG = "# A big note\n\n" + "".join(f"{i:05d} {'telescope ' * (i % 23)}mirror\n" for i in range(1, 2601))
 WIDE_LINE = "".join(f"{i:07d} " for i in range(12_500))  # 100,000 characters, no newline
 WIDE = f"# One wide line\n\n{WIDE_LINE}\nafter the wide line\n"
+# short lines of quotes and backslashes: each takes two characters once escaped in JSON
+ESCAPED = "".join(f'"{i}" \\ "\n' for i in range(12_000))
 PAGE = 40_000
 # Claude Code files a result of more than 50,000 characters away instead of showing it
 CLIENT_CHARS = 50_000
@@ -32,6 +34,7 @@ def home(tmp_path_factory) -> Path:
         (folder / "many" / f"note-{i:02d}.md").write_text(body, encoding="utf-8")
     (folder / "big.md").write_text(BIG, encoding="utf-8")
     (folder / "wide.md").write_text(WIDE, encoding="utf-8")
+    (folder / "escaped.md").write_text(ESCAPED, encoding="utf-8")
     text_only_kb(root / "home", folder).close()
     return root
 
@@ -117,6 +120,12 @@ def test_a_200_kb_note_comes_in_pages_that_add_up_to_it_once_in_order(client):
         assert after["lines"][0] == before["lines"][1] + 1 == before["next_start_line"]
     assert all(page["text"].endswith("mirror") for page in pages)  # no line cut in half
     assert not any("cut" in page for page in pages)
+
+
+def test_a_page_of_quotes_and_short_lines_fits_once_escaped(client):
+    pages, text = read_in_pages(client, "notes/escaped.md")
+    assert text == ESCAPED.rstrip("\n") and len(pages) >= 3
+    assert all(len(json.dumps(page["text"])) <= PAGE + 2 for page in pages)
 
 
 def test_a_line_longer_than_a_page_is_read_in_parts_and_said_so(client):

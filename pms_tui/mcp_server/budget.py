@@ -5,9 +5,11 @@ against ``MAX_MCP_OUTPUT_TOKENS`` (25,000 tokens unless the user raises it) and 
 successful result of more than 50,000 characters to a file, leaving the model a file path
 instead of the text. Claude Code hands the model the structured content when a result has
 both, other clients the text blocks; so ``get`` pages at 40,000 characters of text, whose
-result stays under 50,000 characters in either form (a line's newline counts once in the page
-and twice once escaped in JSON), and ``multi_get`` counts the whole result as the client
-receives it: the text blocks and the structured content, serialised as the SDK sends them.
+result stays under 50,000 characters in either form (a newline is one character of the page
+and two once escaped in JSON), about 10,000 tokens of prose (text in Chinese or Japanese takes
+more tokens a character: a smaller max_chars). ``multi_get`` counts the whole result as the
+client receives it: the text blocks and the structured content, serialised as the SDK sends
+them.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import json
 from dataclasses import dataclass
 
 import mcp.types as types
+
+from ..core.safe_text import safe_text
 
 DEFAULT_PAGE_CHARS = 40_000
 MAX_PAGE_CHARS = 100_000  # for a client whose user raised its limit; past 50,000 Claude Code files it
@@ -59,16 +63,23 @@ class Page:
     cut: str | None  # the sentence saying a line was cut
 
 
+def _size(text: str) -> int:
+    """Characters ``text`` takes in the answer: made inert (``safe_text``), then escaped as JSON
+    (a newline, a quote or a backslash takes two), so a page of ``max_chars`` is that long on the wire."""
+    return len(json.dumps(safe_text(text), ensure_ascii=False)) - 2
+
+
 def page(lines: list[str], first: int, last: int, start_char: int, max_chars: int) -> Page:
     """Lines ``first``..``last`` (1-based), the first from its character ``start_char``, up to
-    ``max_chars`` characters joined by newlines. A page ends at the end of a line, unless its
-    first line alone is longer than a page: then it holds that line's next ``max_chars``
-    characters and says so."""
+    ``max_chars`` characters (``_size``) joined by newlines. A page ends at the end of a line,
+    unless its first line alone is longer than a page: then it holds as much of that line as
+    fits and says so."""
     out: list[str] = []
     size, line = 0, first
     while line <= last:
         piece = lines[line - 1][start_char:] if line == first else lines[line - 1]
-        need = len(piece) + (1 if out else 0)
+        # a line longer than the room left cannot fit, however it is escaped (a 20 MB line is not measured)
+        need = _size(piece) + (2 if out else 0) if size + len(piece) <= max_chars else max_chars + 1
         if size + need <= max_chars:
             out.append(piece)
             size += need
@@ -76,11 +87,14 @@ def page(lines: list[str], first: int, last: int, start_char: int, max_chars: in
             continue
         if out:
             break
-        offset = start_char + max_chars
+        keep = min(len(piece), max_chars)
+        while keep > 1 and (over := _size(piece[:keep])) > max_chars:
+            keep = max(1, min(keep - 1, keep * max_chars // over))
+        offset = start_char + keep
         total = len(lines[line - 1])
         cut = (f"Line {line} has {total:,} characters, more than a page: this page holds its characters "
                f"{start_char:,} to {offset:,}; go on with start_line {line} and start_char {offset}.")
-        return Page(piece[:max_chars], line, line, offset, cut)
+        return Page(piece[:keep], line, line, offset, cut)
     return Page("\n".join(out), line - 1, line if line <= last else None, None, None)
 
 

@@ -75,7 +75,8 @@ READING: list[ToolSpec] = [
          "end_line": _int("Last line, inclusive (default: the end).", minimum=1),
          "start_char": _int("Where to start inside start_line, from next_start_char (default 0).", minimum=0,
                             default=0),
-         "max_chars": _int(f"Characters per page (capped at {MAX_PAGE_CHARS:,}).", minimum=MIN_PAGE_CHARS,
+         "max_chars": _int(f"Characters per page, counted as JSON writes them (a newline or a quote takes two; "
+                           f"capped at {MAX_PAGE_CHARS:,}).", minimum=MIN_PAGE_CHARS,
                            default=DEFAULT_PAGE_CHARS)},
         reading_tools.get, ("note",), title="Read a note",
     ),
