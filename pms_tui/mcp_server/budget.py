@@ -25,6 +25,9 @@ DEFAULT_PAGE_CHARS = 40_000
 MAX_PAGE_CHARS = 100_000  # for a client whose user raised its limit; past 50,000 Claude Code files it
 MIN_PAGE_CHARS = 1_000
 MIN_MULTI_BYTES = 1_000  # an answer listing nothing still takes a few hundred bytes
+# what the SDK adds to a result after the tool made it (its name and version under _meta, about
+# 90 bytes with the 2026-07-28 revision): room kept for it, and for more of its kind
+SDK_ROOM = 256
 _LONG_ID = 10**12  # a request id longer than a client's counter reaches
 OVER_BUDGET = ("The notes under skipped did not fit within max_bytes (the whole answer, as the client "
                "receives it); read them with get, or raise max_bytes.")
@@ -103,7 +106,9 @@ def fit_notes(notes: list[dict], oversized: list[dict], errors: list[dict], max_
     """multi_get's answer: as many of ``notes`` (whole, in order) as fit with everything else
     within ``max_bytes`` of the result the client receives. Every note left out is listed under
     skipped, before any note text is given room; when even that list does not fit, the notes
-    it cannot name are counted under unlisted."""
+    it cannot name are counted under unlisted. ``bytes`` is the answer's size as the server
+    writes it, before the SDK adds its own fields (``SDK_ROOM``)."""
+    limit = max_bytes - SDK_ROOM
     def entry(note: dict) -> dict:
         return {"id": note["id"], "total_lines": note["total_lines"]}
 
@@ -119,7 +124,7 @@ def fit_notes(notes: list[dict], oversized: list[dict], errors: list[dict], max_
     skip_costs = [cost("skipped", entry(n)) for n in notes]
     must_list = [("errors", e) for e in errors] + [("skipped", entry(n)) for n in oversized]
     reserve = sum(skip_costs) + sum(cost(k, e) for k, e in must_list)
-    if used + reserve <= max_bytes:
+    if used + reserve <= limit:
         result["unlisted"] = 0
         for key, item in must_list:
             result[key].append(item)
@@ -128,7 +133,7 @@ def fit_notes(notes: list[dict], oversized: list[dict], errors: list[dict], max_
         for note, skip_cost in zip(notes, skip_costs):
             waiting -= skip_cost
             note_cost = cost("notes", note)
-            if used + note_cost + waiting <= max_bytes:
+            if used + note_cost + waiting <= limit:
                 result["notes"].append(note)
                 used += note_cost
             else:
@@ -138,16 +143,16 @@ def fit_notes(notes: list[dict], oversized: list[dict], errors: list[dict], max_
         unlisted = 0
         for key, item in must_list + [("skipped", entry(n)) for n in notes]:
             item_cost = cost(key, item)
-            if used + item_cost <= max_bytes:
+            if used + item_cost <= limit:
                 result[key].append(item)
                 used += item_cost
             else:
                 unlisted += 1
         result["unlisted"] = unlisted
-    return _settle(result, max_bytes)
+    return _settle(result, limit)
 
 
-def _settle(result: dict, max_bytes: int) -> dict:
+def _settle(result: dict, limit: int) -> dict:
     """The result with its own size under ``bytes`` and only the fields it needs; trimmed
     further should the sum of the parts have misjudged the whole."""
     if not result["unlisted"]:
@@ -157,9 +162,9 @@ def _settle(result: dict, max_bytes: int) -> dict:
     while True:
         result["bytes"] = wire_bytes(result)
         size = wire_bytes(result)  # the count's own digits may change it
-        if size <= max_bytes and size == result["bytes"]:
+        if size <= limit and size == result["bytes"]:
             return result
-        if size <= max_bytes:
+        if size <= limit:
             continue
         if result["notes"]:
             note = result["notes"].pop()
