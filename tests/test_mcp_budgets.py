@@ -60,7 +60,7 @@ def data(result) -> dict:
     return result.structured_content
 
 
-@pytest.mark.parametrize("max_bytes", [1_000, 5_000, 20_000, 60_000])
+@pytest.mark.parametrize("max_bytes", [2_000, 5_000, 20_000, 60_000])
 def test_multi_get_of_many_notes_stays_within_max_bytes_and_says_what_it_left_out(client, home, max_bytes):
     result = client.call("multi_get", {"pattern": "notes/many/*.md", "max_bytes": max_bytes})
     got = data(result)
@@ -82,7 +82,7 @@ def test_multi_get_of_many_notes_stays_within_max_bytes_and_says_what_it_left_ou
 
 def test_multi_get_below_its_smallest_budget_is_one_sentence(client):
     result = client.call("multi_get", {"pattern": "notes/many/*.md", "max_bytes": 300})
-    assert result.is_error and "at least 1000" in result.content[0].text
+    assert result.is_error and "at least 2000" in result.content[0].text
 
 
 def read_in_pages(client, note: str) -> tuple[list[dict], str]:

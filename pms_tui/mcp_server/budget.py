@@ -24,13 +24,12 @@ from ..core.safe_text import safe_text
 DEFAULT_PAGE_CHARS = 40_000
 MAX_PAGE_CHARS = 100_000  # for a client whose user raised its limit; past 50,000 Claude Code files it
 MIN_PAGE_CHARS = 1_000
-MIN_MULTI_BYTES = 1_000  # an answer listing nothing still takes a few hundred bytes
+MIN_MULTI_BYTES = 2_000  # an answer listing nothing takes a few hundred bytes, and SDK_ROOM
 # what the SDK adds to a result after the tool made it (its name and version under _meta, about
 # 90 bytes with the 2026-07-28 revision): room kept for it, and for more of its kind
 SDK_ROOM = 256
 _LONG_ID = 10**12  # a request id longer than a client's counter reaches
-OVER_BUDGET = ("The notes under skipped did not fit within max_bytes (the whole answer, as the client "
-               "receives it); read them with get, or raise max_bytes.")
+OVER_BUDGET = "Left out to stay within max_bytes: read them with get, or raise max_bytes."
 
 
 def compact_json(data: object) -> str:

@@ -84,7 +84,7 @@ READING: list[ToolSpec] = [
         "multi_get",
         "Read several whole notes at once, by a list of ids or a glob over ids (tldr/pages/common/git-*.md), "
         "within max_bytes, the whole answer counted as the client receives it (texts, metadata and the "
-        "lists): notes that do not fit are listed under skipped (by id and total_lines, for get), names that "
+        "lists, in both the text and the structured form, so a note's text counts twice): notes that do not fit are listed under skipped (by id and total_lines, for get), names that "
         "are not notes under errors; should even those lists not fit, unlisted counts what is left out. "
         f"At most {MAX_MULTI_NOTES} notes per call.",
         {"notes": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_MULTI_NOTES,
