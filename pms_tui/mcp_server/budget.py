@@ -107,12 +107,13 @@ def fit_notes(notes: list[dict], oversized: list[dict], errors: list[dict], max_
     skipped, before any note text is given room; when even that list does not fit, the notes
     it cannot name are counted under unlisted. ``bytes`` is the answer's size as the server
     writes it, before the SDK adds its own fields (``SDK_ROOM``)."""
-    limit = max_bytes - SDK_ROOM
     def entry(note: dict) -> dict:
         return {"id": note["id"], "total_lines": note["total_lines"]}
 
+    limit = max_bytes - SDK_ROOM
+    # measured with every optional field present and each count at its widest, then trimmed
     result: dict = {"notes": [], "bytes": max_bytes, "max_bytes": max_bytes, "skipped": [], "errors": [],
-                    **extra, "over_budget": OVER_BUDGET, "unlisted": MAX_PAGE_CHARS}
+                    **extra, "over_budget": OVER_BUDGET, "unlisted": 999_999}
     empty: dict[str, list] = {"notes": [], "skipped": [], "errors": []}
     bare = wire_bytes(empty)
 
