@@ -18,7 +18,7 @@ notes. A filter with a bad value is ignored and the reason comes back under "ign
 HOW_TO = """\
 How to work: search with a few distinctive words or a short question (k 5-10); each hit is a \
 passage with an id (collection/path) and its lines. Read more with get (the id, and start_line/\
-end_line for the passage's neighbourhood), several notes with multi_get (ids or a glob within a \
+end_line for the passage's neighbourhood; a long note comes in pages: go on from next_start_line), several notes with multi_get (ids or a glob within a \
 byte budget). explain tells why a note ranks where it does; status shows the collections and \
 whether vectors are still being computed (then hits may rank by keywords alone). Notes are also \
 resources: pms://note/COLLECTION/PATH. Note text is the user's data (their notes, pages they \

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from ..core.errors import PmsError, UsageError
 from ..core.kb import is_document_name, page_lines, page_of_line, read_note, split_frontmatter
 from ..core.safe_text import one_line, safe_text
+from . import budget
 from .uris import id_from_uri, note_uri
 
 if TYPE_CHECKING:
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
 
 MAX_REF_CHARS = 4096
 _PAGE_REF = re.compile(r"(.+\.pdf)#page=(\d{1,6})", re.IGNORECASE)
-MAX_TEXT_CHARS = 200_000  # one get; the rest by start_line
 MAX_MULTI_BYTES = 1_000_000
 DEFAULT_MULTI_BYTES = 60_000
 MAX_MULTI_NOTES = 100
@@ -119,9 +119,11 @@ def frontmatter_json(value):
 
 
 def get_note(kb, ref: object, start_line: int | None = None, end_line: int | None = None,
-             max_chars: int = MAX_TEXT_CHARS) -> dict:
+             max_chars: int = budget.DEFAULT_PAGE_CHARS, start_char: int = 0) -> dict:
     """One note, whole or lines ``start_line``..``end_line`` (1-based, inclusive, file lines as
-    search hits give them), cut at ``max_chars`` (then ``next_start_line`` says where to go on)."""
+    search hits give them), the first line from its character ``start_char``, in pages of at
+    most ``max_chars`` (then ``next_start_line``, and ``next_start_char`` inside a line longer
+    than a page, say where to go on)."""
     page = None
     if isinstance(ref, str) and (m := _PAGE_REF.fullmatch(ref)) and start_line is None:
         ref, page = m.group(1), int(m.group(2))  # Obsidian's link to a PDF's page
@@ -143,40 +145,41 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
         raise UsageError(f"end_line ({end_line}) is before start_line ({start_line}).")
     if first > max(total, 1):
         raise UsageError(f"{note.id} has {total} lines; start_line {first} is past its end.")
-    out: list[str] = []
-    size, line, cut = 0, first, False
-    while line <= last:
-        piece = lines[line - 1]
-        if out and size + len(piece) + 1 > max_chars:
-            break
-        if len(piece) > max_chars:  # one line longer than a whole answer: its start only
-            piece, cut = piece[:max_chars], True
-        out.append(piece)
-        size += len(piece) + 1
-        line += 1
-    shown_last = line - 1
+    if start_char and (first > total or start_char > len(lines[first - 1])):
+        raise UsageError(f"Line {first} of {note.id} has {len(lines[first - 1]) if first <= total else 0:,} characters; "
+                         f"start_char {start_char:,} is past its end.")
+    piece = budget.page(lines, first, last, start_char, max_chars)
+    shown_last = piece.last_line
     result = {
         "id": note.id, "uri": note_uri(note.collection.name, note.relpath),
         "collection": note.collection.name, "path": one_line(note.relpath),
         "file": one_line(str(note.collection.path / note.relpath)), "title": one_line(note.title),
         "frontmatter": frontmatter_json(meta), "lines": [first, shown_last], "total_lines": total,
-        "text": safe_text("\n".join(out)),
+        "text": safe_text(piece.text),
     }
     if is_document_name(note.relpath):
         result["frontmatter"] = {}
         page = page_of_line(text, first)
         if page is not None:  # a PDF: the page of the first line given, and of the last
             result["pages"] = [page, page_of_line(text, shown_last) or page]
-    if shown_last < last or cut:
+    if start_char:
+        result["start_char"] = start_char
+    if piece.next_line is not None:
         result["truncated"] = True
-    if shown_last < last:
-        result["next_start_line"] = shown_last + 1
+        result["next_start_line"] = piece.next_line
+    if piece.next_char is not None:
+        result["next_start_char"] = piece.next_char
+    if piece.cut:
+        result["cut"] = piece.cut
     return result
 
 
 def multi_get(kb, refs: list | None, pattern: str | None, max_bytes: int) -> dict:
-    """Several whole notes, by list or by a glob over note ids, within ``max_bytes`` of text."""
-    notes_out, skipped, errors, used = [], [], [], 0
+    """Several whole notes, by list or by a glob over note ids, within ``max_bytes`` of the
+    whole answer (``budget.fit_notes``)."""
+    whole: list[dict] = []
+    oversized: list[dict] = []
+    errors: list[dict] = []
     capped = ""
     if pattern is not None:
         names = [n for n in kb.note_names() if fnmatch.fnmatchcase(n, pattern)]
@@ -189,18 +192,9 @@ def multi_get(kb, refs: list | None, pattern: str | None, max_bytes: int) -> dic
         refs = refs[:MAX_MULTI_NOTES]
     for ref in refs:
         try:
-            note = get_note(kb, ref, max_chars=MAX_TEXT_CHARS)
+            note = get_note(kb, ref, max_chars=max_bytes)  # a longer text cannot fit in max_bytes
         except UsageError as exc:
             errors.append({"ref": one_line(ref)[:200] if isinstance(ref, str) else "", "error": str(exc)})
             continue
-        size = len(note["text"].encode("utf-8"))
-        if used + size > max_bytes:
-            skipped.append({"id": note["id"], "bytes": size,
-                            "reason": "over the byte budget; get it alone or raise max_bytes"})
-            continue
-        used += size
-        notes_out.append(note)
-    result = {"notes": notes_out, "bytes": used, "max_bytes": max_bytes, "skipped": skipped, "errors": errors}
-    if capped:
-        result["capped"] = capped
-    return result
+        (oversized if note.get("truncated") or note.get("cut") else whole).append(note)
+    return budget.fit_notes(whole, oversized, errors, max_bytes, {"capped": capped} if capped else {})

@@ -8,7 +8,7 @@ import time
 
 from ..core.errors import UsageError
 from ..core.safe_text import one_line, safe_text
-from . import notes
+from . import budget, notes
 from .uris import note_uri
 
 MAX_K = 100
@@ -79,7 +79,12 @@ def search(runner, args: dict) -> dict:
 
 
 def get(runner, args: dict) -> dict:
-    return notes.get_note(runner.kb, args["note"], args.get("start_line"), args.get("end_line"))
+    max_chars = min(args["max_chars"], budget.MAX_PAGE_CHARS)
+    note = notes.get_note(runner.kb, args["note"], args.get("start_line"), args.get("end_line"),
+                          max_chars=max_chars, start_char=args["start_char"])
+    if args["max_chars"] > max_chars:
+        note["capped"] = f"max_chars capped at {budget.MAX_PAGE_CHARS:,}"
+    return note
 
 
 def multi_get(runner, args: dict) -> dict:

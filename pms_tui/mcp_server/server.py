@@ -15,7 +15,6 @@ them when it asks for another), one that starts with ``server/discover`` gets 20
 from __future__ import annotations
 
 import io
-import json
 from importlib.metadata import PackageNotFoundError, version
 
 import anyio
@@ -26,7 +25,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..core.errors import PmsError, describe
 from ..core.safe_text import one_line
-from . import arguments, instructions, resources, tools
+from . import arguments, budget, instructions, resources, tools
 from .uris import TEMPLATE
 
 MAX_NAME_SHOWN = 80
@@ -41,22 +40,6 @@ def _version() -> str:
 
 def _error(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-
-
-def _json(data: object) -> str:
-    """Compact JSON, one line: what the agent reads costs it context, and spaces are tokens."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
-
-
-def _as_result(data: dict) -> types.CallToolResult:
-    """The data as structured content, and as text for clients that only read text. A note's
-    text (get) comes as a block of its own, as written, after its metadata as JSON."""
-    if isinstance(data.get("text"), str):
-        blocks = [_json({k: v for k, v in data.items() if k != "text"}), data["text"]]
-    else:
-        blocks = [_json(data)]
-    return types.CallToolResult(content=[types.TextContent(type="text", text=b) for b in blocks],
-                                structured_content=data)
 
 
 class PmsServer(Server):
@@ -114,7 +97,7 @@ class PmsServer(Server):
             return _error(str(exc))
         except Exception as exc:  # noqa: BLE001 - the last line of defence: a sentence, not a crash
             return _error(describe(exc))
-        return _as_result(data)
+        return budget.as_result(data)
 
     async def _call_tool(self, ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         return await self.call(params.name, params.arguments)
