@@ -81,7 +81,7 @@ def test_reindex_says_it_reindexed_rather_than_calling_every_note_new(tmp_path, 
         (("add", "/definitely/not/here"), "is not a folder"),
         (("remove", "ghost"), "no collection named 'ghost'"),
         (("search", "x", "-c", "ghost"), "no collection named 'ghost'"),
-        (("show", "nowhere.md"), "not a note of any collection"),
+        (("show", "nowhere.md"), "has no collections yet"),
         (("clip", "ftp://example.org/x"), ""),
     ],
 )
@@ -154,7 +154,7 @@ def test_explain_command(notes_synced_by_cli):
     text = run(home, "explain", "bread tag:git", str(notes_dir / "cooking/bread.md")).stdout
     assert "Filtered out by: tag:git" in text and "BM25: best passage #1" in text
     proc = run(home, "explain", "x", "nowhere.md", check=False)
-    assert proc.returncode != 0 and "not a note of any collection" in proc.stderr
+    assert proc.returncode != 0 and "nowhere.md does not exist" in proc.stderr
 
 
 def test_corrupt_index_is_one_sentence(tmp_path):

@@ -98,7 +98,7 @@ def test_measure_reads_the_lanes_search_fuses(synced_kb):
     assert measure.signals(parsed, lanes).coverage == 1.0
 
 
-def test_recent_find_note_and_chunks_of(synced_kb, notes_dir):
+def test_recent_note_and_chunks_of(synced_kb, notes_dir):
     recent = synced_kb.recent(limit=2)
     assert len(recent) == 2 and all(hit.snippet for hit in recent)
     note = synced_kb.note("notes/git/undo-commit.md")

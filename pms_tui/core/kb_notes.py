@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .indexing.collections import Collections
     from .store import Store
 
-MAX_K = 1000  # hits one request may ask for
+MAX_K = 10_000  # hits one request may ask for (as deep as a lane may look: lane_depth)
 MAX_QUERY_CHARS = 4000  # the engine parses at most this much of a query; longer is a mistake
 MAX_REF_CHARS = 4096
 _LINES = re.compile(r"(.+?):(\d{1,9})(?:-(\d{1,9}))?")
@@ -113,7 +113,7 @@ class NotesMixin:
         cols = self.collections.list()
         if len(cols) == 1:
             return cols[0]
-        raise UsageError("Say which collection to clip into (-c NAME)." if cols else
+        raise UsageError("Say which collection to clip into: there are several." if cols else
                          "Add a collection first with `pms-tui add PATH`.")
 
     # -- which note a request names ----------------------------------------------------------

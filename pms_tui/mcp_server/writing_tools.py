@@ -51,15 +51,7 @@ def sync(runner, args: dict) -> dict:
 
 def clip(runner, args: dict) -> dict:
     kb = runner.kb
-    cols = kb.collections.list()
-    name = args.get("collection")
-    if name is None:
-        if len(cols) != 1:
-            raise UsageError("Say which collection to clip into (collection)." if cols else
-                             "The index has no collections to clip into.")
-        col = cols[0]
-    else:
-        col = kb.collections.get(name)
+    col = kb.default_clip_collection(args.get("collection"))
     result = kb.clip(args["url"], col, update=args["update"])
     rel = None
     try:
