@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import PmsError, UsageError
+from .errors import CollectionError, PmsError, UsageError
 from .indexing.collections import Collection
 from .indexing.documents import text_of_chunks
 from .indexing.notes import MAX_NOTE_BYTES, is_document_name, read_note
@@ -94,13 +94,16 @@ class NotesMixin:
             raise UsageError(f"k (how many hits) must be at least 1 and at most {MAX_K:,}.")
         if mode not in MODES:
             raise UsageError(f"Unknown search mode {one_line(str(mode))[:40]!r}; use one of {', '.join(MODES)}.")
-        if collections:
-            known = [c.name for c in self.collections.list()]
-            unknown = [n for n in collections if n not in known]
-            if unknown:
-                listed = ", ".join(sorted(known)) or "none yet"
-                raise UsageError(f"There is no collection named {one_line(str(unknown[0]))[:80]!r}; "
-                                 f"the collections are: {listed}.")
+        self.check_collections(collections)
+
+    def check_collections(self, names: Sequence[str] | None) -> None:
+        """UsageError naming the first of ``names`` that is not a collection (the sentence of
+        :meth:`Collections.get`, the one place that says it)."""
+        for name in names or ():
+            try:
+                self.collections.get(name)
+            except CollectionError as exc:
+                raise UsageError(str(exc)) from None
 
     def empty_index_notice(self) -> str | None:
         """The sentence saying the index holds nothing to search, or None."""

@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import os
 
-from ..core.errors import SyncBusyError, UsageError
+from ..core.errors import SyncBusyError
 from ..core.safe_text import one_line
 
 
 def sync(runner, args: dict) -> dict:
     kb = runner.kb
     names = args.get("collections") or None
-    if names:
-        known = {c.name for c in kb.collections.list()}
-        for name in names:
-            if name not in known:
-                raise UsageError(f"There is no collection named {one_line(name)[:80]!r}.")
+    kb.check_collections(names)
     holder: list = []
     cancel = runner.cancel_event()
 
