@@ -15,7 +15,7 @@ import time
 from .cli_progress import tell_upgrade, tell_waiting, upgrade_index
 from .core.errors import UsageError, describe
 from .core.results import MODES
-from .cli_graph import add_parsers as add_graph_parsers, link_summary
+from .cli_graph import NOTE_HELP, add_parsers as add_graph_parsers, link_summary
 from .cli_upkeep import add_parsers as add_upkeep_parsers
 from .core.safe_text import UNSAFE, safe_text
 
@@ -259,10 +259,6 @@ def _plain_snippet(text: str) -> str:
     return text.replace(SNIPPET_OPEN, "*").replace(SNIPPET_CLOSE, "*")
 
 
-_HIT_KEYS = ("path", "relpath", "collection", "title", "heading_path", "start_line", "end_line",
-             "score", "rrf", "bm25_rank", "vector_rank", "bm25", "distance", "snippet", "text")
-
-
 def cmd_search(args) -> int:
     with _kb(args) as kb:
         started = time.perf_counter()
@@ -270,8 +266,7 @@ def cmd_search(args) -> int:
         elapsed = (time.perf_counter() - started) * 1000
         result[:] = [h for h in result if args.min_score is None or h.score >= args.min_score]  # for scripts
         if args.json:
-            hits = [{**{key: getattr(h, key) for key in _HIT_KEYS}, "evidence": kb.evidence(result, h).to_json()}
-                    for h in result]
+            hits = [{**h.to_json(), "evidence": kb.evidence(result, h).to_json()} for h in result]
             _print_json({"query": result.query.to_json(), "lanes": result.lanes, "notes": result.notes,
                          "fusion": result.fusion and result.fusion.to_json(), "weak": result.weak,
                          "match": result.match and result.match.to_json(), "hits": hits})
@@ -279,7 +274,7 @@ def cmd_search(args) -> int:
         for item in result.query.ignored:
             say(f"ignored {item.text}: {item.reason}", file=sys.stderr)
         if not result:
-            say("No matches." if kb.stats()["chunks"] else "The index is empty: add a folder and run `pms-tui sync`.")
+            say(kb.empty_index_notice() or "No matches.")
             return 0
         if result.weak:
             say("No note matches well; the nearest:")
@@ -310,26 +305,18 @@ def cmd_explain(args) -> int:
 
 
 def cmd_show(args) -> int:
-    target, line = args.target, None
-    head, sep, tail = target.rpartition(":")
-    if sep and tail.isdigit():
-        target, line = head, int(tail)
     with _kb(args) as kb:
-        found = kb.find_note(target)
-        if found is None:
-            raise UsageError(f"{target} is not a note of any collection.")
-        collection, rel = found
-        chunks = kb.chunks_of(collection, rel)
-        if not chunks:
-            raise UsageError(f"{collection.name}/{rel} is not indexed yet; run `pms-tui sync`.")
-        if line is not None:
-            chunks = [c for c in chunks if c.start_line <= line <= c.end_line][:1] or chunks[:1]
+        note = kb.note(args.target)  # collection/path, a path or a name, with :LINE or :START-END
+        _, first, last = kb.note_lines(note)  # read from inside its folder; a line past the end is an error
+        chunks = kb.chunks_of(note.collection, note.relpath)
+        if note.start_line is not None:
+            chunks = [c for c in chunks if c.end_line >= first and c.start_line <= last] or chunks[:1]
         if args.json:
             _print_json([c.to_json() for c in chunks])
             return 0
         for c in chunks:
             crumb = " › ".join(c.heading_path)
-            say(f"── {collection.name}/{rel}:{c.start_line}-{c.end_line}  {crumb}")
+            say(f"── {note.id}:{c.start_line}-{c.end_line}  {crumb}")
             say(c.text)
             say()
     return 0
@@ -337,14 +324,7 @@ def cmd_show(args) -> int:
 
 def cmd_clip(args) -> int:
     with _kb(args) as kb:
-        cols = kb.collections.list()
-        if args.collection:
-            col = kb.collections.get(args.collection)
-        elif len(cols) == 1:
-            col = cols[0]
-        else:
-            raise UsageError("Say which collection to clip into with -c NAME." if cols else
-                            "Add a collection first with `pms-tui add PATH`.")
+        col = kb.default_clip_collection(args.collection)
         result = kb.clip(args.url, col, update=args.update)
         if args.json:
             _print_json({"path": str(result.path), "status": result.status, "title": result.title,
@@ -434,14 +414,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_search)
     p = sub.add_parser("explain", help="where a note ranks for a query, lane by lane, and why")
     p.add_argument("query")
-    p.add_argument("note", help="the note: a path, or collection/relative-path")
+    p.add_argument("note", help=NOTE_HELP)
     p.add_argument("-c", "--collection", action="append")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_explain)
 
     add_graph_parsers(sub, _kb, say, _print_json)  # links, backlinks, related
-    p = sub.add_parser("show", help="print an indexed note, or the chunk at PATH:LINE")
-    p.add_argument("target", metavar="PATH[:LINE]")
+    p = sub.add_parser("show", help="print an indexed note, or its passages at NOTE:LINE or NOTE:START-END")
+    p.add_argument("target", metavar="NOTE[:LINE]", help=NOTE_HELP)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
 

@@ -182,4 +182,4 @@ def test_the_cli_finds_a_cjk_word(world_kb):
         capture_output=True, text=True, timeout=120, check=True,
     ).stdout
     hits = json.loads(out)["hits"]
-    assert hits[0]["relpath"] == "ja/bread.md" and "«発酵»" in hits[0]["snippet"]
+    assert hits[0]["path"] == "ja/bread.md" and "«発酵»" in hits[0]["snippet"]

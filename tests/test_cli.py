@@ -36,8 +36,8 @@ def test_add_sync_search_status_show(tmp_path, notes_dir):
     assert "+3 new" in run(home, "sync").stdout
     hits = json.loads(run(home, "search", "undo the last commit", "-k", "3", "--json").stdout)["hits"]
     top = hits[0]
-    assert top["relpath"] == "git/undo-commit.md" and top["collection"] == "notes"
-    assert set(top) >= {"path", "collection", "title", "heading_path", "start_line", "end_line", "score",
+    assert top["path"] == "git/undo-commit.md" and top["collection"] == "notes"
+    assert set(top) >= {"path", "collection", "title", "headings", "id", "file", "start_line", "end_line", "score",
                         "rrf", "bm25_rank", "vector_rank", "snippet", "text"}
     assert top["bm25_rank"] and top["vector_rank"]
 
@@ -58,7 +58,7 @@ def test_sync_no_embed_writes_text_and_leaves_the_vectors_queued(tmp_path, notes
     report = json.loads(run(home, "sync", "--no-embed", "--json").stdout)
     assert len(report["added"]) == 3 and report["chunks_embedded"] == 0 and report["vectors_pending"] > 0
     hits = json.loads(run(home, "search", "soft reset", "--mode", "bm25", "--json").stdout)["hits"]
-    assert hits[0]["relpath"] == "git/undo-commit.md"
+    assert hits[0]["path"] == "git/undo-commit.md"
     hybrid = run(home, "search", "soft reset")  # no vectors yet: BM25 answers, and it says why
     assert "1. " in hybrid.stdout and "lanes: bm25; vector lane off while vectors are computed: 0%" in hybrid.stderr
     again = json.loads(run(home, "sync", "--json").stdout)  # the next sync embeds the queue
@@ -81,7 +81,7 @@ def test_reindex_says_it_reindexed_rather_than_calling_every_note_new(tmp_path, 
         (("add", "/definitely/not/here"), "is not a folder"),
         (("remove", "ghost"), "no collection named 'ghost'"),
         (("search", "x", "-c", "ghost"), "no collection named 'ghost'"),
-        (("show", "nowhere.md"), "not a note of any collection"),
+        (("show", "nowhere.md"), "has no collections yet"),
         (("clip", "ftp://example.org/x"), ""),
     ],
 )
@@ -118,7 +118,7 @@ def test_search_language_json_carries_query_and_evidence(notes_synced_by_cli):
     assert query["terms"] == ["reset"] and query["tags"] == ["git"] and query["exclude"] == ["dutch oven"]
     assert query["ignored"] == [{"text": "after:someday", "reason": query["ignored"][0]["reason"]}]
     assert "not a date" in query["ignored"][0]["reason"]
-    assert {h["relpath"] for h in out["hits"]} == {"git/undo-commit.md"}
+    assert {h["path"] for h in out["hits"]} == {"git/undo-commit.md"}
     evidence = out["hits"][0]["evidence"]
     assert set(evidence["filters"]) == {"tag:git", '-"dutch oven"'}
     assert "reset" in evidence["matched"]["body"] and evidence["rrf"] == out["hits"][0]["rrf"]
@@ -139,7 +139,7 @@ def test_a_query_from_the_shell_is_finished_words_match_whole(notes_synced_by_cl
     home, _notes = notes_synced_by_cli
 
     def notes(query):
-        return {h["relpath"] for h in json.loads(run(home, "search", query, "--mode", "bm25", "--json").stdout)["hits"]}
+        return {h["path"] for h in json.loads(run(home, "search", query, "--mode", "bm25", "--json").stdout)["hits"]}
 
     assert "git/undo-commit.md" in notes("commit")
     assert "git/undo-commit.md" not in notes("comm")
@@ -154,7 +154,7 @@ def test_explain_command(notes_synced_by_cli):
     text = run(home, "explain", "bread tag:git", str(notes_dir / "cooking/bread.md")).stdout
     assert "Filtered out by: tag:git" in text and "BM25: best passage #1" in text
     proc = run(home, "explain", "x", "nowhere.md", check=False)
-    assert proc.returncode != 0 and "not a note of any collection" in proc.stderr
+    assert proc.returncode != 0 and "nowhere.md does not exist" in proc.stderr
 
 
 def test_corrupt_index_is_one_sentence(tmp_path):
@@ -176,4 +176,4 @@ def test_real_vault_subset(tmp_path):
     run(home, "add", str(CORPORA / "markdown/jbranchaud-til/git"), "--name", "git")
     run(home, "sync")
     hits = json.loads(run(home, "search", "undo the last commit", "--json", "-k", "5").stdout)["hits"]
-    assert any("commit" in h["relpath"] or "reset" in h["relpath"] for h in hits[:3])
+    assert any("commit" in h["path"] or "reset" in h["path"] for h in hits[:3])

@@ -31,7 +31,7 @@ def test_cli_clip_writes_a_clean_note_that_search_finds(tmp_path, web):  # noqa:
     assert yaml.safe_load(text.split("---")[1])["sha256"] == meta["sha256"]
 
     hits = json.loads(run(home, "search", "lazy pipelines read lines generator", "--json", "-k", "3").stdout)["hits"]
-    assert hits and hits[0]["path"] == str(path)
+    assert hits and hits[0]["file"] == str(path)
     assert "Sync status: +0 new, ~0 modified, -0 deleted" in run(home, "status").stdout
 
     again = run(home, "clip", url, "-c", "notes", check=False)

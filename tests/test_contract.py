@@ -98,13 +98,15 @@ def test_measure_reads_the_lanes_search_fuses(synced_kb):
     assert measure.signals(parsed, lanes).coverage == 1.0
 
 
-def test_recent_find_note_and_chunks_of(synced_kb, notes_dir):
+def test_recent_note_and_chunks_of(synced_kb, notes_dir):
     recent = synced_kb.recent(limit=2)
     assert len(recent) == 2 and all(hit.snippet for hit in recent)
-    collection, rel = synced_kb.find_note("notes/git/undo-commit.md")
+    note = synced_kb.note("notes/git/undo-commit.md")
+    collection, rel = note.collection, note.relpath
     assert collection.name == "notes" and rel == "git/undo-commit.md"
-    assert synced_kb.find_note(str(notes_dir / "git/undo-commit.md"))[1] == rel
-    assert synced_kb.find_note("elsewhere/x.md") is None
+    assert synced_kb.note(str(notes_dir / "git/undo-commit.md")).relpath == rel
+    with pytest.raises(UsageError, match="does not exist"):
+        synced_kb.note("elsewhere/x.md")
     by_name = synced_kb.chunks_of("notes", rel)
     assert by_name and by_name == synced_kb.chunks_of(collection, rel)
 

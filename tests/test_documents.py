@@ -154,7 +154,7 @@ def test_the_cli_finds_a_document_with_its_page_and_status_lists_the_skips(synce
     out = run(home, "sync", "--no-embed").stdout
     assert "read docs/multicolumn.pdf (3 pages)" in out and "skipped docs/scanned.pdf: no text layer" in out
     hits = json.loads(run(home, "search", "Copenhagen Danish Helsinki", "--mode", "bm25", "--json").stdout)["hits"]
-    assert hits[0]["relpath"] == "multicolumn.pdf" and hits[0]["heading_path"] == ["page 3"]
+    assert hits[0]["path"] == "multicolumn.pdf" and hits[0]["headings"] == ["page 3"]
     status = run(home, "status").stdout
     assert "5 documents read (2 PDF, 3 Word), 2 skipped" in status
     assert "! docs/libreoffice-writer-password.pdf: password-protected PDF" in status

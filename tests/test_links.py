@@ -168,7 +168,7 @@ def test_cli_json(graph_kb, capsys):
     assert any(link["status"] == "outside" for link in json.loads(capsys.readouterr().out))
     assert main(["--home", home, "links", "No such note"]) == 1
     err = capsys.readouterr().err
-    assert "not an indexed note" in err and "Traceback" not in err
+    assert "does not exist" in err and "Traceback" not in err
     assert main(["--home", home, "status"]) == 0
     assert "1 dangling, 1 ambiguous" in capsys.readouterr().out
 

@@ -143,7 +143,7 @@ def test_multi_get_by_list_and_glob_within_a_byte_budget(client, home):
     got = data(client.call("multi_get", {"notes": ["notes/cooking/bread.md", "python/asyncio.md", "notes/nope.md"]}))
     assert [n["id"] for n in got["notes"]] == ["notes/cooking/bread.md", "notes/python/asyncio.md"]
     assert got["notes"][0]["text"] == (home / "notes/cooking/bread.md").read_text(encoding="utf-8").rstrip("\n")
-    assert len(got["errors"]) == 1 and "not a note in the index" in got["errors"][0]["error"]
+    assert len(got["errors"]) == 1 and "does not exist" in got["errors"][0]["error"]
     globbed = data(client.call("multi_get", {"pattern": "notes/*/*.md"}))
     assert sorted(n["id"] for n in globbed["notes"]) == sorted(f"notes/{rel}" for rel in NOTES)
     small = data(client.call("multi_get", {"pattern": "notes/*/*.md", "max_bytes": 2000}))
@@ -193,17 +193,17 @@ BAD = [
     ("search", {"query": "   "}, "The query is empty"),
     ("search", {"query": "x" * 1_000_000}, "1,000,000 characters"),
     ("get", {"note": "notes/../secret.md"}, "'..' is not allowed"),
-    ("get", {"note": "notes/leak.md"}, "not a note in the index"),
-    ("get", {"note": "/etc/passwd"}, "not a note in the index"),
+    ("get", {"note": "notes/leak.md"}, "leads outside its collection's folder"),
+    ("get", {"note": "/etc/passwd"}, "is not inside any collection's folder"),
     ("get", {"note": "pms://note/notes/%2E%2E/secret.md"}, "'..' is not allowed"),
     ("get", {"note": ""}, "Name a note"),
     ("get", {"note": "notes/git/undo-commit.md", "start_line": 500}, "past its end"),
-    ("get", {"note": "notes/git/undo-commit.md", "start_line": 5, "end_line": 2}, "before start_line"),
+    ("get", {"note": "notes/git/undo-commit.md", "start_line": 5, "end_line": 2}, "is before the first"),
     ("multi_get", {}, "either notes"),
     ("multi_get", {"pattern": "nothing/*"}, "No indexed note id matches"),
-    ("explain", {"query": "bread", "note": "notes/nope.md"}, "not a note in the index"),
+    ("explain", {"query": "bread", "note": "notes/nope.md"}, "does not exist"),
     ("links", {"note": "notes/../secret.md"}, "'..' is not allowed"),
-    ("backlinks", {"note": "notes/leak.md"}, "not a note in the index"),
+    ("backlinks", {"note": "notes/leak.md"}, "leads outside its collection's folder"),
     ("related", {"note": "notes/cooking/bread.md", "k": 0}, "at least 1"),
 ]
 
@@ -288,7 +288,7 @@ def test_lives_beside_another_writer(client, home, local_kb):
     (folder / "math" / "quaternions.md").unlink()
     assert "deleted from disk" in sentence(client.call("get", {"note": "notes/math/quaternions.md"}))
     local_kb.sync()
-    assert "not a note in the index" in sentence(client.call("get", {"note": "notes/math/quaternions.md"}))
+    assert "does not exist" in sentence(client.call("get", {"note": "notes/math/quaternions.md"}))
     assert data(client.call("status"))["notes"] == local_kb.stats()["documents"]
     assert "Traceback" not in client.stderr()
 

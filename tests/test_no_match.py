@@ -41,7 +41,7 @@ def test_the_cli_json_carries_the_flag_and_min_score_filters(synced_kb):
     weak = _cli(home, "how to train a puppy to stop biting")
     assert weak["weak"] is True and weak["match"]["weak"] is True and weak["hits"]
     good = _cli(home, "sourdough bread overnight")
-    assert good["weak"] is False and good["hits"][0]["relpath"] == "cooking/bread.md"
+    assert good["weak"] is False and good["hits"][0]["path"] == "cooking/bread.md"
     kept = _cli(home, "sourdough bread overnight", "--min-score", "0.9")
     assert kept["hits"] and all(h["score"] >= 0.9 for h in kept["hits"])
     assert len(kept["hits"]) < len(good["hits"])

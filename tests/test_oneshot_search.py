@@ -38,14 +38,14 @@ def _search(home, query: str, mode: str, **env) -> tuple[dict, dict]:
 
 def test_a_bm25_search_imports_nothing_it_does_not_use(synced_kb):
     result, probe = _search(synced_kb.home, "soft reset", "bm25")
-    assert result["hits"][0]["relpath"] == "git/undo-commit.md"
+    assert result["hits"][0]["path"] == "git/undo-commit.md"
     assert probe["loaded"] == []
 
 
 def test_a_hybrid_search_gets_its_query_vector_from_the_helper_process(synced_kb):
     result, probe = _search(synced_kb.home, "soft reset tag:git", "hybrid")
     top = result["hits"][0]
-    assert top["relpath"] == "git/undo-commit.md" and top["vector_rank"] is not None
+    assert top["path"] == "git/undo-commit.md" and top["vector_rank"] is not None
     assert "fastembed" not in probe["loaded"]  # the model was loaded by the helper alone
 
     assert probe["helpers"] == 1 and len(list((synced_kb.home / "cache" / "query-vectors").glob("*.vec"))) == 1

@@ -59,6 +59,7 @@ from .indexing import guide as guide_rules
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
 from .kb_graph import GraphMixin
 from .kb_indexing import IndexingMixin
+from .kb_notes import EMPTY_INDEX, MAX_K, NoteRef, NotesMixin, check_span
 from .query_embedding import query_vector  # noqa: F401 - part of the engine's contract
 from .results import (
     MODES,
@@ -104,7 +105,7 @@ __all__ = [
     "chunk_markdown", "extract_from_url", "extract_from_html",
     # data types
     "Check", "Chunk", "ClipResult", "Collection", "Evidence", "ExtractedPage", "Hit", "Ignored",
-    "Link", "Mention", "RelatedNote",
+    "Link", "Mention", "NoteRef", "RelatedNote", "MAX_K", "EMPTY_INDEX", "check_span",
     "NoteExplanation", "ParsedQuery", "parse_query", "PendingFile", "SearchResult", "Settings",
     "SyncProgress", "SyncReport", "SyncStatus", "MODES", "SNIPPET_CLOSE", "SNIPPET_OPEN",
     # errors
@@ -140,7 +141,7 @@ class SearchStopped(PmsError):
         super().__init__("The search was stopped: a newer query replaced it.")
 
 
-class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
+class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
     """``home``: the folder of the index and config; ``settings``: instead of its config.toml;
     ``embedder``: instead of the settings' model (a fake posing as it, in tests and benchmarks);
     ``upgrade_progress(done, total, phase)``: how the upgrade of an index written by an older
@@ -276,7 +277,9 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
         while the search's SQL runs; once true the search ends with :class:`SearchStopped`
         at its next step in SQLite (the app's search for a query typed over). ``typing``: the
         query is still being typed (search as you type): its last word, with nothing after it,
-        also matches as a prefix ("conf" finds "config"); otherwise words match whole."""
+        also matches as a prefix ("conf" finds "config"); otherwise words match whole.
+        UsageError (:meth:`check_request`) for what cannot be asked: an empty query, k < 1."""
+        self.check_request(query, k, mode, collections)
         if stop is None:
             return self.retrieval.search(query, k, mode, collections, vector=vector, typing=typing)
         try:
@@ -300,22 +303,23 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
 
     def explain(self, query: str, note: str, collections: Sequence[str] | None = None, *,
                 vector: bool = True, typing: bool = False) -> NoteExplanation:
-        """Where the note ``note`` (a path, or ``collection/relpath``) ranks for ``query`` in
-        each lane, which query words it lacks, and its best passage's similarity (``typing``
-        as :meth:`search`'s)."""
-        found = self.find_note(note)
-        if found is None:
-            raise UsageError(f"{note} is not a note of any collection.")
-        collection, rel = found
-        if not self.chunks_of(collection, rel):
-            raise UsageError(f"{collection.name}/{rel} is not indexed yet; run `pms-tui sync`.")
+        """Where the note ``note`` (named as :meth:`note` takes it) ranks for ``query`` in each
+        lane and in what search returns, which query words it lacks, and its best passage's
+        similarity (``typing`` as :meth:`search`'s)."""
+        self.check_request(query, 1, "hybrid", collections)
+        found = self.note(note)
         if vector and not self.model_mismatch and not self.embedder.ready:
             try:
                 self.load_model()
             except PmsError:
                 vector = False  # explained from BM25 alone; the vector part says why
-        return self.retrieval.explain(query, collection.id, rel, f"{collection.name}/{rel}",
-                                      self.collections.ids(collections), vector=vector, typing=typing)
+        explanation = self.retrieval.explain(query, found.collection.id, found.relpath, found.id,
+                                             self.collections.ids(collections), vector=vector, typing=typing)
+        depth = self.settings.lane_depth
+        result = self.search(query, k=depth, collections=collections, vector=vector, typing=typing)
+        key = (found.collection.name, found.relpath)
+        explanation.fused_rank = next((i for i, h in enumerate(result, 1) if (h.collection, h.relpath) == key), None)
+        return explanation
 
     def facet_values(self) -> dict[str, list[str]]:
         """What ``tag:``, ``path:`` and ``in:`` can take, the most used first (completion)."""
@@ -325,23 +329,6 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin):
             "path": facet_rows.folders(conn),
             "in": [c.name for c in self.collections.list()],
         }
-
-    def find_note(self, path: str) -> tuple[Collection, str] | None:
-        """The collection and relative path of a note given as an absolute, relative or
-        ``collection/relpath`` path; None when it is not in any collection."""
-        candidate = Path(path).expanduser()
-        absolute = candidate.resolve() if candidate.exists() else None
-        for collection in self.collections.list():
-            root = collection.path.resolve()
-            if absolute is not None:
-                try:
-                    return collection, absolute.relative_to(root).as_posix()
-                except ValueError:
-                    pass
-            prefix = collection.name + "/"
-            if path.startswith(prefix):
-                return collection, path[len(prefix):]
-        return None
 
     def document_counts(self) -> dict[str, DocumentCounts]:
         """{collection: its PDF and Word files read, by kind, and those skipped with the reason}."""

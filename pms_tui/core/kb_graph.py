@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .errors import UsageError
 from .indexing import guide as guide_rules
 from .indexing.collections import Collection
 from .indexing.links import anchor_key, markdown_anchor, markdown_target
@@ -21,6 +20,7 @@ from .store import links as link_rows
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .kb_notes import NoteRef
     from .search.vector_index import VectorIndex
     from .indexing.collections import Collections
     from .store import Store
@@ -33,7 +33,7 @@ class GraphMixin:
         collections: Collections
 
         def require_vectors(self) -> None: ...
-        def find_note(self, path: str) -> tuple[Collection, str] | None: ...
+        def note(self, ref: object) -> NoteRef: ...
 
     def links(self, note: str) -> list[Link]:
         """The links ``note`` makes, in order, each with where it leads (``status``,
@@ -100,23 +100,7 @@ class GraphMixin:
         return link_rows.status_counts(self.store.conn)
 
     def resolve_note(self, note: str) -> tuple[int, Collection, str]:
-        """(document id, collection, relative path) of an indexed note named as the methods
-        above take it; UsageError when there is no such note or the name is ambiguous."""
-        found = self.find_note(note)
-        if found is not None:
-            collection, rel = found
-            row = link_rows.document(self.store.conn, collection.id, rel)
-            if row is not None:
-                return row[0], collection, rel
-        name = note.removesuffix(".md").rsplit("/", 1)[-1]
-        named = link_rows.documents_named(self.store.conn, name)
-        if "/" in note:  # collection/relpath of a note not indexed, or a folder/name
-            named = [n for n in named if f"{n[1]}/{n[2]}".lower().endswith(note.lower().removesuffix(".md") + ".md")
-                     or n[2].lower().endswith(note.lower().removesuffix(".md") + ".md")]
-        if len(named) == 1:
-            doc_id, collection_name, rel = named[0]
-            return doc_id, self.collections.get(collection_name), rel
-        if not named:
-            raise UsageError(f"{note} is not an indexed note (give collection/path, a file, or a note's name).")
-        choices = ", ".join(f"{c}/{p}" for _, c, p in named[:5])
-        raise UsageError(f"{note} names {len(named)} notes ({choices}); give one as collection/path.")
+        """(document id, collection, relative path) of the indexed note ``note`` names (as
+        :meth:`note` takes it); UsageError when it names none or several."""
+        found = self.note(note)
+        return found.doc_id, found.collection, found.relpath

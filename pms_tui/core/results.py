@@ -112,8 +112,21 @@ class Hit:
     def breadcrumb(self) -> str:
         return " > ".join(self.heading_path)
 
-    def to_json(self) -> dict:
-        return asdict(self)
+    def to_json(self, with_text: bool = True) -> dict:
+        """The one way a hit is written out, by the CLI's ``--json`` and the MCP server alike
+        (``id`` is what ``show``, ``explain`` and MCP ``get`` take); ``with_text``: the passage's
+        whole text besides its snippet."""
+        data = {
+            "id": f"{self.collection}/{self.relpath}", "collection": self.collection, "path": self.relpath,
+            "file": self.path, "title": self.title, "headings": list(self.heading_path),
+            "lines": [self.start_line, self.end_line], "start_line": self.start_line, "end_line": self.end_line,
+            "snippet": self.snippet, "score": round(self.score, 4), "rrf": self.rrf,
+            "bm25_rank": self.bm25_rank, "vector_rank": self.vector_rank, "bm25": self.bm25,
+            "distance": self.distance, "vector_pending": self.vector_pending, "chunk_id": self.chunk_id,
+        }
+        if with_text:
+            data["text"] = self.text
+        return data
 
 
 class SearchResult(list):
@@ -329,9 +342,12 @@ class NoteExplanation:
     missing: list[str]  # query words the note does not hold at all
     lane_depth: int  # how deep each lane looks for the fusion
     vector_out: str = ""  # why hybrid search leaves the vector lane out of this query ("": it does not)
+    fused_rank: int | None = None  # its best passage's rank in what search returns (None: not in lane_depth)
 
     def lines(self) -> list[str]:
         out = [f"{self.note}"]
+        out.append(f"Fused (what search returns): #{self.fused_rank}" if self.fused_rank
+                   else f"Fused: not in the first {self.lane_depth}")
         if not self.passes_filters:
             out.append("Filtered out by: " + " ".join(self.failed_filters))
         if self.bm25_rank is None:
@@ -351,7 +367,7 @@ class NoteExplanation:
         return out
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "lines": self.lines()}
 
 
 # -- the link graph (kb.links, kb.backlinks, kb.mentions, kb.related) ------------------------

@@ -11,53 +11,20 @@ from ..core.safe_text import one_line, safe_text
 from . import budget, notes
 from .uris import note_uri
 
-MAX_K = 100
-# The engine parses at most 4,000 characters of a query; a longer one is a mistake, said so.
-MAX_QUERY_CHARS = 4000
-
-
-def _query(args: dict) -> str:
-    query = args["query"]
-    if not query.strip():
-        raise UsageError("The query is empty; give words, a \"phrase\" or a filter such as tag:NAME.")
-    if len(query) > MAX_QUERY_CHARS:
-        raise UsageError(f"The query is {len(query):,} characters long; a query may hold up to {MAX_QUERY_CHARS:,}.")
-    return query
-
-
-def _collections(kb, args: dict) -> list[str] | None:
-    names = args.get("collections") or None
-    if names:
-        known = {c.name for c in kb.collections.list()}
-        unknown = [n for n in names if n not in known]
-        if unknown:
-            listed = ", ".join(sorted(known)) or "none yet"
-            raise UsageError(f"There is no collection named {one_line(unknown[0])[:80]!r}; the collections are: {listed}.")
-    return names
+MAX_K = 100  # hits in one answer: an agent's tool result stays small
 
 
 def hit_json(hit) -> dict:
-    return {
-        "id": f"{hit.collection}/{hit.relpath}",
-        "uri": note_uri(hit.collection, hit.relpath),
-        "collection": hit.collection,
-        "path": one_line(hit.relpath),
-        "title": one_line(hit.title),
-        "headings": [one_line(h) for h in hit.heading_path],
-        "lines": [hit.start_line, hit.end_line],
-        "snippet": one_line(hit.snippet),
-        "score": round(hit.score, 4),
-        "bm25_rank": hit.bm25_rank,
-        "vector_rank": hit.vector_rank,
-        "vector_pending": hit.vector_pending,
-        "chunk_id": hit.chunk_id,
-    }
+    """The engine's one hit schema, without the passage's whole text, each string on one line."""
+    data = {k: one_line(v) if isinstance(v, str) else v for k, v in hit.to_json(with_text=False).items()}
+    data["headings"] = [one_line(h) for h in hit.heading_path]
+    data["uri"] = note_uri(hit.collection, hit.relpath)
+    return data
 
 
 def search(runner, args: dict) -> dict:
     kb = runner.kb
-    query = _query(args)
-    collections = _collections(kb, args)
+    query, collections = args["query"], args.get("collections") or None
     k, notes_out = args["k"], []
     if k > MAX_K:
         notes_out.append(f"k capped at {MAX_K}")
@@ -65,8 +32,8 @@ def search(runner, args: dict) -> dict:
     vector = args["mode"] == "bm25" or runner.vector_ready()
     started = time.perf_counter()
     result = kb.search(query, k=k, mode=args["mode"], collections=collections, vector=vector)
-    if not result and not kb.stats()["chunks"]:
-        notes_out.append("the index is empty: the user adds a folder with `pms-tui add PATH` and runs `pms-tui sync`")
+    if not result and (empty := kb.empty_index_notice()):
+        notes_out.append(empty)
     return {
         "hits": [hit_json(h) for h in result],
         "lanes": result.lanes,
@@ -123,17 +90,8 @@ def status(runner, args: dict) -> dict:
 
 def explain(runner, args: dict) -> dict:
     kb = runner.kb
-    query = _query(args)
-    collections = _collections(kb, args)
-    note = notes.find(kb, args["note"])
-    vector = runner.vector_ready()
-    explanation = kb.explain(query, note.id, collections=collections, vector=vector)
-    depth = kb.settings.lane_depth
-    result = kb.search(query, k=depth, collections=collections, vector=vector)
-    rank = next((i for i, h in enumerate(result, 1) if (h.collection, h.relpath) == (note.collection.name, note.relpath)), None)
+    explanation = kb.explain(args["query"], notes.find(kb, args["note"]).id,
+                             collections=args.get("collections") or None, vector=runner.vector_ready())
     data = explanation.to_json()
-    data["note"] = note.id
-    data["fused_rank"] = rank
-    data["lines"] = [safe_text(line, keep="") for line in explanation.lines()]
-    data["lines"].insert(1, f"Fused (what search returns): #{rank}" if rank else f"Fused: not in the first {depth}")
+    data["lines"] = [safe_text(line, keep="") for line in data["lines"]]
     return data

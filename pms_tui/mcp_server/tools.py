@@ -57,7 +57,7 @@ READING: list[ToolSpec] = [
         "get), title, headings, lines, snippet (query words in «»), score (0..1, 1 = first in both lanes), "
         "bm25_rank and vector_rank (null where a lane did not return it), vector_pending (its vector is "
         "still being computed). Filters alone (tag:git) list the newest matching notes.",
-        {"query": QUERY, "k": _int("How many passages (capped at 100).", minimum=1, default=10),
+        {"query": QUERY, "k": _int("How many passages, at least 1 (capped at 100).", default=10),
          "mode": {"type": "string", "enum": ["hybrid", "bm25", "vector"], "default": "hybrid",
                   "description": "hybrid (both lanes), bm25 (keywords) or vector (meaning)."},
          "collections": COLLECTIONS},

@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import os
 
-from ..core.errors import SyncBusyError, UsageError
+from ..core.errors import SyncBusyError
 from ..core.safe_text import one_line
 
 
 def sync(runner, args: dict) -> dict:
     kb = runner.kb
     names = args.get("collections") or None
-    if names:
-        known = {c.name for c in kb.collections.list()}
-        for name in names:
-            if name not in known:
-                raise UsageError(f"There is no collection named {one_line(name)[:80]!r}.")
+    kb.check_collections(names)
     holder: list = []
     cancel = runner.cancel_event()
 
@@ -51,15 +47,7 @@ def sync(runner, args: dict) -> dict:
 
 def clip(runner, args: dict) -> dict:
     kb = runner.kb
-    cols = kb.collections.list()
-    name = args.get("collection")
-    if name is None:
-        if len(cols) != 1:
-            raise UsageError("Say which collection to clip into (collection)." if cols else
-                             "The index has no collections to clip into.")
-        col = cols[0]
-    else:
-        col = kb.collections.get(name)
+    col = kb.default_clip_collection(args.get("collection"))
     result = kb.clip(args["url"], col, update=args["update"])
     rel = None
     try:

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from pms_tui.core.errors import PmsError
-from pms_tui.core.kb import is_document_name, read_note, split_frontmatter
+from pms_tui.core.kb import KnowledgeBase, is_document_name, split_frontmatter
 from pms_tui.core.markdown import normalize_newlines, scan
 from pms_tui.core.results import Hit
 
@@ -111,21 +110,20 @@ def pieces(window: NoteWindow, line: int) -> list[tuple[int, int]]:
     return out
 
 
-def read_window(hit: Hit, kb=None) -> NoteWindow:
-    """The window of the hit's note on disk; the indexed chunk with a note when it cannot be
-    read. A PDF's or Word file's text comes from the index (``kb``): it is never read as a note."""
-    path = Path(hit.path)
-    if is_document_name(hit.relpath):
-        text = kb.document_text(hit.collection, hit.relpath) if kb is not None else ""
-        return note_window(text, hit.start_line, hit.end_line) if text else NoteWindow(
-            bounded(hit.text), hit.start_line, hit.end_line, False)
+def read_window(hit: Hit, kb: KnowledgeBase | None = None) -> NoteWindow:
+    """The window of the hit's note on disk, read by the engine (``kb``: only from inside its
+    collection's folder); the indexed chunk with a note when it cannot be read. A PDF's or Word
+    file's text comes from the index: it is never read as a note."""
     try:
-        if path.stat().st_size > SHOW_WHOLE_BYTES:
-            raise OSError("the note is too large to show whole")
-        text = read_note(path).text  # as sync reads it: UTF-8, or UTF-16 with a BOM
-    except (OSError, PmsError) as exc:
-        reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
-        message = (f"> The note cannot be read from disk ({reason}); the indexed chunk is shown. "
+        if kb is None:
+            raise PmsError("no index is open")
+        text = kb.note_text(kb.note(f"{hit.collection}/{hit.relpath}"), max_bytes=SHOW_WHOLE_BYTES)
+    except PmsError as exc:
+        if is_document_name(hit.relpath):
+            return NoteWindow(bounded(hit.text), hit.start_line, hit.end_line, False)
+        message = (f"> The note cannot be read from disk ({str(exc).rstrip('.')}); the indexed chunk is shown. "
                    "Sync to bring the index up to date.\n\n")
         return NoteWindow(message + bounded(hit.text), hit.start_line - message.count("\n"), hit.end_line, False)
+    if not text:
+        return NoteWindow(bounded(hit.text), hit.start_line, hit.end_line, False)
     return note_window(text, hit.start_line, hit.end_line)

@@ -59,7 +59,7 @@ def test_search_show_status_and_sync_print_no_raw_escape_sequence(evil_notes_syn
 def test_json_output_keeps_the_text_exact_and_escaped(evil_notes_synced):
     home, _sync = evil_notes_synced
     hits = json.loads(cli(home, "search", "zeppelin", "--json", "--mode", "bm25").stdout)["hits"]
-    evil = next(h for h in hits if h["relpath"] == "evil.md")
+    evil = next(h for h in hits if h["path"] == "evil.md")
     assert "\x1b]52;c;" in evil["text"]  # JSON carries the data as it is, escaped by json
     assert_terminal_safe(cli(home, "search", "zeppelin", "--json").stdout, "json")
 

@@ -48,7 +48,7 @@ def test_a_second_process_adds_and_syncs_a_folder_while_the_first_embeds(home, n
         out = text(second.stdout)
         assert "+1 new" in out and f"pid {first.pid} is running" in out, out
         found = cli(home, "search", "pasteis", "--mode", "bm25", "--json")
-        assert '"relpath": "trip.md"' in text(found.stdout)
+        assert '"path": "trip.md"' in text(found.stdout)
         from pms_tui.core.kb import KnowledgeBase
 
         with KnowledgeBase(home=home) as kb:

@@ -114,7 +114,7 @@ class Collections:
         row = collection_rows.by_name(self.store.conn, name)
         if row is None:
             known = ", ".join(c.name for c in self.list()) or "none yet"
-            raise CollectionError(f"There is no collection named {name!r} (collections: {known}).")
+            raise CollectionError(f"There is no collection named {name[:80]!r} (collections: {known}).")
         return self._collection(row)
 
     def select(self, names: Sequence[str] | None = None) -> builtins.list[Collection]:

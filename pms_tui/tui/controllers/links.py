@@ -184,7 +184,8 @@ class LinksController:
         if self.kb is None:
             return
         try:
-            chunks = self.kb.chunks_of(entry.collection, entry.path)
+            note = self.kb.note(f"{entry.collection}/{entry.path}")  # the engine's one resolver
+            chunks = self.kb.chunks_of(note.collection, note.relpath)
         except PmsError as exc:
             self.notify(describe(exc), severity="warning")
             return

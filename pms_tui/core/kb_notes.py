@@ -1,0 +1,219 @@
+"""The engine's one policy for what a request may ask and which note it names, and its one
+read of a note's file. Every front end (the app, the CLI, the MCP server) calls these through
+the KnowledgeBase, so the same question gets the same answer, or the same sentence.
+
+A note is named by ``collection/relpath`` (what hits carry), by a path (absolute, relative to
+the working folder, or relative to a collection's folder), or by its name as a wikilink names
+it (``bravo`` for ``[[bravo]]``: its file name or an alias), each optionally followed by
+``:LINE`` or ``:START-END``. A note's file is read only from inside its collection's folder:
+a symlink swapped in after indexing that leads outside is refused with one sentence.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import CollectionError, PmsError, UsageError
+from .indexing.collections import Collection
+from .indexing.documents import text_of_chunks
+from .indexing.notes import MAX_NOTE_BYTES, is_document_name, read_note
+from .results import MODES
+from .safe_text import one_line
+from .store import chunks as chunk_rows
+from .store import links as link_rows
+
+if TYPE_CHECKING:
+    from .config import Settings
+    from .indexing.collections import Collections
+    from .store import Store
+
+MAX_K = 10_000  # hits one request may ask for (as deep as a lane may look: lane_depth)
+MAX_QUERY_CHARS = 4000  # the engine parses at most this much of a query; longer is a mistake
+MAX_REF_CHARS = 4096
+_LINES = re.compile(r"(.+?):(\d{1,9})(?:-(\d{1,9}))?")
+EMPTY_INDEX = "The index is empty: add a folder with `pms-tui add PATH` and run `pms-tui sync`."
+
+
+@dataclass(frozen=True)
+class NoteRef:
+    """An indexed note a request named, with the lines it asked for (None: the whole note)."""
+
+    collection: Collection
+    relpath: str
+    doc_id: int
+    title: str
+    start_line: int | None = None
+    end_line: int | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.collection.name}/{self.relpath}"
+
+    @property
+    def file(self) -> Path:
+        return self.collection.path / self.relpath
+
+
+def check_span(note_id: str, total: int, start: int | None, end: int | None) -> tuple[int, int]:
+    """(first, last) file lines of ``start``..``end`` in a note of ``total`` lines; UsageError
+    for a span that is backwards or starts past the note's end."""
+    if start is not None and start < 1:
+        raise UsageError(f"Line numbers start at 1, not {start}.")
+    if start is not None and end is not None and end < start:
+        raise UsageError(f"The last line ({end}) is before the first ({start}).")
+    first = start or 1
+    if first > max(total, 1):
+        raise UsageError(f"{one_line(note_id)[:200]} has {total} lines; line {first} is past its end.")
+    return first, min(total, end if end is not None else total)
+
+
+class NotesMixin:
+    if TYPE_CHECKING:  # what KnowledgeBase.__init__ sets, for the type checker
+        store: Store
+        settings: Settings
+        collections: Collections
+
+        def stats(self) -> dict: ...
+
+    # -- what a request may ask --------------------------------------------------------------
+    def check_request(self, query: object, k: int = 10, mode: str = "hybrid",
+                      collections: Sequence[str] | None = None) -> None:
+        """UsageError, with the sentence every front end shows, when a search (or an explain)
+        asks what cannot be answered: an empty or over-long query, k outside 1..MAX_K, an
+        unknown mode or collection."""
+        if not isinstance(query, str) or not query.strip():
+            raise UsageError("The query is empty; give words, a \"phrase\" or a filter such as tag:NAME.")
+        if len(query) > MAX_QUERY_CHARS:
+            raise UsageError(f"The query is {len(query):,} characters long; a query may hold up to {MAX_QUERY_CHARS:,}.")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+            raise UsageError(f"k (how many hits) must be at least 1 and at most {MAX_K:,}.")
+        if mode not in MODES:
+            raise UsageError(f"Unknown search mode {one_line(str(mode))[:40]!r}; use one of {', '.join(MODES)}.")
+        self.check_collections(collections)
+
+    def check_collections(self, names: Sequence[str] | None) -> None:
+        """UsageError naming the first of ``names`` that is not a collection (the sentence of
+        :meth:`Collections.get`, the one place that says it)."""
+        for name in names or ():
+            try:
+                self.collections.get(name)
+            except CollectionError as exc:
+                raise UsageError(str(exc)) from None
+
+    def empty_index_notice(self) -> str | None:
+        """The sentence saying the index holds nothing to search, or None."""
+        return None if self.stats()["chunks"] else EMPTY_INDEX
+
+    def default_clip_collection(self, name: str | None = None) -> Collection:
+        """The collection a clip goes into: the one named, or the only one."""
+        if name:
+            return self.collections.get(name)
+        cols = self.collections.list()
+        if len(cols) == 1:
+            return cols[0]
+        raise UsageError("Say which collection to clip into: there are several." if cols else
+                         "Add a collection first with `pms-tui add PATH`.")
+
+    # -- which note a request names ----------------------------------------------------------
+    def note(self, ref: object) -> NoteRef:
+        """The indexed note ``ref`` names (see the module's doc), with its lines if given;
+        UsageError with the reason when it names none, several, or one outside every folder."""
+        if not isinstance(ref, str) or not ref.strip():
+            raise UsageError("Name a note: collection/path, a file path, or a note's name.")
+        if len(ref) > MAX_REF_CHARS or "\x00" in ref:
+            raise UsageError("That is not a note name: too long, or it holds a NUL character.")
+        ref = ref.strip()
+        start = end = None
+        if (m := _LINES.fullmatch(ref)) and not Path(ref).exists():
+            ref, start = m.group(1), int(m.group(2))
+            end = int(m.group(3)) if m.group(3) else None
+            if end is not None and end < start:
+                raise UsageError(f"The last line ({end}) is before the first ({start}).")
+        found = self._find(ref)
+        return NoteRef(*found, start_line=start, end_line=end)
+
+    def _find(self, ref: str) -> tuple[Collection, str, int, str]:
+        shown = one_line(ref)[:200]
+        if ".." in ref.replace("\\", "/").split("/"):
+            raise UsageError(f"{shown} leaves the indexed notes ('..' is not allowed); name the note from its collection.")
+        collections = self.collections.list()
+        if not collections:
+            raise UsageError("The index has no collections yet; add one with `pms-tui add PATH`.")
+        conn = self.store.conn
+        path = Path(ref).expanduser()
+        candidates: list[tuple[Collection, str]] = []
+        on_disk = path.is_absolute() or path.exists()
+        if on_disk:  # a file: resolved, so a symlink out of every folder matches no collection
+            real = path.resolve()
+            for col in collections:
+                try:
+                    candidates.append((col, real.relative_to(col.path.resolve()).as_posix()))
+                except ValueError:
+                    pass
+            if path.is_absolute() and not candidates:
+                if not path.exists():
+                    raise UsageError(f"{shown} does not exist.")
+                raise UsageError(f"{shown} is not inside any collection's folder.")
+        if not path.is_absolute():
+            head, _, rest = ref.partition("/")
+            candidates += [(c, rest) for c in collections if c.name == head and rest]
+            candidates += [(c, ref) for c in collections]  # a path inside a collection's folder
+        for col, rel in candidates:
+            row = link_rows.document(conn, col.id, rel)
+            if row is not None:
+                return col, rel, row[0], row[1]
+        for col, rel in candidates:
+            if (col.path / rel).is_file():
+                shown = f"{col.name}/{one_line(rel)[:200]}"
+                real = Path(os.path.realpath(col.path / rel))
+                if not (self.settings.follow_external_links or col.path.resolve() in real.parents):
+                    raise UsageError(f"{shown} leads outside its collection's folder; it is not read.")
+                raise UsageError(f"{shown} is not indexed yet; run `pms-tui sync`.")
+        name = ref.removesuffix(".md").rsplit("/", 1)[-1]
+        named = link_rows.documents_named(conn, name)
+        if "/" in ref:  # a folder/name
+            tail = ref.lower().removesuffix(".md") + ".md"
+            named = [n for n in named if f"{n[1]}/{n[2]}".lower().endswith(tail) or n[2].lower().endswith(tail)]
+        if len(named) > 1:
+            choices = ", ".join(f"{c}/{p}" for _, c, p in named[:5])
+            raise UsageError(f"{shown} names {len(named)} notes ({choices}); give one as collection/path.")
+        if named:
+            doc_id, collection_name, rel = named[0]
+            col = self.collections.get(collection_name)
+            row = link_rows.document(conn, col.id, rel)
+            return col, rel, doc_id, row[1] if row else Path(rel).stem
+        raise UsageError(f"{shown} does not exist: no indexed note has that path or name.")
+
+    # -- reading a note's file ---------------------------------------------------------------
+    def note_text(self, note: NoteRef, max_bytes: int = MAX_NOTE_BYTES) -> str:
+        """The note's text as on disk now (newlines made ``\\n``), read only from inside its
+        collection's folder; a PDF's or Word file's text as the index holds it. UsageError when
+        the file left the folder (a symlink swapped in), was deleted, or cannot be read."""
+        if is_document_name(note.relpath):
+            return text_of_chunks([(row.start_line, row.body) for row in chunk_rows.of_document(
+                self.store.conn, note.collection.id, note.relpath)])
+        root = note.collection.path.resolve()
+        real = Path(os.path.realpath(note.file))
+        if not (self.settings.follow_external_links or root in real.parents):
+            raise UsageError(f"{note.id} now leads outside its collection's folder; it is not read.")
+        try:
+            data = read_note(real, max_bytes)
+        except PmsError as exc:
+            if not note.file.exists():
+                raise UsageError(f"{note.id} was deleted from disk; the next sync drops it from the index.") from None
+            raise UsageError(f"{note.id} cannot be read: {exc}") from None
+        return data.text.replace("\r\n", "\n").replace("\r", "\n")
+
+    def note_lines(self, note: NoteRef) -> tuple[list[str], int, int]:
+        """The note's lines read as :meth:`note_text` does, with the first and last of the span
+        it names (the whole note when it names none); UsageError for a span past its end."""
+        lines = self.note_text(note).split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        first, last = check_span(note.id, len(lines), note.start_line, note.end_line)
+        return lines, first, last
