@@ -54,7 +54,7 @@ from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import MAX_NOTE_BYTES, is_document_name, read_note, sha256_file
 from .indexing.documents import DocumentCounts, opener_command, page_lines, page_of_line, text_of_chunks
 from .indexing.documents import counts as document_counts
-from .indexing.guide import GUIDE_DESCRIPTION, GUIDE_NAME, guide_dir, is_guide_path
+from .indexing.guide import GUIDE_DESCRIPTION, GUIDE_NAME, guide_dir, is_guide_note, is_guide_path
 from .indexing import guide as guide_rules
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
 from .kb_graph import GraphMixin
@@ -116,7 +116,7 @@ __all__ = [
     # PDF and Word files: which names are documents, the page a line of a PDF's text is on
     "is_document_name", "opener_command", "page_lines", "page_of_line",
     # the bundled guide (the app adds it on a first run)
-    "GUIDE_NAME", "GUIDE_DESCRIPTION", "guide_dir", "is_guide_path",
+    "GUIDE_NAME", "GUIDE_DESCRIPTION", "guide_dir", "is_guide_note", "is_guide_path",
 ]
 
 

@@ -38,6 +38,18 @@ def guide_dir() -> Path | None:
         return None
 
 
+def is_guide_note(path: Path | str) -> bool:
+    """Whether ``path`` (a note's file) is one of the bundled guide's notes: files of the
+    installed package, read-only for every front end."""
+    folder = guide_dir()
+    if folder is None:
+        return False
+    try:
+        return Path(path).resolve().is_relative_to(folder)
+    except (OSError, ValueError):
+        return False
+
+
 def is_guide_path(path: Path | str) -> bool:
     """Whether ``path`` (a collection's folder) is the bundled guide's folder."""
     folder = guide_dir()

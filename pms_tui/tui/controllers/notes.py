@@ -6,28 +6,15 @@ import os
 import shlex
 import subprocess
 
-from pathlib import Path
 
 from textual.app import SuspendNotSupported
 
 from pms_tui.core.errors import describe
-from pms_tui.core.kb import is_document_name, opener_command
+from pms_tui.core.kb import is_document_name, is_guide_note, opener_command
 
-from ..sample import sample_dir
 from . import Host, thread_worker
 
 READ_ONLY_GUIDE = "The guide is read-only: it is part of the installed app, not one of your notes."
-
-
-def in_guide(path: str) -> bool:
-    """Whether ``path`` is a note of the bundled guide (inside the installed package)."""
-    folder = sample_dir()
-    if folder is None:
-        return False
-    try:
-        return Path(path).resolve().is_relative_to(folder.resolve())
-    except (OSError, ValueError):
-        return False
 
 
 class NoteController:
@@ -54,7 +41,7 @@ class NoteController:
         if is_document_name(hit.relpath):
             self.open_document(hit.path)
             return
-        if in_guide(hit.path):  # editing it would change the installed package, for every user
+        if is_guide_note(hit.path):  # editing it would change the installed package, for every user
             self.host.notify(READ_ONLY_GUIDE, severity="warning", timeout=6)
             return
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
