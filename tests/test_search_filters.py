@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.kb_helpers import write
+from pms_tui.core.errors import UsageError
 
 VAULT = {
     "git/undo.md": """
@@ -229,6 +230,10 @@ QUERY_PARTS = st.sampled_from([
 @given(st.lists(QUERY_PARTS, max_size=12).map(" ".join) | st.text(max_size=60),
        st.sampled_from(["hybrid", "bm25", "vector"]))
 def test_any_query_gives_results_or_an_empty_list(vault_kb, query, mode):
+    if not query.strip():
+        with pytest.raises(UsageError, match="The query is empty"):
+            vault_kb.search(query, k=5, mode=mode)
+        return
     result = vault_kb.search(query, k=5, mode=mode)
     assert isinstance(list(result), list)
     for hit in result[:1]:

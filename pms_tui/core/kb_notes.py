@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from .indexing.collections import Collections
     from .store import Store
 
+MAX_QUERY_CHARS = 100_000  # a mistake, not a question: far past what the parser reads of a query
 MAX_K = 10_000  # hits one request may ask for (as deep as a lane may look: lane_depth)
-MAX_QUERY_CHARS = 4000  # the engine parses at most this much of a query; longer is a mistake
 MAX_REF_CHARS = 4096
 _LINES = re.compile(r"(.+?):(\d{1,9})(?:-(\d{1,9}))?")
 EMPTY_INDEX = "The index is empty: add a folder with `pms-tui add PATH` and run `pms-tui sync`."
@@ -84,8 +84,9 @@ class NotesMixin:
     def check_request(self, query: object, k: int = 10, mode: str = "hybrid",
                       collections: Sequence[str] | None = None) -> None:
         """UsageError, with the sentence every front end shows, when a search (or an explain)
-        asks what cannot be answered: an empty or over-long query, k outside 1..MAX_K, an
-        unknown mode or collection."""
+        asks what cannot be answered: an empty query, k outside 1..MAX_K, an unknown mode or
+        collection, a query longer than any page pasted into a search bar. (A pasted page is not
+        refused: the query parser cuts it, and it is ranked by its most distinctive words.)"""
         if not isinstance(query, str) or not query.strip():
             raise UsageError("The query is empty; give words, a \"phrase\" or a filter such as tag:NAME.")
         if len(query) > MAX_QUERY_CHARS:
