@@ -276,3 +276,36 @@ def test_the_panel_names_the_notes_links_lead_to(home: Path):
             assert "Alpha › Goals" not in shown and "the alpha" not in shown
             assert "Gamma › Deep" in shown and "⧉ Beta › Plan" in shown and "Nowhere" in shown
     run(scenario())
+
+
+def test_a_focused_results_list_at_80_columns_never_wraps_its_rows(tmp_path: Path):
+    """Focus draws the list's border and narrows it without a resize: the rows are built again
+    for the narrower list, so no row's last cell wraps onto a line of its own."""
+    from pms_tui.core.kb import KnowledgeBase
+
+    folder = tmp_path / "v"
+    for i in range(6):
+        write_note(folder, f"undo-latest-changes-committed-to-a-file-{i}.md",
+                   f"# Undo Latest Changes Committed To Specific File {i}\n\n"
+                   "Instead, I can point to the commit right before the current one that I am undoing.\n")
+    home = tmp_path / "home"
+    with KnowledgeBase(home=home) as kb:
+        kb.collections.create(folder, name="til")
+        kb.sync(embed=False)
+
+    async def scenario():
+        app = make_app(home, load_model=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            results = app.search_screen.query_one("#results")
+            for keys in ((), ("down", "enter")):  # the bar focused, then the list
+                for key in keys:
+                    await pilot.press(key)
+                await settle(app, pilot)
+                inner = results.scrollable_content_region.width
+                for i in range(results.option_count):
+                    prompt = results.get_option_at_index(i).prompt
+                    widest = max((line.cell_length for line in prompt.split("\n")), default=0)
+                    assert widest <= inner - 2, (keys, i, widest, inner)  # inside the options' padding
+
+    run(scenario())

@@ -261,6 +261,14 @@ class ResultsList(OptionList):
     def on_resize(self) -> None:
         self._fit_width()
 
+    def on_focus(self) -> None:
+        # focus draws the list's border, narrowing its rows without a resize event: rows built
+        # for the wider list would wrap their last cell onto a line of their own
+        self.call_after_refresh(self._fit_width)
+
+    def on_blur(self) -> None:
+        self.call_after_refresh(self._fit_width)
+
     def _fit_width(self) -> None:
         if self.rows and self._row_width() != self._built_width:
             self._rebuild(self.highlighted)
