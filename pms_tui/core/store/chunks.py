@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from . import language
+from .language import index_text as stems_text
 from .cjk import index_text
 
 HIT_COLUMNS = "c.id, c.start_line, c.end_line, c.title, c.heading, c.body, d.path, col.name, col.path, d.mtime_ns"
@@ -117,7 +117,7 @@ def insert(conn, document_id: int, chunks: Iterable[NewChunk], lang: str = "") -
     conn.executemany(
         "INSERT INTO chunks(document_id, seq, start_line, end_line, title, heading, body, vector_id, cjk, stems) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(document_id, *c, index_text(c.title, c.heading, c.body), language.index_text(lang, c.title, c.heading, c.body))
+        [(document_id, *c, index_text(c.title, c.heading, c.body), stems_text(lang, c.title, c.heading, c.body))
          for c in chunks],
     )
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from . import term_counts
+from .term_counts import recount
 from .language import index_text, note_language
 
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # the index's tokenizer (schema.FTS_TOKENIZE)
@@ -108,4 +108,4 @@ def migrate_stems(conn, progress=None) -> None:
                      f"SELECT id, {COLUMNS} FROM chunks WHERE id BETWEEN ? AND ?", (lo, hi))
         if progress:
             progress(min(start + BATCH, len(all_ids)), total, PHASE)
-    term_counts.recount(conn)
+    recount(conn)
