@@ -78,8 +78,8 @@ from .results import (
     SyncStatus,
 )
 from .search.hits import hit_from_row, preview
-from .search.query_syntax import Ignored, ParsedQuery, parse as parse_query
-from .search.retrieval import Retrieval, as_text as as_query_text
+from .search.query_syntax import Ignored, ParsedQuery, as_text as as_query_text, parse as parse_query
+from .search.retrieval import Retrieval
 from .search.vector_index import VectorIndex
 from .store import Store, transaction
 from .store import compact as compaction

@@ -142,3 +142,8 @@ def _mark(text: str, words: list[str], width: int, before: bool = False, after: 
     if start + width < len(flat) or after:
         window += "…"
     return _marked(pattern, window)
+
+
+def without(ranked: list[tuple[int, float]], hidden: frozenset[int], depth: int) -> list[tuple[int, float]]:
+    """A lane's ranking without the ``hidden`` passages, at most ``depth`` long."""
+    return [(c, score) for c, score in ranked if c not in hidden][:depth] if hidden else ranked

@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..results import Hit
+from ..store import chunks as chunk_rows
 from ..store.chunks import HitRow
+from .fusion import Fused
 
 
 def hit_from_row(row: HitRow, snippet: str = "", **evidence) -> Hit:
@@ -22,3 +24,21 @@ def hit_from_row(row: HitRow, snippet: str = "", **evidence) -> Hit:
 def preview(text: str, width: int = 200) -> str:
     """The start of a chunk on one line: what a hit shows when there is no query."""
     return " ".join(text.split())[:width]
+
+
+def distinct(conn, fused: list[Fused], k: int) -> list[Fused]:
+    """The first ``k`` of ``fused``, each passage once: a chunk holding the same passage of
+    the same file as a better one (one file indexed twice) is left out."""
+    out: list[Fused] = []
+    seen: set[object] = set()
+    at = 0
+    while len(out) < k and at < len(fused):
+        part = fused[at : at + k - len(out)]
+        at += len(part)
+        keys = chunk_rows.passage_keys(conn, [f.chunk_id for f in part])
+        for f in part:
+            key = keys.get(f.chunk_id, f.chunk_id)  # a chunk gone since: dropped when hits are read
+            if key not in seen:
+                seen.add(key)
+                out.append(f)
+    return out

@@ -16,6 +16,8 @@ import unicodedata
 from collections import Counter
 from functools import lru_cache
 
+from ..results import VECTORS_UNREAD_SCRIPT
+
 # Words that lead some letters' names without naming a script ("FULLWIDTH LATIN CAPITAL
 # LETTER A", "HALFWIDTH KATAKANA LETTER A"): the script is the next word.
 _WIDTH = frozenset({"FULLWIDTH", "HALFWIDTH"})
@@ -66,3 +68,13 @@ def unread(text: str, reads: frozenset[str] | None) -> list[str]:
     if not total or sum(missing.values()) <= MOST_UNREAD * total:
         return []
     return sorted(missing, key=lambda name: (-missing[name], name))
+
+
+def unread_note(model: str, reads: frozenset[str] | None, text: str) -> str:
+    """Why hybrid search leaves the vector lane out of ``text``: most of its letters are in
+    scripts ``model`` (reading ``reads``) cannot read; "" when it reads them."""
+    not_read = unread(text, reads)
+    if not not_read:
+        return ""
+    return (f"{VECTORS_UNREAD_SCRIPT}: {model} reads {', '.join(sorted(reads or ()))} "
+            f"script, this query is in {', '.join(not_read)}")

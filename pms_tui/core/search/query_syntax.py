@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 MAX_QUERY_CHARS = 4000  # a pasted page is cut here before parsing (parsing stays linear anyway)
 MAX_ITEMS = 64  # phrases, exclusions and filters each kept at most this many
@@ -331,3 +331,9 @@ def as_text(query: object) -> str:
         return query
     except UnicodeEncodeError:
         return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in query)
+
+
+def parse_for(query: str | ParsedQuery, typing: bool) -> ParsedQuery:
+    """``query`` parsed; its last word is being typed only if the caller says the query is."""
+    parsed = query if isinstance(query, ParsedQuery) else parse(as_text(query))
+    return parsed if typing or not parsed.typing else replace(parsed, typing=False)

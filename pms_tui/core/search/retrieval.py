@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from ..config import Settings
 from ..errors import UsageError
 from ..indexing.embed import model_scripts
-from ..results import MODES, VECTORS_FILLING_IN, VECTORS_OTHER_MODEL, VECTORS_UNREAD_SCRIPT, Hit, SearchResult
+from ..results import MODES, VECTORS_FILLING_IN, VECTORS_OTHER_MODEL, Hit, SearchResult
 from ..store import Store
 from ..store import chunks as chunk_rows
 from ..store import facets
@@ -36,9 +36,9 @@ from . import query as fts_query
 from . import query_script
 from .bm25 import Bm25Lane
 from .filters import Plan, plan
-from .fusion import Fused, fuse, mark_words
-from .hits import hit_from_row, preview
-from .query_syntax import Ignored, ParsedQuery, as_text, parse
+from .fusion import Fused, fuse, mark_words, without
+from .hits import distinct, hit_from_row, preview
+from .query_syntax import Ignored, ParsedQuery, parse_for
 from .vector_index import VectorIndex
 
 if TYPE_CHECKING:
@@ -273,7 +273,7 @@ class Retrieval:
         lanes = self._gather(parsed, filters, mode, max(k, self.settings.lane_depth), vector, hits=k,
                              hidden=hidden)
         fusion = self.fusion_for(lanes)
-        fused = self._distinct(fuse(lanes.ids(), fusion.k, fusion.weights), k)
+        fused = distinct(self.store.conn, fuse(lanes.ids(), fusion.k, fusion.weights), k)
         hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"), lanes)
         match = match_quality.assess(self.signal_sources(), parsed.match_text, lanes.ranked, fusion,
                                      self.settings.model)
@@ -291,7 +291,7 @@ class Retrieval:
 
     def _prepare(self, query: str | ParsedQuery, collections: Sequence[str] | None,
                  typing: bool) -> tuple[ParsedQuery, Plan]:
-        parsed = _parsed(query, typing)
+        parsed = parse_for(query, typing)
         cids = self._collection_ids(collections)
         parsed = self._check_collections(parsed)
         return parsed, plan(parsed, cids, self.collection_map()).resolve(self.store.conn)
@@ -337,7 +337,7 @@ class Retrieval:
                                                     filters)
         if mode in ("hybrid", "bm25"):
             try:
-                lanes.ranked["bm25"] = _without(self.bm25.ranked(parsed.match_text, depth + len(hidden), None, filters),
+                lanes.ranked["bm25"] = without(self.bm25.ranked(parsed.match_text, depth + len(hidden), None, filters),
                                                 hidden, depth)
                 if pending is not None and not pending.done():
                     self._while_waiting(lanes, parsed.match_text, signals, hits)
@@ -347,7 +347,7 @@ class Retrieval:
                 raise
         if mode in ("hybrid", "vector"):
             if use_vector:
-                lanes.ranked["vector"] = _without(
+                lanes.ranked["vector"] = without(
                     pending.result() if pending is not None
                     else self.vector_ranked(parsed.text, depth + len(hidden), None, None, filters), hidden, depth)
             elif lanes.notes:
@@ -361,14 +361,8 @@ class Retrieval:
         return lanes
 
     def unread_note(self, text: str) -> str:
-        """Why hybrid search leaves the vector lane out of ``text``: most of its letters are in
-        scripts the configured model cannot read; "" when it reads them."""
-        reads = model_scripts(self.settings.model)
-        unread = query_script.unread(text, reads)
-        if not unread:
-            return ""
-        return (f"{VECTORS_UNREAD_SCRIPT}: {self.settings.model} reads {', '.join(sorted(reads or ()))} "
-                f"script, this query is in {', '.join(unread)}")
+        """Why hybrid search leaves the vector lane out of ``text`` (query_script.unread_note)."""
+        return query_script.unread_note(self.settings.model, model_scripts(self.settings.model), text)
 
     def _while_waiting(self, lanes: LaneEvidence, match_text: str, signals: bool, hits: int) -> None:
         """BM25 has ranked and the vector lane still runs (on the other core): this thread
@@ -435,7 +429,7 @@ class Retrieval:
                 collection_ids=None, *, vector: bool = True, typing: bool = False):
         """Where one note ranks for ``query`` (see :class:`NoteExplanation`); ``typing`` as
         :meth:`search`'s."""
-        parsed = _parsed(query, typing)
+        parsed = parse_for(query, typing)
         parsed = self._check_collections(parsed)
         if collection_ids is None and not parsed.collections:
             scope = self._default_scope()  # the note's rank in the search the user would run
@@ -459,23 +453,6 @@ class Retrieval:
 
     def vector_search(self, query: str, k: int = 5, collections: Sequence[str] | None = None) -> list[Hit]:
         return self.search(query, k, "vector", collections).hits
-
-    def _distinct(self, fused: list[Fused], k: int) -> list[Fused]:
-        """The first ``k`` of ``fused``, each passage once: a chunk holding the same passage of
-        the same file as a better one (one file indexed twice) is left out."""
-        out: list[Fused] = []
-        seen: set[object] = set()
-        at = 0
-        while len(out) < k and at < len(fused):
-            part = fused[at : at + k - len(out)]
-            at += len(part)
-            keys = chunk_rows.passage_keys(self.store.conn, [f.chunk_id for f in part])
-            for f in part:
-                key = keys.get(f.chunk_id, f.chunk_id)  # a chunk gone since: dropped by _hits
-                if key not in seen:
-                    seen.add(key)
-                    out.append(f)
-        return out
 
     def _hits(self, fused: list[Fused], query: str, bm25_scores, distances,
               read: LaneEvidence | None = None) -> list[Hit]:
@@ -510,13 +487,3 @@ class Retrieval:
             ))
         return hits
 
-
-def _without(ranked: Ranked, hidden: frozenset[int], depth: int) -> Ranked:
-    """A lane's ranking without the ``hidden`` passages, at most ``depth`` long."""
-    return [(c, score) for c, score in ranked if c not in hidden][:depth] if hidden else ranked
-
-
-def _parsed(query: str | ParsedQuery, typing: bool) -> ParsedQuery:
-    """``query`` parsed; its last word is being typed only if the caller says the query is."""
-    parsed = query if isinstance(query, ParsedQuery) else parse(as_text(query))
-    return parsed if typing or not parsed.typing else replace(parsed, typing=False)
