@@ -12,7 +12,7 @@ import pytest
 
 from tests.kb_helpers import CORPORA
 from tests.tui.tui_helpers import make_app, run, settle, synced_home, type_query, wait_for_model, write_note
-from pms_tui.tui.widgets.reader import Breadcrumb
+from pms_tui.tui.widgets.breadcrumb import Breadcrumb
 
 PDF = CORPORA / "documents" / "py-pdf-sample-files" / "026-latex-multicolumn" / "multicolumn.pdf"
 

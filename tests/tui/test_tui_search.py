@@ -8,7 +8,7 @@ import sys
 from tests.tui.tui_helpers import make_app, run, settle, type_query, wait_for_model
 
 from pms_tui.tui.messages import SearchCompleted
-from pms_tui.tui.widgets.reader import Breadcrumb
+from pms_tui.tui.widgets.breadcrumb import Breadcrumb
 from pms_tui.tui.widgets.results import evidence
 
 

@@ -10,7 +10,7 @@ keeps the key actions and message handlers, where Textual looks for them, and ha
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -49,7 +49,7 @@ from ..sample import is_sample_path
 from ..widgets.evidence import EvidencePanel
 from ..widgets.links_panel import LinksPanel
 from ..widgets.query_bits import FilterChips, QuerySuggester
-from ..widgets.reader import Reader, welcome_text
+from ..widgets.reader import Reader
 from ..widgets.results import ResultsList
 from ..widgets.search_bar import SearchBar, search_placeholder
 from ..widgets.status import StatusLine
@@ -60,6 +60,18 @@ if TYPE_CHECKING:
     from pms_tui.core.kb import KnowledgeBase
 
     from ..dialogs.add_collection import AddCollectionRequest
+
+
+def welcome_text(key: Callable[[str], str]) -> str:
+    """What the reader shows before a hit is highlighted; ``key(binding_id)`` names the keys."""
+    return f"""\
+Type in the search bar: results appear as you type.
+
+- **↑ ↓** move through the results; this pane follows
+- **{key("app.toggle_document")}** shows the whole note, **{key("app.open_editor")}** opens it in your editor
+- **{key("app.cycle_mode")}** changes the mode, **{key("app.cycle_collection")}** the collection filter
+- **{key("app.help")}** lists every key, **{key("command_palette")}** every command
+"""
 
 
 class ReaderLinks:

@@ -17,6 +17,7 @@ from markdown_it.tree import SyntaxTreeNode
 from textual.content import Content
 from textual.widgets.markdown import Markdown, MarkdownBlock
 
+from ..note_window import FIRST_LINES, NoteWindow, pieces
 from .obsidian import CALLOUT_FAMILIES, ReaderLinks, callout_family, callout_heading, note_parser
 
 # Textual's Markdown CSS, as (margin top, margin bottom) of a block and its heading styles
@@ -226,3 +227,11 @@ class FirstScreen(MarkdownBlock):
 
     def render(self) -> Content:
         return Content("\n").join(self.laid_out(self.content_region.width or self.size.width))
+
+
+def warm_up(links: ReaderLinks | None = None) -> None:
+    """What the first followed link would otherwise pay for: the Markdown scanner that splits a
+    note into pieces, and the parser of its first screen."""
+    window = NoteWindow("# A\n\ntext\n\n" * (FIRST_LINES // 2), 1, FIRST_LINES * 2, False)
+    pieces(window, 1)
+    parse("- [a](b) `c` **d**\n", links)

@@ -17,21 +17,19 @@ from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Static
 from textual.widgets.markdown import MarkdownBlock
 
 from pms_tui.core.results import Hit
-from pms_tui.core.safe_text import one_line, safe_text
+from pms_tui.core.safe_text import safe_text
 
-from ..note_window import FIRST_LINES, NoteWindow, pieces, read_window
+from ..note_window import NoteWindow, pieces, read_window
 from ..passage import bounded
-from .first_screen import FirstScreen
-from .first_screen import parse as parse_first_screen
+from .breadcrumb import Breadcrumb
+from .first_screen import FirstScreen, warm_up
 from .note_markdown import NoteMarkdown
 from .obsidian import ReaderLinks
 
@@ -46,60 +44,6 @@ def _size(path: str) -> int:
         return os.stat(path).st_size
     except OSError:
         return 0  # (read_window says why it cannot be read)
-
-
-def _warm_up(links: ReaderLinks | None = None) -> None:
-    """What the first followed link would otherwise pay for (35-50 ms at load 2): the Markdown
-    scanner that splits a note into pieces, and the parser of its first screen."""
-    window = NoteWindow("# A\n\ntext\n\n" * (FIRST_LINES // 2), 1, FIRST_LINES * 2, False)
-    pieces(window, 1)
-    parse_first_screen("- [a](b) `c` **d**\n", links)
-
-
-def welcome_text(key: Callable[[str], str]) -> str:
-    """What the reader shows before a hit is highlighted; ``key(binding_id)`` names the keys."""
-    return f"""\
-Type in the search bar: results appear as you type.
-
-- **↑ ↓** move through the results; this pane follows
-- **{key("app.toggle_document")}** shows the whole note, **{key("app.open_editor")}** opens it in your editor
-- **{key("app.cycle_mode")}** changes the mode, **{key("app.cycle_collection")}** the collection filter
-- **{key("app.help")}** lists every key, **{key("command_palette")}** every command
-"""
-
-
-class Breadcrumb(Static):
-    """``H1 › H2 › H3`` over ``collection/relpath:start-end`` and the view."""
-
-    DEFAULT_CSS = """
-    Breadcrumb {
-        height: auto;
-        padding: 0 2;
-        background: $panel;
-        color: $text-muted;
-    }
-    """
-
-    def show_hit(self, hit: Hit | None, whole_note: bool, window: NoteWindow | None = None) -> None:
-        if hit is None:
-            self.update(Content.styled("No passage selected", "$text-muted"))
-            return
-        crumbs = hit.heading_path or [hit.title]
-        parts: list[str | tuple[str, str]] = []
-        for i, crumb in enumerate(crumbs):
-            if i:
-                parts.append((" › ", "$text-muted"))
-            parts.append((one_line(crumb), "bold $text-accent" if i == len(crumbs) - 1 else "bold $text"))
-        view = "whole note" if whole_note else "chunk"
-        if whole_note and window is not None and window.clipped:
-            last = window.first_line + window.markdown.count("\n")
-            view = f"lines {window.first_line}-{last} of {window.total_lines}"
-        location = Content.assemble(
-            (one_line(f"{hit.collection}/{hit.relpath}:{hit.start_line}-{hit.end_line}"), "$text-primary"),
-            ("  ·  ", "$text-muted"),
-            (view, "$text-muted italic"),
-        )
-        self.update(Content("\n").join([Content.assemble(*parts), location]))
 
 
 class Reader(Vertical):
@@ -201,7 +145,7 @@ class Reader(Vertical):
         return self.decorate(hit, text, first_line) if self.decorate is not None else text
 
     def on_mount(self) -> None:
-        self.run_worker(lambda: _warm_up(self.links), thread=True, group="reader-warm-up", exit_on_error=False)
+        self.run_worker(lambda: warm_up(self.links), thread=True, group="reader-warm-up", exit_on_error=False)
         self.set_timer(0.5, self._warm_up_first_screen)
         self.watch(self.query_one("#reader-scroll", VerticalScroll), "scroll_y", self._scrolled, init=False)
 
