@@ -156,7 +156,8 @@ def test_wikilink_in_inline_code_beside_a_real_link_stays_code(tmp_path: Path):
 
 def test_a_long_note_is_shown_from_the_followed_heading_and_filled_in_around_it(tmp_path: Path):
     from pms_tui.tui.widgets.links_panel import PanelEntry
-    from pms_tui.tui.widgets.reader import FIRST_LINES, Reader
+    from pms_tui.tui.note_window import FIRST_LINES
+    from pms_tui.tui.widgets.reader import Reader
 
     folder = tmp_path / "vault"
     sections = [f"## Part {i}\n\n" + "".join(f"- item {i}.{j} of the long note\n" for j in range(8)) for i in range(40)]
@@ -214,7 +215,8 @@ def test_a_note_of_a_few_screens_is_painted_from_its_first_screen_and_the_last_n
     from textual.widgets import Markdown
 
     from pms_tui.tui.widgets.links_panel import PanelEntry
-    from pms_tui.tui.widgets.reader import FIRST_LINES, Reader
+    from pms_tui.tui.note_window import FIRST_LINES
+    from pms_tui.tui.widgets.reader import Reader
 
     folder = tmp_path / "vault"
     paragraphs = [f"Paragraph {i} of the mid note, which is a few screens long." for i in range(30)]
