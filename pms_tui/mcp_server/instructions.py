@@ -35,9 +35,13 @@ def write(kb, allow_writes: bool) -> str:
     stats = kb.stats()
     lines = [f"pms-tui: a private search engine over the user's Markdown notes, on this machine: "
              f"{stats['documents']:,} notes in {len(cols)} collection{'s' if len(cols) != 1 else ''}:"]
+    aside = kb.guide_aside()
     for col in cols[:MAX_COLLECTIONS_LISTED]:
         documents, _ = col.counts()
         about = f": {one_line(col.description)[:200]}" if col.description.strip() else ""
+        if aside is not None and col.id == aside.id:
+            about += (f" Left out of searches while the user has notes of their own; search it with "
+                      f"in:{col.name} when the question is about pms-tui itself.")
         lines.append(f"- {col.name} ({documents:,} notes){about}")
     if len(cols) > MAX_COLLECTIONS_LISTED:
         lines.append(f"- and {len(cols) - MAX_COLLECTIONS_LISTED} more (see status)")
