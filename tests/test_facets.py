@@ -140,3 +140,33 @@ def test_an_index_read_by_earlier_tag_rules_is_read_again_once(look_alike_kb):
     with KnowledgeBase(home, embedder=None) as kb:
         assert kb.facet_values()["tag"] == ["git"]
         assert [h.relpath for h in kb.search("tag:git")] == ["real.md"]
+
+
+def test_a_long_note_is_scanned_once_for_its_tags(tmp_path, monkeypatch):
+    """The tags of a note longer than a parse window are read with the structure the chunker
+    scanned, not by scanning the note a second time; a tag past the first window is found, and a
+    ``#tag`` inside a long fence is not."""
+    from pms_tui.core import markdown
+    from pms_tui.core.indexing import prose
+    from tests.kb_helpers import text_only_kb, write
+
+    filler = "".join(f"Paragraph {i} about rebasing and merging branches.\n\n" for i in range(2500))
+    fence = "```\n" + "".join(f"#notatag line {i}\n" for i in range(400)) + "```\n\n"
+    text = "# Long\n\n" + filler + fence + "The end. #late-tag\n"
+    assert len(text) > markdown.WINDOW_CHARS * 2
+    folder = tmp_path / "vault"
+    write(folder, "long.md", text)
+    scans: list[int] = []
+    real_scan = prose.scan
+
+    def counting_scan(*args, **kwargs):
+        scans.append(1)
+        return real_scan(*args, **kwargs)
+
+    monkeypatch.setattr(prose, "scan", counting_scan)
+    kb = text_only_kb(tmp_path / "home", folder)
+    try:
+        assert kb.facet_values()["tag"] == ["late-tag"]
+    finally:
+        kb.close()
+    assert scans == []

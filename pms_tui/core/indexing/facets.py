@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from ..markdown import normalize_newlines, split_lines
+from ..markdown import Structure, normalize_newlines, split_lines
 from .prose import prose_lines
 
 MAX_TAGS = 200
@@ -56,19 +56,20 @@ def frontmatter_tags(meta: dict) -> list[str]:
     return out
 
 
-def inline_tags(body: str) -> list[str]:
+def inline_tags(body: str, structure: Structure | None = None) -> list[str]:
     """``#tags`` in the note's prose, as Obsidian reads them: a ``#`` at the start of the text or
     after a space, ``[``, ``,`` or ``;``, then letters, digits, ``_``, ``-`` and ``/`` with at least
     one non-digit. Never in code, links, wikilinks (``[[#Heading]]``), URLs or a heading's
     ``#`` marks: markdown-it's tokens say what is prose (``prose``), for the blocks holding a
-    candidate only."""
+    candidate only. ``structure``: the body's ``scan``, when the caller has it (a long note is
+    then not scanned twice)."""
     text = normalize_newlines(body)
     if "#" not in text:
         return []
     if not any("#" in line and _INLINE.search(line) for line in split_lines(text)):
         return []  # in pieces: a 20 MB note's one split held the GIL for 0.1-0.3 s
     out: list[str] = []
-    for _, line in prose_lines(text, _has_candidate):
+    for _, line in prose_lines(text, _has_candidate, structure):
         if "#" not in line:
             continue
         for found in _INLINE.finditer(line):
@@ -84,9 +85,9 @@ def _has_candidate(source: str) -> bool:
     return "#" in source and _INLINE.search(source) is not None
 
 
-def note_tags(meta: dict, body: str) -> list[str]:
+def note_tags(meta: dict, body: str, structure: Structure | None = None) -> list[str]:
     """A note's tags, each once, frontmatter first, at most MAX_TAGS."""
-    tags = list(dict.fromkeys([*frontmatter_tags(meta), *inline_tags(body)]))
+    tags = list(dict.fromkeys([*frontmatter_tags(meta), *inline_tags(body, structure)]))
     return tags[:MAX_TAGS]
 
 

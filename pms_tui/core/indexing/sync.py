@@ -234,10 +234,11 @@ class Indexer:
         # while it was read, or too recently to trust): an edit during sync is seen next time
         state = FileState(state.rel, note_data.size, note_data.mtime_ns)
         hashes = [embed_hash(c.embed_text) for c in note.chunks]
-        body = "\n".join(c.text for c in note.chunks)
         day = facet_rules.note_date(note.metadata)
+        # the tags of the note's body as the chunker scanned it (a long note is scanned once)
+        tags = facet_rules.note_tags(note.metadata, note.body, note.structure)
         return PreparedDoc(collection, state, note_data.sha256, note.title, note.metadata, note.chunks, hashes,
-                           is_new, facet_rules.note_tags(note.metadata, body), day.isoformat() if day else None,
+                           is_new, tags, day.isoformat() if day else None,
                            self._links_of(collection, state.rel, note.body, note.body_offset, note.metadata,
                                          note.structure))
 
