@@ -1,6 +1,6 @@
 """An Input whose bound keys keep their place among the characters typed around them.
 
-Textual (8.2) inserts a printable key in ``Input._on_key`` at once, but a bound key (the
+Textual (8.2) inserts a printable key in the Input's key handler at once, but a bound key (the
 Input's backspace, delete, ctrl+u, ctrl+w, arrows, home, end; the screen's and the app's
 escape, ctrl+up, ...) bubbles up to the app, and only there runs its action. When keys arrive
 together (a fast typist, an app busy with a sync, a slow ssh link, ``tmux send-keys``) the
@@ -9,9 +9,9 @@ backspaces and ``ep`` leaves ``grpe``; escape (clear the query) then ``rebase`` 
 empty bar. Upstream: Textualize/textual#6605 (a fix is proposed in #6631 for the Input's own
 keys, along the same lines as this one).
 
-Here a non-printable key's binding runs inline, in ``_on_key``, found as the app finds it
-(``App._check_bindings``): the screen's binding chain from the focused widget up to the app
-(or to the nearest modal), non-priority bindings, the first whose action runs. Priority
+Here a non-printable key's binding runs inline, in the key hook (``key_first``), found as the
+app finds it: the screen's binding chain from the focused widget up to the app (or to the
+nearest modal), non-priority bindings, the first whose action runs. Priority
 bindings were checked by the app before the key reached the widget. A key no binding takes
 bubbles as before.
 
@@ -25,14 +25,10 @@ have done; when a new screen has not focused its widget yet, it waits for that (
 Escape and the keys typed right after it, read by the app in one go, are kept apart before
 they become keys, in :mod:`.escape_key` (installed when this module is imported).
 
-With :mod:`.escape_key` (the terminal parser: ``ESCAPE_SEAM``), this module is where the app
-leans on Textual's internals: ``Input._on_key`` (the
-hook overridden) and ``Screen._modal_binding_chain`` (the chain the app checks). Their names
-are in ``PRIVATE_NAMES``, which ``tests/tui/test_textual_seam.py`` checks against the
-installed Textual, so an upgrade that renames them fails there, loudly, rather than as keys
-quietly typed out of order. It can go, with the ``textual==8.2.8`` pin in pyproject.toml,
-when a Textual release fixes Textualize/textual#6605 (watch #6631): then ``TypingInput``
-becomes a plain ``Input`` and tests/tui/test_typing_order.py must still pass.
+The key hook and the binding chain are Textual's private names, reached through
+:mod:`.textual_seam` (which lists them and why). This can go when a Textual release fixes
+Textualize/textual#6605 (watch #6631): then ``TypingInput`` becomes a plain ``Input`` and
+tests/tui/test_typing_order.py must still pass.
 """
 
 from __future__ import annotations
@@ -41,30 +37,21 @@ import asyncio
 
 from textual import events
 from textual.dom import NoScreen
-from textual.widgets import Input
 
 from . import escape_key
+from .textual_seam import KeyFirstInput, binding_chain
 
 SCREEN_FOCUS_WAIT = 0.5  # seconds a key waits for a screen just opened (or resumed) to focus a widget
 escape_key.install()  # before the app starts its input thread, which makes the parser
-# Textual's private names this module uses: (class, attribute, what it must be).
-PRIVATE_NAMES = (
-    ("textual.widgets.Input", "_on_key", "an async method taking the Key event"),
-    ("textual.screen.Screen", "_modal_binding_chain", "a property: [(namespace, BindingsMap)] from focus up"),
-)
 
 
-class TypingInput(Input):
-    async def _on_key(self, event: events.Key) -> None:
+class TypingInput(KeyFirstInput):
+    async def key_first(self, event: events.Key) -> bool:
         target = await self._focused_now()
         handed_on = target is not None and target is not self
         if handed_on:
             target.post_message(events.Key(event.key, event.character))
-        if handed_on or (not event.is_printable and await self._run_binding(event.key)):
-            event.stop()
-            event.prevent_default()
-            return
-        await super()._on_key(event)
+        return handed_on or (not event.is_printable and await self._run_binding(event.key))
 
     async def _focused_now(self):
         """The widget the app would hand a key to now: its focused widget; while the active
@@ -83,7 +70,7 @@ class TypingInput(Input):
     async def _run_binding(self, key: str) -> bool:
         """Run ``key``'s binding as the app would (the user's keymap applied); False when no
         binding in the chain takes it."""
-        for namespace, bindings in self.screen._modal_binding_chain:
+        for namespace, bindings in binding_chain(self.screen):
             for binding in bindings.key_to_bindings.get(key, ()):
                 if not binding.priority and await self.app.run_action(binding.action, namespace):
                     return True

@@ -1,17 +1,17 @@
 """Exact cosine search over an in-memory copy of the vectors stored in sqlite-vec.
 
-The vectors' truth stays in SQLite (``vec_vectors``). A plain vec0 scan of 100,000 384-d
-vectors takes about 65 ms here; one matrix-vector product over the same vectors in NumPy
-takes a few ms, so the store's vectors are mirrored in a float32 matrix and kept in step
+The vectors' truth stays in SQLite (``vec_vectors``). sqlite-vec's public KNN query (``WHERE
+embedding MATCH ? AND k = ?``) scans every vector for each search; one matrix-vector product
+over the same vectors in NumPy is several times faster (benchmarks/run.py prints both), so the
+store's vectors are mirrored in a float32 matrix and kept in step
 through a generation counter that every write to the vectors bumps. Vectors are
 normalised when written, so the dot product is the cosine similarity.
 
-Loading: reading 100,000 vectors row by row through the vec0 virtual table takes about a
-second; reading vec0's own storage (its shadow tables hold the vectors 1,024 to a blob, with
-a validity bitmap and the rowids beside them) takes about 50 ms. The mirror is loaded that
-way when the shadow tables have the layout of the pinned sqlite-vec release, checked blob by
-blob; anything unexpected falls back to the plain vec0 scan. Rows are copied into a matrix
-allocated once, one blob at a time, so loading never holds the vectors twice.
+Loading: reading the vectors row by row through the vec0 virtual table is several times slower
+than reading vec0's own storage, a blob of 1,024 vectors at a time; the mirror is loaded that
+way (``store.vec0_shadow``, the one module that knows vec0's layout: checked blob by blob,
+anything unexpected falls back to the virtual table). Rows are copied into a matrix allocated
+once, one blob at a time, so loading never holds the vectors twice.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..store import Store, read_snapshot
 from ..store import vectors as vector_rows
+from ..store.vec0_shadow import LayoutMismatch, shadow_blocks
 from ..store.meta import vectors_generation
 
 if TYPE_CHECKING:
@@ -86,10 +87,10 @@ class VectorIndex:
         start = pos
         if self.use_shadow_tables:
             try:
-                for block_ids, block in vector_rows.shadow_blocks(conn, self.dim, last):
+                for block_ids, block in shadow_blocks(conn, self.dim, last):
                     pos = self._put(ids, matrix, pos, block_ids, block, wanted)
                 return pos
-            except vector_rows.LayoutMismatch:
+            except LayoutMismatch:
                 self.use_shadow_tables = False
                 pos = start
         for block_ids, block in vector_rows.scan_blocks(conn, self.dim, last):

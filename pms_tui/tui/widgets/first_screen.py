@@ -44,7 +44,7 @@ class _Layout:
     """Rows of Content for blocks at a width, given Textual's inline conversion."""
 
     def __init__(self, inline) -> None:
-        self.inline = inline  # an inline token -> Content (Textual's MarkdownBlock._token_to_content)
+        self.inline = inline  # an inline token -> Content (as Textual's MarkdownBlock makes it)
         self.consumed = 0  # top-level blocks laid out by the last stack
 
     def block(self, node: SyntaxTreeNode, width: int, top_level: bool, in_list: bool,
@@ -191,6 +191,18 @@ class FirstScreen(MarkdownBlock):
         self.marked = marked
         self._cache: tuple[int, list[Content]] | None = None
         self._ends = False
+        self._inline = Content()
+
+    def _inline_content(self, token: Token) -> Content:
+        """An inline token's text as Textual's Markdown makes a block's (links as ``@click``
+        actions of this block, the reader's inline styles): through MarkdownBlock's
+        ``build_from_token``, which hands it to :meth:`set_content`."""
+        self._inline = Content()
+        self.build_from_token(token)
+        return self._inline
+
+    def set_content(self, content: Content) -> None:
+        self._inline = content  # (shown by render, as rows)
 
     def _is_marked(self, node: SyntaxTreeNode) -> bool:
         return self.marked is not None and node.map is not None and \
@@ -199,7 +211,7 @@ class FirstScreen(MarkdownBlock):
     def laid_out(self, width: int) -> list[Content]:
         """The rows at ``width`` (cells)."""
         if self._cache is None or self._cache[0] != width:
-            layout = _Layout(self._token_to_content)
+            layout = _Layout(self._inline_content)
             try:
                 rows = layout.stack(self.nodes, width, True, False, marked=self._is_marked, max_rows=self.rows)
             except Unsupported:  # the first block
