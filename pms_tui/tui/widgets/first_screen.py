@@ -1,8 +1,9 @@
 """The first screen of a followed note as one widget, laid out as Textual's Markdown lays it out.
 
 Textual's Markdown mounts a widget per block, per list item and per paragraph in an item, and
-styling, laying out and painting each costs about 1.5 ms: a short note of lists of links (Obsidian
-Help's Home) took 250-300 ms from the link chosen to its paint. This widget paints the same
+styling, laying out and painting each has a cost: a short note of lists of links (Obsidian
+Help's Home) painted through Textual's Markdown alone took several times the reader's target
+from the link chosen to its paint (benchmarks/links.py follow). This widget paints the same
 screenful as one widget: the note's Markdown parsed by markdown-it (never read as markup), each
 block's text made by Textual's own inline conversion (links clickable, styles as in the reader),
 spaced, indented and wrapped as Textual's Markdown CSS does it. The reader swaps in the real

@@ -109,8 +109,8 @@ class NoteFence(MarkdownFence):
     """A fence highlighted in the language its info string names, and one that names none shown
     as plain text, as GitHub and Obsidian show it (and as the first screen does). Textual's
     guesses the language with Pygments' guess_lexer, which imports every lexer the first time
-    (150-220 ms on the UI thread, right after the app's first paint when the first note shown
-    had such a fence, guessed as "text" anyway) and asks each of them to rate the code, every
+    (on the UI thread, right after the app's first paint when the first note shown had such a
+    fence, guessed as "text" anyway) and asks each of them to rate the code, every
     fence after that."""
 
     DEFAULT_CSS = """

@@ -34,7 +34,7 @@ from .note_markdown import NoteMarkdown
 from .obsidian import ReaderLinks
 
 PLAN_HERE_BYTES = 16_000  # a note this small is read and split into pieces on the UI thread
-# Python's full garbage collection (100 ms over the app's objects at load 1) is held back from a
+# Python's full garbage collection (a long pause over the app's objects) is held back from a
 # render until its first paint, or this long at most.
 HOLD_COLLECTION_SECONDS = 1.0
 
@@ -263,8 +263,8 @@ class Reader(Vertical):
             self.run_worker(self._render_pending(), group="reader", exit_on_error=False)
 
     def _hold_collection(self) -> None:
-        """No garbage collection until the render is painted: a full one took 90-105 ms of a
-        followed link's time to its paint (half of it), at random; it runs after the paint."""
+        """No garbage collection until the render is painted: a full one took about half a
+        followed link's time to its paint, at random; it runs after the paint."""
         if gc.isenabled():
             gc.disable()
             self._collection_held = self.set_timer(HOLD_COLLECTION_SECONDS, self._release_collection)
@@ -315,7 +315,7 @@ class Reader(Vertical):
         if hit is not None and whole:
             # reading and scanning a long note happens off the UI thread, before the batch
             # below (which holds back every repaint of the screen until it ends); a small one
-            # here (1-2 ms: the hop to a thread took 5-20 ms of a followed link's time at load 2)
+            # here (the hop to a thread and back costs more than reading it, on a loaded machine)
             line = self.target_line or hit.start_line
             kb = getattr(self.app, "kb", None)  # a PDF's or Word file's text is in the index
             if _size(hit.path) <= PLAN_HERE_BYTES:
