@@ -20,12 +20,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from textual import events
 from textual._xterm_parser import XTermParser  # (re-exported: its feed(data) and tick() yield messages)
-from textual.screen import Screen
 from textual.widgets import Input, Markdown
 
 if TYPE_CHECKING:
-    from textual.binding import BindingsMap
-    from textual.dom import DOMNode
     from textual.widgets.markdown import MarkdownBlock as BulletList
     from textual.widgets.markdown import MarkdownBlock as OrderedList
 else:  # Textual's own list blocks, public through Markdown.BLOCKS (their module is private)
@@ -50,10 +47,6 @@ PRIVATE_NAMES: tuple[PrivateName, ...] = (
         "TypingInput runs a bound key's action in its place among the characters typed around it "
         "(a burst of keys otherwise inserts the characters after a backspace before it runs)",
         "a fix of Textualize/textual#6605 (proposed in #6631): then TypingInput is a plain Input"),
-    PrivateName(
-        "textual.screen", "Screen._modal_binding_chain", "property",
-        "the bindings the app would check for a key, from the focused widget up to the nearest modal",
-        "the same fix (#6605): no binding is looked up by the app's code then"),
     PrivateName(
         "textual._xterm_parser", "XTermParser", "class",
         "the terminal parser, subclassed so an escape read together with what follows stays an "
@@ -86,12 +79,6 @@ class KeyFirstInput(Input):
             event.prevent_default()
             return
         await super()._on_key(event)
-
-
-def binding_chain(screen: Screen) -> list[tuple[DOMNode, BindingsMap]]:
-    """The (namespace, bindings) the app checks for a key on ``screen``, from its focused widget
-    up to the app or the nearest modal screen (``Screen._modal_binding_chain``)."""
-    return screen._modal_binding_chain
 
 
 def install_parser(parser: type[XTermParser]) -> bool:

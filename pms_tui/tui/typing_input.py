@@ -25,8 +25,8 @@ have done; when a new screen has not focused its widget yet, it waits for that (
 Escape and the keys typed right after it, read by the app in one go, are kept apart before
 they become keys, in :mod:`.escape_key` (installed when this module is imported).
 
-The key hook and the binding chain are Textual's private names, reached through
-:mod:`.textual_seam` (which lists them and why). This can go when a Textual release fixes
+The key hook is one of Textual's private names, reached through :mod:`.textual_seam` (which
+lists them and why); the binding is the screen's public ``active_bindings``. This can go when a Textual release fixes
 Textualize/textual#6605 (watch #6631): then ``TypingInput`` becomes a plain ``Input`` and
 tests/tui/test_typing_order.py must still pass.
 """
@@ -39,7 +39,7 @@ from textual import events
 from textual.dom import NoScreen
 
 from . import escape_key
-from .textual_seam import KeyFirstInput, binding_chain
+from .textual_seam import KeyFirstInput
 
 SCREEN_FOCUS_WAIT = 0.5  # seconds a key waits for a screen just opened (or resumed) to focus a widget
 escape_key.install()  # before the app starts its input thread, which makes the parser
@@ -68,10 +68,10 @@ class TypingInput(KeyFirstInput):
         return self.app.focused
 
     async def _run_binding(self, key: str) -> bool:
-        """Run ``key``'s binding as the app would (the user's keymap applied); False when no
-        binding in the chain takes it."""
-        for namespace, bindings in binding_chain(self.screen):
-            for binding in bindings.key_to_bindings.get(key, ()):
-                if not binding.priority and await self.app.run_action(binding.action, namespace):
-                    return True
-        return False
+        """Run ``key``'s binding as the app would (the user's keymap applied): the screen's
+        active binding for it, the one nearest the focused widget whose action is not
+        disabled; False when there is none, or it is a priority one (the app ran those)."""
+        active = self.screen.active_bindings.get(key)
+        if active is None or active.binding.priority:
+            return False
+        return bool(await self.app.run_action(active.binding.action, active.node))

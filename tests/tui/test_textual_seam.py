@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 from textual.app import App
-from textual.binding import BindingsMap
 
-from pms_tui.tui.textual_seam import PRIVATE_NAMES, binding_chain
+from pms_tui.tui.textual_seam import PRIVATE_NAMES
 from pms_tui.tui.typing_input import TypingInput
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pms_tui"
@@ -110,20 +109,40 @@ def test_no_module_but_the_seam_reaches_a_private_name_of_textual():
     assert not offenders, "Textual's private names outside textual_seam.py:\n" + "\n".join(offenders)
 
 
-def test_the_binding_chain_still_holds_namespaces_and_binding_maps():
-    class One(App):
+def test_a_bound_key_typed_in_the_input_runs_the_binding_nearest_the_focus():
+    """TypingInput runs a key's binding itself, found through the screen's active bindings: the
+    input's own (backspace) before the screen's, the screen's before the app's."""
+    from textual.binding import Binding
+    from textual.screen import Screen
+
+    ran: list[str] = []
+
+    class Home(Screen):
+        BINDINGS = [Binding("backspace", "mark('screen')"), Binding("f5", "mark('screen')")]
+
         def compose(self):
             yield TypingInput()
+
+        def action_mark(self, where: str) -> None:
+            ran.append(where)
+
+    class One(App):
+        BINDINGS = [Binding("f5", "mark('app')"), Binding("f6", "mark('app')")]
+
+        def on_mount(self):
+            self.push_screen(Home())
+
+        def action_mark(self, where: str) -> None:
+            ran.append(where)
 
     async def scenario():
         app = One()
         async with app.run_test() as pilot:
             await pilot.pause()
-            chain = binding_chain(app.screen)
-            assert chain, "the screen's binding chain is empty"
-            for namespace, bindings in chain:
-                assert isinstance(bindings, BindingsMap) and hasattr(bindings, "key_to_bindings")
-            assert any(isinstance(ns, TypingInput) for ns, _ in chain)  # from the focused widget up
+            field = app.screen.query_one(TypingInput)
+            await pilot.press("a", "b", "backspace", "f5", "f6")
+            await pilot.pause()
+            assert field.value == "a" and ran == ["screen", "app"]
 
     asyncio.run(scenario())
 
