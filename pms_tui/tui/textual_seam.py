@@ -2,35 +2,25 @@
 
 Each name is listed in ``PRIVATE_NAMES`` with why it is needed and what public way would
 replace it; ``tests/tui/test_textual_seam.py`` checks every entry against the installed
-Textual, so an upgrade that renames or changes one fails there, naming it, rather than as keys
-quietly typed out of order. pyproject.toml pins Textual exactly for these names.
+Textual, and that no other module of the app reaches a private name of Textual's. The app
+needs one of them, the terminal parser; when a Textual release moves it, the app starts
+without the escape rewrite (:mod:`.typing_input`), and the tests say so.
 
-What the reader's Markdown customises goes through Textual's public interface:
-``Markdown.BLOCKS`` (the block classes, and the classes subclassed here), ``parser_factory``,
+The rest goes through Textual's public interface: the reader's Markdown through
+``Markdown.BLOCKS`` (the block classes, and the list blocks it subclasses), ``parser_factory``,
 ``MarkdownBlock.compose`` (a block's children), ``build_from_token`` and ``set_content`` (a
-block's text), and ``Markdown.append`` from an empty widget (a long note's pieces, continued from
-the start of the last block). None of it is listed below.
+block's text), ``Markdown.append`` from an empty widget (a long note's pieces, continued from
+the start of the last block) and a ``Mount`` handler's ``prevent_default``; the typing order
+through a key handler that runs before the Input's own, and ``Screen.active_bindings``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-from textual import events
 from textual._xterm_parser import XTermParser  # (re-exported: its feed(data) and tick() yield messages)
-from textual.widgets import Input, Markdown
-
-if TYPE_CHECKING:
-    from textual.widgets.markdown import MarkdownBlock as BulletList
-    from textual.widgets.markdown import MarkdownBlock as OrderedList
-else:  # Textual's own list blocks, public through Markdown.BLOCKS (their module is private)
-    BulletList = Markdown.BLOCKS["bullet_list_open"]
-    OrderedList = Markdown.BLOCKS["ordered_list_open"]
-Paragraph = Markdown.BLOCKS["paragraph_open"]
-ListItems = (Markdown.BLOCKS["list_item_ordered_open"], Markdown.BLOCKS["list_item_unordered_open"])
-OrderedListItem = Markdown.BLOCKS["list_item_ordered_open"]
 
 
 class PrivateName(NamedTuple):
@@ -42,11 +32,6 @@ class PrivateName(NamedTuple):
 
 
 PRIVATE_NAMES: tuple[PrivateName, ...] = (
-    PrivateName(
-        "textual.widgets", "Input._on_key", "async method",
-        "TypingInput runs a bound key's action in its place among the characters typed around it "
-        "(a burst of keys otherwise inserts the characters after a backspace before it runs)",
-        "a fix of Textualize/textual#6605 (proposed in #6631): then TypingInput is a plain Input"),
     PrivateName(
         "textual._xterm_parser", "XTermParser", "class",
         "the terminal parser, subclassed so an escape read together with what follows stays an "
@@ -64,21 +49,6 @@ PRIVATE_NAMES: tuple[PrivateName, ...] = (
         "a Pilot setting for its idle check, or Textual's own step at 5 ms or less"),
     PrivateName("textual._wait", "SLEEP_IDLE", "float", "tests only: set with SLEEP_GRANULARITY", "as above"),
 )
-
-
-class KeyFirstInput(Input):
-    """An Input that sees each key before Textual inserts it (``Input._on_key``): when
-    :meth:`key_first` returns True the key is consumed, else the Input handles it as usual."""
-
-    async def key_first(self, event: events.Key) -> bool:
-        return False
-
-    async def _on_key(self, event: events.Key) -> None:
-        if await self.key_first(event):
-            event.stop()
-            event.prevent_default()
-            return
-        await super()._on_key(event)
 
 
 def install_parser(parser: type[XTermParser]) -> bool:

@@ -9,10 +9,10 @@ backspaces and ``ep`` leaves ``grpe``; escape (clear the query) then ``rebase`` 
 empty bar. Upstream: Textualize/textual#6605 (a fix is proposed in #6631 for the Input's own
 keys, along the same lines as this one).
 
-Here a non-printable key's binding runs inline, in the key hook (``key_first``), found as the
-app finds it: the screen's binding chain from the focused widget up to the app (or to the
-nearest modal), non-priority bindings, the first whose action runs. Priority
-bindings were checked by the app before the key reached the widget. A key no binding takes
+Here a non-printable key's binding runs inline, in the input's key handler, found as the
+app finds it: the screen's active binding for the key, the nearest the focused widget (up to
+the app or the nearest modal) whose action is not disabled. Priority bindings were checked by
+the app before the key reached the widget. A key no binding takes
 bubbles as before.
 
 A bound key that moves the focus (tab, shift+tab) or opens or closes a screen (ctrl+o's clip
@@ -25,8 +25,8 @@ have done; when a new screen has not focused its widget yet, it waits for that (
 Escape and the keys typed right after it, read by the app in one go, are kept apart before
 they become keys, in :mod:`.escape_key` (installed when this module is imported).
 
-The key hook is one of Textual's private names, reached through :mod:`.textual_seam` (which
-lists them and why); the binding is the screen's public ``active_bindings``. This can go when a Textual release fixes
+All of it through Textual's public interface: a key handler that runs before the Input's own
+and prevents it, and the screen's ``active_bindings``. This can go when a Textual release fixes
 Textualize/textual#6605 (watch #6631): then ``TypingInput`` becomes a plain ``Input`` and
 tests/tui/test_typing_order.py must still pass.
 """
@@ -37,21 +37,29 @@ import asyncio
 
 from textual import events
 from textual.dom import NoScreen
+from textual.widgets import Input
 
-from . import escape_key
-from .textual_seam import KeyFirstInput
+try:  # before the app starts its input thread, which makes the parser
+    from . import escape_key
+except ImportError:  # a Textual whose terminal parser moved (textual_seam): escape as Textual reads it
+    pass
+else:
+    escape_key.install()
 
 SCREEN_FOCUS_WAIT = 0.5  # seconds a key waits for a screen just opened (or resumed) to focus a widget
-escape_key.install()  # before the app starts its input thread, which makes the parser
 
 
-class TypingInput(KeyFirstInput):
-    async def key_first(self, event: events.Key) -> bool:
+class TypingInput(Input):
+    async def on_key(self, event: events.Key) -> None:
+        """Before the Input's own handler (a subclass's handler runs first; preventing the
+        default skips the Input's): a key handed on, or a bound key run here, stops there."""
         target = await self._focused_now()
         handed_on = target is not None and target is not self
         if handed_on:
             target.post_message(events.Key(event.key, event.character))
-        return handed_on or (not event.is_printable and await self._run_binding(event.key))
+        if handed_on or (not event.is_printable and await self._run_binding(event.key)):
+            event.stop()
+            event.prevent_default()
 
     async def _focused_now(self):
         """The widget the app would hand a key to now: its focused widget; while the active

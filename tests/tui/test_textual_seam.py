@@ -208,3 +208,13 @@ def test_the_first_screen_s_text_is_textual_s_inline_conversion():
     assert any(isinstance(s, Style) and s.meta.get("@click") == "link('pms-note:x')" for s in styles)
     assert ".s" in styles
     assert Markdown.BULLETS[0] == "• "
+
+
+def test_the_app_s_input_imports_without_textual_s_private_parser():
+    """The one private name the app needs is optional: a Textual that moved its terminal parser
+    leaves escape as Textual reads it, and the app still starts (pyproject allows a range)."""
+    code = ("import sys; sys.modules['textual._xterm_parser'] = None\n"
+            "from pms_tui.tui.typing_input import TypingInput\n"
+            "assert 'pms_tui.tui.escape_key' not in sys.modules")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr

@@ -56,8 +56,9 @@ class VectorIndex:
             return
         with self._lock, read_snapshot(conn):
             if self._ids is None:
+                # one snapshot for the ids, the vectors and the generation
                 self._ids = np.zeros(0, dtype=np.int64)
-                self._matrix = np.zeros((0, self.dim), dtype=np.float32)  # one snapshot for the ids, the vectors and the generation
+                self._matrix = np.zeros((0, self.dim), dtype=np.float32)
             generation = vectors_generation(conn)
             if generation == self._generation:
                 return

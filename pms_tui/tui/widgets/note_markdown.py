@@ -14,6 +14,7 @@ alignment and links in their cells (:class:`NoteTable`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -21,16 +22,25 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import Click, Mount
-from textual.reactive import reactive
 from textual.layout import Layout
 from textual.layouts.grid import GridLayout
+from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
-from ..textual_seam import BulletList, ListItems, OrderedList, OrderedListItem, Paragraph
 from .first_screen import FirstScreen
 from .obsidian import CALLOUT_FAMILIES, ReaderLinks, callout_family, callout_heading, note_parser
+
+if TYPE_CHECKING:
+    from textual.widgets.markdown import MarkdownBlock as BulletList
+    from textual.widgets.markdown import MarkdownBlock as OrderedList
+else:  # Textual's list blocks, public through Markdown.BLOCKS (the module defining them is private)
+    BulletList = Markdown.BLOCKS["bullet_list_open"]
+    OrderedList = Markdown.BLOCKS["ordered_list_open"]
+Paragraph = Markdown.BLOCKS["paragraph_open"]
+OrderedListItem = Markdown.BLOCKS["list_item_ordered_open"]
+ListItems = (OrderedListItem, Markdown.BLOCKS["list_item_unordered_open"])
 
 
 class ItemRow(Horizontal):
