@@ -25,15 +25,13 @@ def pilot_idle_checks_every_5_ms():
     ``wait_for_model`` and Pilot's own wait for every pending message).
 
     Why a private module is patched: Pilot offers no setting for it, and the whole TUI suite
-    would take three times as long. ``tests/tui/test_textual_seam.py`` notices when it stops
-    being needed (Textual's own step at 5 ms or less) or stops working (the names gone)."""
-    from textual import _wait
+    would take three times as long (pms_tui/tui/textual_seam.py lists it).
+    ``tests/tui/test_textual_seam.py`` notices when it stops being needed (Textual's own step
+    at 5 ms or less) or stops working (the names gone)."""
+    from pms_tui.tui.textual_seam import pilot_idle_step
 
-    saved = _wait.SLEEP_GRANULARITY, _wait.SLEEP_IDLE
-    _wait.SLEEP_GRANULARITY = 1 / 200
-    _wait.SLEEP_IDLE = _wait.SLEEP_GRANULARITY / 20
-    yield
-    _wait.SLEEP_GRANULARITY, _wait.SLEEP_IDLE = saved
+    with pilot_idle_step(1 / 200):
+        yield
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Escape followed at once by what is typed next stays an escape key.
 
 A terminal sends escape as one byte, ESC, which also begins the sequences of other keys
-(``ESC [ A`` is up); Textual's terminal parser (``textual._xterm_parser.XTermParser``) waits for
+(``ESC [ A`` is up); Textual's terminal parser (``XTermParser``) waits for
 what follows. When escape and the next keys are read in one go (an app busy with a sync or a
 search, a loaded machine, a slow ssh link, ``tmux send-keys``), the parser reads:
 
@@ -18,11 +18,11 @@ the parser sees it. An ESC that ends a read is held until the next read, or unti
 parser's escape delay has passed with nothing more, and then given as escape. Alt and a letter
 sent by a terminal as ESC and the letter (the app binds none) is read as escape and the letter.
 
-This leans on two of Textual's private names: the parser class and the driver module's name for
-it (``textual.drivers.linux_driver.XTermParser``, replaced by :func:`install` when this module
-is imported: the app's input thread makes its parser from that name). ``ESCAPE_SEAM`` lists
-them; ``tests/tui/test_tui_keys_under_load.py`` checks them against the installed Textual and
-that Textual still reads ESC and text that way (when it no longer does, this module can go).
+This leans on two of Textual's private names, reached through :mod:`.textual_seam`: the parser
+class and the driver module's name for it (replaced by :func:`install` when
+:mod:`.typing_input` is imported: the app's input thread makes its parser from that name).
+``tests/tui/test_tui_keys_under_load.py`` checks that Textual still reads ESC and text that way
+(when it no longer does, this module can go).
 """
 
 from __future__ import annotations
@@ -32,17 +32,14 @@ import time
 from collections.abc import Iterable
 
 from textual import constants
-from textual._xterm_parser import XTermParser
 from textual.message import Message
+
+from .textual_seam import XTermParser, install_parser
 
 ESCAPE_KEY = "\x1b[27u"  # CSI 27 u: the escape key, unambiguous
 # ESC, then a character that cannot continue a key's sequence: CSI "[", SS3 "O", OSC "]",
 # DCS "P", APC "_", PM "^", SOS "X", ST "\", or ESC itself
 LONE_ESCAPE = re.compile(r"\x1b(?=[^\[O\]P_^X\\\x1b])")
-ESCAPE_SEAM = (
-    ("textual._xterm_parser", "XTermParser", "the terminal parser: feed(data) and tick() yield messages"),
-    ("textual.drivers.linux_driver", "XTermParser", "the name the input thread makes its parser from"),
-)
 
 
 class EscapeAwareParser(XTermParser):
@@ -71,9 +68,4 @@ class EscapeAwareParser(XTermParser):
 def install() -> bool:
     """Make the app's input thread use :class:`EscapeAwareParser`; False where the terminal
     driver is another (Windows) and has no such parser."""
-    try:
-        from textual.drivers import linux_driver
-    except ImportError:  # no termios: the Windows driver reads keys, not bytes
-        return False
-    linux_driver.XTermParser = EscapeAwareParser  # type: ignore[misc]
-    return True
+    return install_parser(EscapeAwareParser)

@@ -1,6 +1,6 @@
 """An Input whose bound keys keep their place among the characters typed around them.
 
-Textual (8.2) inserts a printable key in ``Input._on_key`` at once, but a bound key (the
+Textual (8.2) inserts a printable key in the Input's key handler at once, but a bound key (the
 Input's backspace, delete, ctrl+u, ctrl+w, arrows, home, end; the screen's and the app's
 escape, ctrl+up, ...) bubbles up to the app, and only there runs its action. When keys arrive
 together (a fast typist, an app busy with a sync, a slow ssh link, ``tmux send-keys``) the
@@ -9,10 +9,10 @@ backspaces and ``ep`` leaves ``grpe``; escape (clear the query) then ``rebase`` 
 empty bar. Upstream: Textualize/textual#6605 (a fix is proposed in #6631 for the Input's own
 keys, along the same lines as this one).
 
-Here a non-printable key's binding runs inline, in ``_on_key``, found as the app finds it
-(``App._check_bindings``): the screen's binding chain from the focused widget up to the app
-(or to the nearest modal), non-priority bindings, the first whose action runs. Priority
-bindings were checked by the app before the key reached the widget. A key no binding takes
+Here a non-printable key's binding runs inline, in the input's key handler, found as the
+app finds it: the screen's active binding for the key, the nearest the focused widget (up to
+the app or the nearest modal) whose action is not disabled. Priority bindings were checked by
+the app before the key reached the widget. A key no binding takes
 bubbles as before.
 
 A bound key that moves the focus (tab, shift+tab) or opens or closes a screen (ctrl+o's clip
@@ -25,14 +25,10 @@ have done; when a new screen has not focused its widget yet, it waits for that (
 Escape and the keys typed right after it, read by the app in one go, are kept apart before
 they become keys, in :mod:`.escape_key` (installed when this module is imported).
 
-With :mod:`.escape_key` (the terminal parser: ``ESCAPE_SEAM``), this module is where the app
-leans on Textual's internals: ``Input._on_key`` (the
-hook overridden) and ``Screen._modal_binding_chain`` (the chain the app checks). Their names
-are in ``PRIVATE_NAMES``, which ``tests/tui/test_textual_seam.py`` checks against the
-installed Textual, so an upgrade that renames them fails there, loudly, rather than as keys
-quietly typed out of order. It can go, with the ``textual==8.2.8`` pin in pyproject.toml,
-when a Textual release fixes Textualize/textual#6605 (watch #6631): then ``TypingInput``
-becomes a plain ``Input`` and tests/tui/test_typing_order.py must still pass.
+All of it through Textual's public interface: a key handler that runs before the Input's own
+and prevents it, and the screen's ``active_bindings``. This can go when a Textual release fixes
+Textualize/textual#6605 (watch #6631): then ``TypingInput`` becomes a plain ``Input`` and
+tests/tui/test_typing_order.py must still pass.
 """
 
 from __future__ import annotations
@@ -43,19 +39,20 @@ from textual import events
 from textual.dom import NoScreen
 from textual.widgets import Input
 
-from . import escape_key
+try:  # before the app starts its input thread, which makes the parser
+    from . import escape_key
+except ImportError:  # a Textual whose terminal parser moved (textual_seam): escape as Textual reads it
+    pass
+else:
+    escape_key.install()
 
 SCREEN_FOCUS_WAIT = 0.5  # seconds a key waits for a screen just opened (or resumed) to focus a widget
-escape_key.install()  # before the app starts its input thread, which makes the parser
-# Textual's private names this module uses: (class, attribute, what it must be).
-PRIVATE_NAMES = (
-    ("textual.widgets.Input", "_on_key", "an async method taking the Key event"),
-    ("textual.screen.Screen", "_modal_binding_chain", "a property: [(namespace, BindingsMap)] from focus up"),
-)
 
 
 class TypingInput(Input):
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
+        """Before the Input's own handler (a subclass's handler runs first; preventing the
+        default skips the Input's): a key handed on, or a bound key run here, stops there."""
         target = await self._focused_now()
         handed_on = target is not None and target is not self
         if handed_on:
@@ -63,8 +60,6 @@ class TypingInput(Input):
         if handed_on or (not event.is_printable and await self._run_binding(event.key)):
             event.stop()
             event.prevent_default()
-            return
-        await super()._on_key(event)
 
     async def _focused_now(self):
         """The widget the app would hand a key to now: its focused widget; while the active
@@ -81,10 +76,10 @@ class TypingInput(Input):
         return self.app.focused
 
     async def _run_binding(self, key: str) -> bool:
-        """Run ``key``'s binding as the app would (the user's keymap applied); False when no
-        binding in the chain takes it."""
-        for namespace, bindings in self.screen._modal_binding_chain:
-            for binding in bindings.key_to_bindings.get(key, ()):
-                if not binding.priority and await self.app.run_action(binding.action, namespace):
-                    return True
-        return False
+        """Run ``key``'s binding as the app would (the user's keymap applied): the screen's
+        active binding for it, the one nearest the focused widget whose action is not
+        disabled; False when there is none, or it is a priority one (the app ran those)."""
+        active = self.screen.active_bindings.get(key)
+        if active is None or active.binding.priority:
+            return False
+        return bool(await self.app.run_action(active.binding.action, active.node))

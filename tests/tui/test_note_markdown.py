@@ -64,7 +64,7 @@ PYTHON = "import os\n\ndef greet(name):\n    return f'hello {name}'\n"
 def test_a_fence_naming_no_language_is_plain_text_not_guessed():
     # Textual's fence guesses (Pygments' guess_lexer imports every lexer: 150-220 ms the first
     # time, on the UI thread); the reader's shows such a fence as plain text
-    from textual.widgets._markdown import MarkdownFence
+    from textual.widgets.markdown import MarkdownFence
 
     plain = MarkdownFence.highlight(PYTHON, "text").spans
     assert MarkdownFence.highlight(PYTHON, "").spans != plain  # Textual's guess colours it

@@ -1,17 +1,17 @@
 """Exact cosine search over an in-memory copy of the vectors stored in sqlite-vec.
 
-The vectors' truth stays in SQLite (``vec_vectors``). A plain vec0 scan of 100,000 384-d
-vectors takes about 65 ms here; one matrix-vector product over the same vectors in NumPy
-takes a few ms, so the store's vectors are mirrored in a float32 matrix and kept in step
+The vectors' truth stays in SQLite (``vec_vectors``). sqlite-vec's public KNN query (``WHERE
+embedding MATCH ? AND k = ?``) scans every vector for each search; one matrix-vector product
+over the same vectors in NumPy is several times faster (benchmarks/run.py prints both), so the
+store's vectors are mirrored in a float32 matrix and kept in step
 through a generation counter that every write to the vectors bumps. Vectors are
 normalised when written, so the dot product is the cosine similarity.
 
-Loading: reading 100,000 vectors row by row through the vec0 virtual table takes about a
-second; reading vec0's own storage (its shadow tables hold the vectors 1,024 to a blob, with
-a validity bitmap and the rowids beside them) takes about 50 ms. The mirror is loaded that
-way when the shadow tables have the layout of the pinned sqlite-vec release, checked blob by
-blob; anything unexpected falls back to the plain vec0 scan. Rows are copied into a matrix
-allocated once, one blob at a time, so loading never holds the vectors twice.
+Loading: reading the vectors row by row through the vec0 virtual table is several times slower
+than reading vec0's own storage, a blob of 1,024 vectors at a time; the mirror is loaded that
+way (``store.vec0_shadow``, the one module that knows vec0's layout: checked blob by blob,
+anything unexpected falls back to the virtual table). Rows are copied into a matrix allocated
+once, one blob at a time, so loading never holds the vectors twice.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..store import Store, read_snapshot
 from ..store import vectors as vector_rows
+from ..store.vec0_shadow import LayoutMismatch, shadow_blocks
 from ..store.meta import vectors_generation
 
 if TYPE_CHECKING:
@@ -55,8 +56,9 @@ class VectorIndex:
             return
         with self._lock, read_snapshot(conn):
             if self._ids is None:
+                # one snapshot for the ids, the vectors and the generation
                 self._ids = np.zeros(0, dtype=np.int64)
-                self._matrix = np.zeros((0, self.dim), dtype=np.float32)  # one snapshot for the ids, the vectors and the generation
+                self._matrix = np.zeros((0, self.dim), dtype=np.float32)
             generation = vectors_generation(conn)
             if generation == self._generation:
                 return
@@ -86,10 +88,10 @@ class VectorIndex:
         start = pos
         if self.use_shadow_tables:
             try:
-                for block_ids, block in vector_rows.shadow_blocks(conn, self.dim, last):
+                for block_ids, block in shadow_blocks(conn, self.dim, last):
                     pos = self._put(ids, matrix, pos, block_ids, block, wanted)
                 return pos
-            except vector_rows.LayoutMismatch:
+            except LayoutMismatch:
                 self.use_shadow_tables = False
                 pos = start
         for block_ids, block in vector_rows.scan_blocks(conn, self.dim, last):
@@ -133,8 +135,8 @@ class VectorIndex:
         if not n or k <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         # einsum's own single-threaded SIMD loop, not BLAS: OpenBLAS's threaded sgemv waits for
-        # its second thread, which on a busy 2-core machine costs more than it saves (100,000
-        # x 384: 6 ms with einsum, 12-15 ms with BLAS, measured side by side under load).
+        # its second thread, which on a busy 2-core machine costs more than it saves (einsum
+        # took half BLAS's time, measured side by side under load).
         scores = np.einsum("ij,j->i", matrix, np.ascontiguousarray(query, dtype=np.float32))
         top = nearest_rows(scores, ids, k)
         return ids[top], (1.0 - scores[top]).astype(np.float32)
@@ -173,11 +175,11 @@ class VectorIndex:
 def nearest_rows(scores: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray:
     """The rows of the ``k`` highest ``scores``, best first, ties by id (exact).
 
-    A full ``argpartition`` of 100,000 scores takes 0.5-1.6 ms. Instead, the scores are cut
+    A full ``argpartition`` touches every score several times; instead, the scores are cut
     into at least ``4 k`` blocks: the k-th highest block maximum ``t`` is at most the k-th
     highest score (k blocks each hold a score of at least ``t``), so every top-k row scores
-    ``>= t``; those few (~1.5 k) are sorted exactly. ~0.05 ms at k = 50. Ties are broken by
-    id, so the order never depends on how a partition fell."""
+    ``>= t``; those few (~1.5 k) are sorted exactly. Ties are broken by id, so the order never
+    depends on how a partition fell."""
     import numpy as np
 
     n = len(scores)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .connection import OperationalError
 from .meta import bump_generation
 from .schema import ensure_vector_table
 
@@ -25,10 +24,6 @@ if TYPE_CHECKING:
 
 _BATCH = 500
 _FETCH_ROWS = 4096
-
-
-class LayoutMismatch(Exception):
-    """vec0's shadow tables are not laid out as expected: read the virtual table instead."""
 
 
 def lookup(conn, hashes: list[str]) -> dict[str, int]:
@@ -170,38 +165,9 @@ def live_ids(conn) -> np.ndarray:
     )
 
 
-def shadow_blocks(conn, dim: int, after: int):
-    """(rowids, vectors) of the live rows with rowid > ``after``, one vec0 chunk at a time,
-    read straight from vec0's shadow tables (about 20x faster than the virtual table: they
-    hold the vectors 1,024 to a blob with a validity bitmap and the rowids beside them).
-    Raises LayoutMismatch when they look different from the pinned sqlite-vec release's."""
-    import numpy as np
-
-    try:
-        cursor = conn.execute(
-            "SELECT c.size, c.validity, c.rowids, v.vectors FROM vec_vectors_chunks c "
-            "JOIN vec_vectors_vector_chunks00 v ON v.rowid = c.chunk_id ORDER BY c.chunk_id"
-        )
-    except OperationalError as exc:
-        raise LayoutMismatch(str(exc)) from None
-    width = dim * 4
-    for size, validity, rowids, vectors in cursor:
-        if not (
-            isinstance(size, int) and size > 0
-            and isinstance(validity, bytes) and len(validity) == (size + 7) // 8
-            and isinstance(rowids, bytes) and len(rowids) == size * 8
-            and isinstance(vectors, bytes) and len(vectors) == size * width
-        ):
-            raise LayoutMismatch("unexpected vec0 chunk layout")
-        valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size].astype(bool)
-        ids = np.frombuffer(rowids, dtype="<i8")
-        keep = valid & (ids > after)
-        if keep.any():
-            yield ids[keep], np.frombuffer(vectors, dtype=np.float32).reshape(size, dim)[keep]
-
-
 def scan_blocks(conn, dim: int, after: int):
-    """The same rows through the vec0 virtual table (slower, layout-independent)."""
+    """(rowids, vectors) of the rows with rowid > ``after`` through the vec0 virtual table
+    (slower than ``vec0_shadow.shadow_blocks``, whatever vec0's storage looks like)."""
     import numpy as np
 
     cursor = conn.execute("SELECT rowid, embedding FROM vec_vectors WHERE rowid > ? ORDER BY rowid", (after,))

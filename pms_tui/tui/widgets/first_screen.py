@@ -1,8 +1,9 @@
 """The first screen of a followed note as one widget, laid out as Textual's Markdown lays it out.
 
 Textual's Markdown mounts a widget per block, per list item and per paragraph in an item, and
-styling, laying out and painting each costs about 1.5 ms: a short note of lists of links (Obsidian
-Help's Home) took 250-300 ms from the link chosen to its paint. This widget paints the same
+styling, laying out and painting each has a cost: a short note of lists of links (Obsidian
+Help's Home) painted through Textual's Markdown alone took several times the reader's target
+from the link chosen to its paint (benchmarks/links.py follow). This widget paints the same
 screenful as one widget: the note's Markdown parsed by markdown-it (never read as markup), each
 block's text made by Textual's own inline conversion (links clickable, styles as in the reader),
 spaced, indented and wrapped as Textual's Markdown CSS does it. The reader swaps in the real
@@ -44,7 +45,7 @@ class _Layout:
     """Rows of Content for blocks at a width, given Textual's inline conversion."""
 
     def __init__(self, inline) -> None:
-        self.inline = inline  # an inline token -> Content (Textual's MarkdownBlock._token_to_content)
+        self.inline = inline  # an inline token -> Content (as Textual's MarkdownBlock makes it)
         self.consumed = 0  # top-level blocks laid out by the last stack
 
     def block(self, node: SyntaxTreeNode, width: int, top_level: bool, in_list: bool,
@@ -191,6 +192,18 @@ class FirstScreen(MarkdownBlock):
         self.marked = marked
         self._cache: tuple[int, list[Content]] | None = None
         self._ends = False
+        self._inline = Content()
+
+    def _inline_content(self, token: Token) -> Content:
+        """An inline token's text as Textual's Markdown makes a block's (links as ``@click``
+        actions of this block, the reader's inline styles): through MarkdownBlock's
+        ``build_from_token``, which hands it to :meth:`set_content`."""
+        self._inline = Content()
+        self.build_from_token(token)
+        return self._inline
+
+    def set_content(self, content: Content) -> None:
+        self._inline = content  # (shown by render, as rows)
 
     def _is_marked(self, node: SyntaxTreeNode) -> bool:
         return self.marked is not None and node.map is not None and \
@@ -199,7 +212,7 @@ class FirstScreen(MarkdownBlock):
     def laid_out(self, width: int) -> list[Content]:
         """The rows at ``width`` (cells)."""
         if self._cache is None or self._cache[0] != width:
-            layout = _Layout(self._token_to_content)
+            layout = _Layout(self._inline_content)
             try:
                 rows = layout.stack(self.nodes, width, True, False, marked=self._is_marked, max_rows=self.rows)
             except Unsupported:  # the first block

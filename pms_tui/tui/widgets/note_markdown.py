@@ -14,6 +14,7 @@ alignment and links in their cells (:class:`NoteTable`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -23,21 +24,23 @@ from textual.content import Content
 from textual.events import Click, Mount
 from textual.layout import Layout
 from textual.layouts.grid import GridLayout
+from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
-from textual.widgets._markdown import (  # private: tests/tui/test_note_markdown.py checks the look
-    MarkdownBlock,
-    MarkdownBullet,
-    MarkdownBulletList,
-    MarkdownFence,
-    MarkdownListItem,
-    MarkdownOrderedList,
-    MarkdownOrderedListItem,
-    MarkdownParagraph,
-)
+from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from .first_screen import FirstScreen
 from .obsidian import CALLOUT_FAMILIES, ReaderLinks, callout_family, callout_heading, note_parser
+
+if TYPE_CHECKING:
+    from textual.widgets.markdown import MarkdownBlock as BulletList
+    from textual.widgets.markdown import MarkdownBlock as OrderedList
+else:  # Textual's list blocks, public through Markdown.BLOCKS (the module defining them is private)
+    BulletList = Markdown.BLOCKS["bullet_list_open"]
+    OrderedList = Markdown.BLOCKS["ordered_list_open"]
+Paragraph = Markdown.BLOCKS["paragraph_open"]
+OrderedListItem = Markdown.BLOCKS["list_item_ordered_open"]
+ListItems = (OrderedListItem, Markdown.BLOCKS["list_item_unordered_open"])
 
 
 class ItemRow(Horizontal):
@@ -49,43 +52,75 @@ class ItemRow(Horizontal):
     """
 
 
-def _rows(items: Iterable[tuple[MarkdownListItem, str]]) -> ComposeResult:
+class ItemBullet(Widget):
+    """A list item's bullet or number, as Textual's Markdown draws it."""
+
+    DEFAULT_CSS = """
+    ItemBullet {
+        width: auto;
+        color: $text-primary;
+        &:light {
+            color: $text-secondary;
+        }
+    }
+    """
+
+    symbol = reactive("")
+
+    def __init__(self, symbol: str) -> None:
+        super().__init__()
+        self.symbol = symbol
+
+    def get_selection(self, _selection) -> tuple[str, str] | None:
+        return self.symbol, " "
+
+    def render(self) -> Content:
+        return Content(self.symbol)
+
+
+def _children(block: MarkdownBlock) -> list[MarkdownBlock]:
+    """A block's child blocks, taken out of it (MarkdownBlock's own compose hands them over)."""
+    return [b for b in MarkdownBlock.compose(block) if isinstance(b, MarkdownBlock)]
+
+
+def _bullet(item: MarkdownBlock) -> str:
+    return str(getattr(item, "bullet", ""))  # (MarkdownListItem's, given when it is made)
+
+
+def _rows(items: Iterable[tuple[MarkdownBlock, str]]) -> ComposeResult:
     for item, symbol in items:
-        bullet = MarkdownBullet()
-        bullet.symbol = symbol
-        blocks: list[MarkdownBlock] = item._blocks
-        if len(blocks) == 1 and type(blocks[0]) is MarkdownParagraph:
+        bullet = ItemBullet(symbol)
+        blocks = _children(item)
+        if len(blocks) == 1 and type(blocks[0]) is Paragraph:
             yield ItemRow(bullet, blocks[0])
         else:
             yield Horizontal(bullet, Vertical(*blocks))
 
 
-class LightBulletList(MarkdownBulletList):
+class LightBulletList(BulletList):
     def compose(self) -> ComposeResult:
-        yield from _rows((b, b.bullet) for b in self._blocks if isinstance(b, MarkdownListItem))
-        self._blocks.clear()
+        yield from _rows((b, _bullet(b)) for b in _children(self) if isinstance(b, ListItems))
 
 
-class LightOrderedList(MarkdownOrderedList):
+class LightOrderedList(OrderedList):
     def compose(self) -> ComposeResult:  # numbered as Textual numbers them
-        items = [b for b in self._blocks if isinstance(b, MarkdownListItem)]
+        items = [b for b in _children(self) if isinstance(b, ListItems)]
         start = 1
-        if items and isinstance(items[0], MarkdownOrderedListItem):
+        if items and isinstance(items[0], OrderedListItem):
             try:
-                start = int(items[0].bullet)
+                start = int(_bullet(items[0]))
             except ValueError:
                 pass
         width = max((len(f"{n}. ") for n in range(start, start + len(items))), default=0)
         yield from _rows((b, f"{n}. ".rjust(width + 1)) for n, b in enumerate(items, start))
-        self._blocks.clear()
 
 
 class NoteFence(MarkdownFence):
     """A fence highlighted in the language its info string names, and one that names none shown
     as plain text, as GitHub and Obsidian show it (and as the first screen does). Textual's
     guesses the language with Pygments' guess_lexer, which imports every lexer the first time
-    (150-220 ms on the UI thread, right after the app's first paint when the first note shown
-    had such a fence, guessed as "text" anyway) and asks each of them to rate the code, every
+    (on the UI thread, right after the app's first paint when the first note shown had such a
+    fence, guessed as "text" anyway) and asks each of them to rate the code, every
     fence after that."""
 
     DEFAULT_CSS = """
@@ -158,8 +193,8 @@ class NoteQuote(MarkdownBlock):
         if self.callout is not None:
             self.add_class("-callout", f"-callout-{callout_family(self.callout)}")
 
-    def build_from_token(self, token: Token) -> None:
-        self._title = self._token_to_content(token)  # a callout's title (see obsidian._callouts)
+    def set_content(self, content: Content) -> None:
+        self._title = content  # a callout's title (see obsidian._callouts), its inline token's text
 
     @property
     def folded(self) -> bool:
@@ -181,9 +216,8 @@ class NoteQuote(MarkdownBlock):
         title = CalloutTitle(self.callout, self._title or Content(self.callout.capitalize()), self.fold)
         title.update(title.label(self._folded))
         yield title
-        body = Vertical(*self._blocks, classes="callout-body")
+        body = Vertical(*_children(self), classes="callout-body")
         body.display = not self._folded
-        self._blocks.clear()
         yield body
 
 
@@ -197,10 +231,14 @@ class TableCell(Static):
 class NoteTableCell(MarkdownBlock):
     """A header or data cell's text, and its column's alignment (``:-:``, ``-:``)."""
 
-    @property
-    def align(self) -> str:
-        style = str((self._token.attrs or {}).get("style", ""))
-        return style.partition("text-align:")[2].strip() or "left"
+    def __init__(self, markdown: Markdown, token: Token, *args, **kwargs) -> None:
+        super().__init__(markdown, token, *args, **kwargs)
+        style = str((token.attrs or {}).get("style", ""))
+        self.align = style.partition("text-align:")[2].strip() or "left"
+        self.text = Content()
+
+    def set_content(self, content: Content) -> None:
+        self.text = content  # (never shown itself: NoteTable shows it in a TableCell)
 
 
 class NoteTableGrid(Widget):
@@ -268,7 +306,7 @@ class NoteTable(MarkdownBlock):
     """
 
     def _cells(self, block: MarkdownBlock) -> Iterator[MarkdownBlock]:
-        for child in block._blocks:
+        for child in _children(block):
             if child.name == "tr_open":
                 yield child
             yield from self._cells(child)
@@ -289,16 +327,15 @@ class NoteTable(MarkdownBlock):
         rows = [row for row in rows if row]
         cells: list[TableCell] = []
         for header in headers:
-            cell = TableCell(header._content, classes="header").with_tooltip(header._content)
+            cell = TableCell(header.text, classes="header").with_tooltip(header.text)
             cell.styles.text_align = header.align  # type: ignore[assignment]
             cells.append(cell)
         for number, row in enumerate(rows, 1):
             for column, data in enumerate(row, 1):
-                cell = TableCell(data._content, classes=f"row{number} cell", name=f"cell{number}.{column}")
-                cell.with_tooltip(data._content)  # (Content: a note's text is never markup)
+                cell = TableCell(data.text, classes=f"row{number} cell", name=f"cell{number}.{column}")
+                cell.with_tooltip(data.text)  # (Content: a note's text is never markup)
                 cell.styles.text_align = data.align  # type: ignore[assignment]
                 cells.append(cell)
-        self._blocks.clear()
         yield NoteTableGrid(len(headers), cells)
 
 
@@ -324,16 +361,29 @@ class NoteMarkdown(Markdown, can_focus_children=False):
         widget, see :mod:`.first_screen`), mounted with this; ``update(first_screen.text)``
         mounts the note's blocks later."""
         self._first_screen = first_screen
-        self._markdown = first_screen.text  # Textual's source
+
+    @property
+    def source(self) -> str:
+        """The Markdown shown (the first screen's text while it stands in)."""
+        return self._first_screen.text if self._first_screen is not None else super().source
+
+    async def show_blocks(self, text: str, continued: bool = False) -> None:
+        """Mount ``text``'s blocks (in place of a first screen standing in). ``continued``: more
+        pieces will be appended (:meth:`append`), continuing from the start of the last block,
+        which ``append`` re-parses with them; ``update`` would continue from the text's end."""
+        self._first_screen = None
+        if continued:
+            assert not super().source  # (a new widget: append starts from its first line)
+            await self.append(text)
+        else:
+            await self.update(text)
 
     def compose(self) -> ComposeResult:
         if self._first_screen is not None:
             yield self._first_screen
 
-    # Textual's Markdown makes Widget's _on_mount a coroutine: no override can match both
-    # declarations; Textual dispatches either kind alike.
-    def _on_mount(self, event: Mount) -> None:  # type: ignore[override]
-        if self._first_screen is not None:  # not Textual's Markdown's: no update with "" (a thread, a lock)
+    def on_mount(self, event: Mount) -> None:
+        if self._first_screen is not None:  # Textual's Markdown's would update with "" (a thread, a lock)
             event.prevent_default()
 
     @property

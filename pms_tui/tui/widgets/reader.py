@@ -34,7 +34,7 @@ from .note_markdown import NoteMarkdown
 from .obsidian import ReaderLinks
 
 PLAN_HERE_BYTES = 16_000  # a note this small is read and split into pieces on the UI thread
-# Python's full garbage collection (100 ms over the app's objects at load 1) is held back from a
+# Python's full garbage collection (a long pause over the app's objects) is held back from a
 # render until its first paint, or this long at most.
 HOLD_COLLECTION_SECONDS = 1.0
 
@@ -118,7 +118,7 @@ class Reader(Vertical):
         self.target_line = line
         self.show(hit)
 
-    def _blocks(self):
+    def _top_blocks(self):
         """(block, first file line, end file line) of every top-level block shown, top down."""
         for widget, first in ((self.above, self._above_first), (self.markdown, self._main_first)):
             if widget is self.above and not widget.display:
@@ -130,7 +130,7 @@ class Reader(Vertical):
 
     def _block_at(self, line: int, window: NoteWindow | None = None) -> MarkdownBlock | None:
         """The top-level block holding file line ``line`` (or the first one after it)."""
-        for block, start, end in self._blocks():
+        for block, start, end in self._top_blocks():
             if end > line or start >= line:
                 return block
         return None
@@ -162,7 +162,7 @@ class Reader(Vertical):
     def _top_place(self, scroll: VerticalScroll) -> tuple[int, float] | None:
         """(file line of the block at the top of the reader, the part of it above the top)."""
         top = scroll.content_region.y
-        for block, start, _ in self._blocks():
+        for block, start, _ in self._top_blocks():
             region = block.region
             if region.height and region.bottom > top:
                 return start, max(0.0, (top - region.y) / region.height)
@@ -176,7 +176,7 @@ class Reader(Vertical):
         place = self._place
         block = None
         if place is not None:
-            block = next((b for b, start, _ in self._blocks() if start >= place[0]), None)
+            block = next((b for b, start, _ in self._top_blocks() if start >= place[0]), None)
         elif self.hit is not None and self.whole_note:
             block = next((b for b in self._blocks_marked()), None)
         if block is not None:
@@ -190,7 +190,7 @@ class Reader(Vertical):
             self._place = place
 
     def _blocks_marked(self):
-        return (block for block, _, _ in self._blocks() if block.has_class("-match"))
+        return (block for block, _, _ in self._top_blocks() if block.has_class("-match"))
 
     def _warm_up_first_screen(self) -> None:
         """Lay out a first screen once (Textual's inline conversion, wrapping and the styles'
@@ -240,7 +240,7 @@ class Reader(Vertical):
             self._incomplete = text
         await scroll.mount(new, after=old)
         if stand_in is None:
-            await new.update(text)
+            await new.show_blocks(text, continued=bool(self._rest))
         with self.app.batch_update():
             old.display, new.display = False, True
             if stand_in is not None:
@@ -263,8 +263,8 @@ class Reader(Vertical):
             self.run_worker(self._render_pending(), group="reader", exit_on_error=False)
 
     def _hold_collection(self) -> None:
-        """No garbage collection until the render is painted: a full one took 90-105 ms of a
-        followed link's time to its paint (half of it), at random; it runs after the paint."""
+        """No garbage collection until the render is painted: a full one took about half a
+        followed link's time to its paint, at random; it runs after the paint."""
         if gc.isenabled():
             gc.disable()
             self._collection_held = self.set_timer(HOLD_COLLECTION_SECONDS, self._release_collection)
@@ -315,7 +315,7 @@ class Reader(Vertical):
         if hit is not None and whole:
             # reading and scanning a long note happens off the UI thread, before the batch
             # below (which holds back every repaint of the screen until it ends); a small one
-            # here (1-2 ms: the hop to a thread took 5-20 ms of a followed link's time at load 2)
+            # here (the hop to a thread and back costs more than reading it, on a loaded machine)
             line = self.target_line or hit.start_line
             kb = getattr(self.app, "kb", None)  # a PDF's or Word file's text is in the index
             if _size(hit.path) <= PLAN_HERE_BYTES:
@@ -350,14 +350,12 @@ class Reader(Vertical):
                     at = (self.target_line or hit.start_line) - self._main_first
                     marked = (hit.start_line - self._main_first, hit.end_line - self._main_first + 1)
                     first_screen = (max(0, at), any(start >= hi for start, _ in self._rest), marked)
-                markdown = await self._replace_main(text, first_screen)
+                await self._replace_main(text, first_screen)
                 if self._incomplete is not None:  # its first screen is shown; _complete mounts its blocks
                     self._incomplete_target, self.target_line = self.target_line, None
                     self._shown = key
                     self._shown_then_fill(hit)
                     return
-                if self._rest:
-                    self._continue_from_last_block(markdown)
                 first = self._mark_chunk(hit, window)
                 if self.target_line is not None:
                     first = self._block_at(self.target_line) or first
@@ -387,15 +385,6 @@ class Reader(Vertical):
                 self.run_worker(self._fill(generation), group="reader-fill", exit_on_error=False)
 
         self.call_after_refresh(after_paint)
-
-    @staticmethod
-    def _continue_from_last_block(markdown: NoteMarkdown) -> None:
-        """Let ``append`` continue after ``update`` as it continues a stream: from the start of
-        the last block (which it re-parses and updates), not from the end of the text (where
-        it would put the next piece's first block in place of the last one)."""
-        blocks = [b for b in markdown.children if isinstance(b, MarkdownBlock)]
-        if blocks and hasattr(markdown, "_last_parsed_line"):  # Textual's streaming position
-            markdown._last_parsed_line = blocks[-1].source_range[0]
 
     @staticmethod
     def _plan(hit: Hit, line: int, kb=None) -> tuple[NoteWindow, list[tuple[int, int]]]:
@@ -447,9 +436,7 @@ class Reader(Vertical):
             below = scroll.scroll_y
             with self.app.batch_update():
                 scroll.styles.clear_rule("overflow_y")
-                await markdown.update(text)
-                if self._rest:
-                    self._continue_from_last_block(markdown)
+                await markdown.show_blocks(text, continued=bool(self._rest))
                 first = self._mark_chunk(hit, window)
                 target, self._incomplete_target = self._incomplete_target, None
                 if target is not None:
@@ -463,7 +450,7 @@ class Reader(Vertical):
         self.call_after_refresh(painted)
 
     def _first_block(self) -> MarkdownBlock | None:
-        return next((block for block, _, _ in self._blocks()), None)
+        return next((block for block, _, _ in self._top_blocks()), None)
 
     def _keep_place(self, y: float, height: int) -> None:
         """Lines were added above the screen: scroll down by their height."""
@@ -488,7 +475,7 @@ class Reader(Vertical):
     def _mark_chunk(self, hit: Hit, window: NoteWindow) -> MarkdownBlock | None:
         """Mark the top-level blocks of the chunk; return the first."""
         first = None
-        for block, start, end in self._blocks():
+        for block, start, end in self._top_blocks():
             inside = start <= hit.end_line and end > hit.start_line
             block.set_class(inside, "-match")
             if inside and first is None:
