@@ -279,3 +279,63 @@ def test_a_refresh_of_the_results_leaves_a_followed_note_in_the_reader(vault_hom
             assert _reader_note(app) == screen.results.hits[0].relpath == "Gamma.md"
 
     run(scenario())
+
+
+def test_the_links_panel_loads_off_the_ui_thread_and_drops_a_superseded_note(vault_home):
+    """The panel's links, backlinks, mentions and related notes are read in a worker: while a
+    slow note loads, the UI still answers keys; a note followed meanwhile is what the panel
+    shows, and the slow note's result, arriving last, is not applied."""
+    import threading
+
+    from pms_tui.tui.widgets.links_panel import PanelEntry
+
+    gate, entered, returned = threading.Event(), threading.Event(), threading.Event()
+
+    async def scenario():
+        app = make_app(vault_home, load_model=False)
+        async with app.run_test(size=(160, 40)) as pilot:
+            screen = app.search_screen
+            await _search_home(app, pilot)
+            await pilot.press("f6")
+            await settle(app, pilot)
+            panel = screen.query_one(LinksPanel)
+            assert panel.content is not None and panel.content.title == "Home"
+            real = app.kb.backlinks
+
+            def slow_for_alpha(name, *args, **kwargs):  # the index answering Alpha's panel slowly
+                if name.endswith("Alpha.md"):
+                    entered.set()
+                    gate.wait(5)
+                    returned.set()
+                return real(name, *args, **kwargs)
+
+            app.kb.backlinks = slow_for_alpha
+            screen.links.open(PanelEntry("v", "Alpha.md", 1))
+            for _ in range(500):
+                if entered.is_set():
+                    break
+                await pilot.pause(0.01)
+            assert entered.is_set()
+            # the UI answers a key while Alpha's panel is still being read
+            option_list = panel.option_list
+            option_list.focus()
+            await pilot.pause()
+            before = option_list.highlighted
+            await pilot.press("down")
+            assert option_list.highlighted != before and not returned.is_set()
+            # a newer note: its panel is shown, though Alpha's load has not ended
+            screen.links.open(PanelEntry("v", "Gamma.md", 1))
+            for _ in range(500):
+                if panel.content.title == "Gamma":
+                    break
+                await pilot.pause(0.01)
+            assert panel.content.title == "Gamma" and not returned.is_set()
+            gate.set()  # Alpha's result arrives last: it is not applied
+            await app.wait_for_work()
+            await pilot.pause()
+            assert returned.is_set() and panel.content.title == "Gamma" and _reader_note(app) == "Gamma.md"
+
+    try:
+        run(scenario())
+    finally:
+        gate.set()

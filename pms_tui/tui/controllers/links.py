@@ -9,7 +9,10 @@ screen only through :class:`Host` (the reader, the links panel, notifications).
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from urllib.parse import quote, unquote, urlsplit
+
+from textual.worker import get_current_worker
 
 from pms_tui.core.errors import PmsError, describe
 from pms_tui.core.kb import KnowledgeBase, is_document_name, read_note, split_frontmatter
@@ -18,12 +21,13 @@ from pms_tui.core.results import Hit, Link
 from pms_tui.core.safe_text import one_line
 
 from ..reading_history import Place, ReadingHistory
-from . import Host
+from . import Host, thread_worker, while_running
 from ..widgets.links_panel import LinksPanel, PanelContent, PanelEntry
 from ..widgets.reader import Reader
 
 LINK_SCHEME = "pms-note:"  # what a followable link in the reader points to
 NOWHERE_SCHEME = "pms-nowhere:"  # a link the index could not resolve: clicking it says why
+PANEL_GROUP = "links-panel"  # the panel's loading worker: one at a time, the newest note's
 
 
 def refusal(link: Link) -> str:
@@ -235,47 +239,67 @@ class LinksController:
         return shown
 
     def fill_panel(self, hit: Hit | None) -> None:
+        """Fill the panel for ``hit``'s note: its links, backlinks, mentions and related notes
+        are read in an exclusive thread worker (a newer note cancels the older load), and
+        shown only if the reader still shows that note when they arrive."""
         if hit is None or self.kb is None:
             self.panel.show(PanelContent("", self.history.trail(), [], [], [], [], []))
             return
-        name = f"{hit.collection}/{hit.relpath}"
+        thread_worker(self.host, "load_links_panel", PANEL_GROUP, self._load_panel, self.kb, hit,
+                      self.history.trail(), exclusive=True)
+
+    def _load_panel(self, kb: KnowledgeBase, hit: Hit, trail: str) -> None:
         try:
-            links = self.kb.links(name)
-            backlinks = self.kb.backlinks(name)
-            mentions = self.kb.mentions(name, limit=20)
+            content = panel_content(kb, hit, trail)
         except PmsError as exc:
-            self.notify(describe(exc), severity="warning")
+            self.host.app.call_from_thread(self.notify, describe(exc), severity="warning")
             return
-        related, why = [], ""
-        if self.kb.model_mismatch:
-            why = "related notes need `pms-tui reindex`"
-        else:
-            related = self.kb.related(name, k=10)
-            if not related:
-                why = "no vectors yet for this note (sync embeds them)"
-        try:
-            body, offset = _note_text(hit, self.kb)
-            outline = [(h.text, h.level, h.start + offset + 1) for h in headings(body)]
-        except (OSError, PmsError):
-            outline = []
-        linked = {r.target_path for r in links if r.resolved}
-        content = PanelContent(
-            title=hit.title,
-            trail=self.history.trail(),
-            outline=outline,
-            links=[(_shown(link), PanelEntry(link.collection, link.target_path or "", link.target_line or 1)
-                    if link.resolved else None, link.status) for link in links],
-            backlinks=[(b.source_title or b.source, b.text.strip(), PanelEntry(b.collection, b.source, b.line))
-                       for b in backlinks],
-            mentions=[(m.title, m.text, PanelEntry(m.collection, m.path, m.line)) for m in mentions],
-            related=[(r.title, r.score, ("↔ " if r.links_here else "→ ") if r.path in linked else
-                      ("← " if r.links_here else "  "), PanelEntry(r.collection, r.path, r.line))
-                     for r in related],
-            related_note=why,
-        )
-        self.panel.show(content)
+        if not get_current_worker().is_cancelled:
+            self.host.app.call_from_thread(self._panel_loaded, (hit.collection, hit.relpath), content)
+
+    @while_running
+    def _panel_loaded(self, note: tuple[str, str], content: PanelContent) -> None:
+        if note != self.note or not self.panel.has_class("-shown"):
+            return  # another note is in the reader now (its own load is on its way), or the panel was hidden
+        self.panel.show(replace(content, trail=self.history.trail()))
         self.panel.show_trail(self.history.trail(), self.history.can_go_back, self.history.can_go_forward,
                               self.title if self.note is not None else "")
+
+
+def panel_content(kb: KnowledgeBase, hit: Hit, trail: str) -> PanelContent:
+    """What the links panel lists for ``hit``'s note (read from the index and the note's file:
+    run off the UI thread). Raises PmsError when the note cannot be read."""
+    name = f"{hit.collection}/{hit.relpath}"
+    links = kb.links(name)
+    backlinks = kb.backlinks(name)
+    mentions = kb.mentions(name, limit=20)
+    related, why = [], ""
+    if kb.model_mismatch:
+        why = "related notes need `pms-tui reindex`"
+    else:
+        related = kb.related(name, k=10)
+        if not related:
+            why = "no vectors yet for this note (sync embeds them)"
+    try:
+        body, offset = _note_text(hit, kb)
+        outline = [(h.text, h.level, h.start + offset + 1) for h in headings(body)]
+    except (OSError, PmsError):
+        outline = []
+    linked = {r.target_path for r in links if r.resolved}
+    return PanelContent(
+        title=hit.title,
+        trail=trail,
+        outline=outline,
+        links=[(_shown(link), PanelEntry(link.collection, link.target_path or "", link.target_line or 1)
+                if link.resolved else None, link.status) for link in links],
+        backlinks=[(b.source_title or b.source, b.text.strip(), PanelEntry(b.collection, b.source, b.line))
+                   for b in backlinks],
+        mentions=[(m.title, m.text, PanelEntry(m.collection, m.path, m.line)) for m in mentions],
+        related=[(r.title, r.score, ("↔ " if r.links_here else "→ ") if r.path in linked else
+                  ("← " if r.links_here else "  "), PanelEntry(r.collection, r.path, r.line))
+                 for r in related],
+        related_note=why,
+    )
 
 
 def _shown(link: Link) -> str:
