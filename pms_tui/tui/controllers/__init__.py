@@ -1,17 +1,21 @@
-"""What the search screen does besides searching, one part per concern, each a class the
-screen is made of (:class:`pms_tui.tui.screens.search.SearchScreen`): ``query`` (the search
-language's views, history, saved searches, evidence), ``notes`` (reader, editor, clipboard),
-``sync`` (sync, watch, the bundled guide, adding a folder), ``clip`` (clipping a web page)
-and ``links`` (following links, back and forward, the links panel).
+"""The parts the search screen (:class:`pms_tui.tui.screens.search.SearchScreen`) is made
+of, one per concern, over its declared state (``state``: the reactives, the panes, the
+counts): ``search_runs`` (search as you type), ``query`` (the search language's views,
+history, saved searches, evidence), ``notes`` (reader, editor, clipboard), ``sync`` (sync,
+watch, the bundled guide, adding a folder), ``clip`` (clipping a web page) and ``links``
+(following links, back and forward, the links panel).
 
 A part holds its key actions, its workers (``@work``) and the handlers of the messages its
 workers post, where Textual looks for them: on the screen. Textual calls every class's
 handler of a message along the screen's MRO, so two parts may each handle one message
-(``IndexChanged``, ``ResultsList.HitHighlighted``) and nothing is handed on. What a part
+(``SearchCompleted``, ``ResultsList.HitHighlighted``) and nothing is handed on. What a part
 keeps between calls is either a reactive declared in
-:class:`pms_tui.tui.screens.search_state.SearchState`, with that part as its one owner, or a
+:class:`.state.SearchState`, with that part as its one owner, or a
 private attribute of its own, set up in its ``init_*`` method. A part asks another for
-something by posting a message (:mod:`pms_tui.tui.messages`), never by calling it.
+something by posting a message (:mod:`pms_tui.tui.messages`), never by calling it; what all
+of them use (the panes, ``request_search``, the counts) is in ``state`` and ``search_runs``,
+which they subclass. There is no interface between the parts and the screen to keep: a part
+is the screen.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@ shown only if it is still the newest. A search whose query was typed over stops 
 step in SQLite (``KnowledgeBase.search(stop=...)``), so the newest query has the cores to
 itself; a stopped search shows nothing and says nothing.
 
-A mixin of :class:`~pms_tui.tui.screens.search.SearchScreen`: Textual finds the worker and the
-``on_search_completed`` handler on the screen's class.
+The part of :class:`~pms_tui.tui.screens.search.SearchScreen` every other part builds on: it
+owns the ``answer`` reactive (how the shown search was answered, for the status line) and the
+last result shown; Textual finds the worker and ``on_search_completed`` on the screen.
 """
 
 from __future__ import annotations

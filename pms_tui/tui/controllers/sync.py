@@ -10,7 +10,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import work
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from pms_tui.core.config import load_state, save_state
