@@ -1,7 +1,7 @@
 """Clip a web page into a collection; a duplicate or a failure is offered again on the next try.
 
 A part of :class:`pms_tui.tui.screens.search.SearchScreen`: it owns the ``clipping`` reactive
-(screens.search_state), the clip worker and its messages."""
+(controllers.state), the clip worker and its messages."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pms_tui.core.errors import describe
 
 from ..messages import ClipFailed, ClipFinished
 from ..sample import is_sample_path
-from .search_runs import SearchRuns
 from . import opened, while_running
+from .search_runs import SearchRuns
 
 if TYPE_CHECKING:
     from ..dialogs.clip import ClipRequest

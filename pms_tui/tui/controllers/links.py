@@ -3,7 +3,7 @@ panel (outline, links, backlinks, unlinked mentions, related notes) and how link
 the reader (live ones as links, dangling ones struck through, embeds with their passage).
 
 A part of :class:`pms_tui.tui.screens.search.SearchScreen`: it owns the ``links_shown``
-reactive (screens.search_state), the way taken, the links of the note in the reader, the
+reactive (controllers.state), the way taken, the links of the note in the reader, the
 panel's loading worker and the messages of the reader and the panel.
 """
 
@@ -24,11 +24,11 @@ from pms_tui.core.results import Hit, Link
 from pms_tui.core.safe_text import one_line
 
 from ..reading_history import Place, ReadingHistory
-from .search_runs import SearchRuns
 from ..widgets.links_panel import LinksPanel, PanelContent, PanelEntry
 from ..widgets.reader import Reader
 from ..widgets.results import ResultsList
 from . import while_running
+from .search_runs import SearchRuns
 
 LINK_SCHEME = "pms-note:"  # what a followable link in the reader points to
 NOWHERE_SCHEME = "pms-nowhere:"  # a link the index could not resolve: clicking it says why

@@ -2,7 +2,7 @@
 history, saved searches and the evidence panel.
 
 A part of :class:`pms_tui.tui.screens.search.SearchScreen`: it owns the ``view``, ``sort`` and
-``evidence_shown`` reactives (screens.search_state), the evidence and explain workers, and
+``evidence_shown`` reactives (controllers.state), the evidence and explain workers, and
 what the history and saved searches keep.
 """
 
@@ -26,9 +26,9 @@ if TYPE_CHECKING:
 from ..history import History, clean_query, fingerprint
 from ..messages import IndexChanged, QueryUsed, SearchCompleted
 from ..result_rows import SORTS, VIEWS, group
-from .search_runs import SearchRuns
 from ..widgets.results import ResultsList
 from . import opened, while_running
+from .search_runs import SearchRuns
 
 VIEW_STATE = "results_view"  # remembered in the app state (state.json), like the theme
 READ_SECONDS = 4.0  # a hit highlighted this long counts as read: its query enters the history

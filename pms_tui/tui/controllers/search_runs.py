@@ -21,8 +21,8 @@ from textual.worker import get_current_worker
 from pms_tui.core.errors import describe
 from pms_tui.core.kb import SearchStopped
 
-from . import opened, while_running
 from ..messages import SearchCompleted
+from . import opened, while_running
 from .state import Answer, SearchState
 
 if TYPE_CHECKING:

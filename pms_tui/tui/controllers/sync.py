@@ -1,7 +1,7 @@
 """Sync in the background, the bundled guide on first run, and adding a folder of notes.
 
 A part of :class:`pms_tui.tui.screens.search.SearchScreen`: it owns the ``sync_words``,
-``text_words`` and ``watch_words`` reactives (screens.search_state), the sync, text-sync,
+``text_words`` and ``watch_words`` reactives (controllers.state), the sync, text-sync,
 watch and add-a-folder workers, and the messages they post."""
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from ..messages import (
     WatchModeChanged,
 )
 from ..sample import OFFERED_STATE, SAMPLE_NAME, sample_dir
+from . import opened, while_running
 from .search_runs import SearchRuns
 from .state import STOPPING
-from . import opened, while_running
 
 if TYPE_CHECKING:
     from ..dialogs.add_collection import AddCollectionRequest

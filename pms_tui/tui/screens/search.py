@@ -2,8 +2,8 @@
 
 It is made of parts, one per concern, each with its own actions, workers and message
 handlers (:mod:`pms_tui.tui.controllers`), over the state they share, declared as reactives
-in :mod:`.search_state`; it searches as you type (:mod:`.search_runs`). What is left here:
-the layout, the start, the model, the mode and the collection filter.
+in :mod:`pms_tui.tui.controllers.state`; it searches as you type (``controllers.search_runs``).
+What is left here: the layout, the start, the model, the mode and the collection filter.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from ..controllers.clip import ClipPart
 from ..controllers.links import LinksPart
 from ..controllers.notes import NotePart
 from ..controllers.query import QueryPart
+from ..controllers.state import SearchState
 from ..controllers.sync import SyncPart
 from ..keys import SEARCH_BINDINGS
 from ..messages import ModelFailed, ModelLoaded
@@ -39,7 +40,6 @@ from ..widgets.results import ResultsList
 from ..widgets.search_bar import SearchBar, search_placeholder
 from ..widgets.status import StatusLine
 from .search_palette import palette_commands
-from ..controllers.state import SearchState
 
 if TYPE_CHECKING:
     from pms_tui.core.kb import KnowledgeBase
@@ -103,7 +103,7 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
         self.read_clipboard = read_clipboard
         self.collection_names = []
         self.has_sample_collection = False
-        # each part's own attributes (its reactives are declared in search_state)
+        # each part's own attributes (its reactives are declared in controllers.state)
         self.init_search_runs()
         self.init_queries()
         self.init_sync()
