@@ -64,7 +64,7 @@ def wrap(obj, attr, name, thread_cpu=False):
 
 async def main(home, prof_out=None):
     from pms_tui.tui.app import PmsApp
-    from pms_tui.tui.screens import search_runs
+    from pms_tui.tui.controllers import search_runs
     from pms_tui.tui.screens.search import SearchScreen
     from pms_tui.tui.widgets import results as results_mod, reader as reader_mod, status as status_mod, query_bits
     from pms_tui.core.kb import KnowledgeBase
@@ -79,7 +79,7 @@ async def main(home, prof_out=None):
     wrap(match_quality, "assess", "  match_quality")
     wrap(results_mod.ResultsList, "_layout", "show_hits: layout+rebuild")
     wrap(results_mod.ResultsList, "_rebuild", "  rebuild options")
-    wrap(status_mod.StatusLine, "update_status", "status")
+    wrap(status_mod.StatusLine, "_render_status", "status")
     if hasattr(results_mod.ResultsList, "_add_rest"):
         orig_rest = results_mod.ResultsList._add_rest
         def add_rest(self, build):
@@ -92,7 +92,7 @@ async def main(home, prof_out=None):
             return r
         results_mod.ResultsList._add_rest = add_rest
     wrap(query_bits.FilterChips, "show_query", "chips")
-    wrap(links_mod.LinksController, "show_result", "links.show_result (sync part)")
+    wrap(links_mod.LinksPart, "show_result", "links.show_result (sync part)")
     wrap(search_runs.SearchRuns, "on_search_completed", "on_search_completed total")
     # time from worker posting to handler start
     orig_post = None

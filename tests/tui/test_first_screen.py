@@ -91,9 +91,9 @@ def test_the_first_screen_is_one_widget_that_looks_as_the_blocks_do_and_links_wo
                 return post(message)
 
             reader.post_message = record
-            screen.links.open(PanelEntry("v", "Far.md", 1))
+            screen.open_entry(PanelEntry("v", "Far.md", 1))
             await settle(app, pilot)
-            screen.links.open(PanelEntry("v", "Hub.md", 1))
+            screen.open_entry(PanelEntry("v", "Hub.md", 1))
             await settle(app, pilot)
             first_rows, children, width = painted[-1]
             assert [type(c) for c in children] == [FirstScreen]  # one widget painted first
@@ -124,7 +124,7 @@ def test_keys_pressed_while_the_first_screen_is_up_are_not_lost(tmp_path: Path):
             await settle(app, pilot)
             screen = app.search_screen
             reader = screen.reader
-            screen.links.open(PanelEntry("v", "Far.md", 1))
+            screen.open_entry(PanelEntry("v", "Far.md", 1))
             await settle(app, pilot)
             stand_ins = []
             post = reader.post_message
@@ -135,7 +135,7 @@ def test_keys_pressed_while_the_first_screen_is_up_are_not_lost(tmp_path: Path):
                 return post(message)
 
             reader.post_message = record
-            screen.links.open(PanelEntry("v", "Hub.md", 1))
+            screen.open_entry(PanelEntry("v", "Hub.md", 1))
             await pilot.press("alt+left", "alt+right", "alt+left")  # Far, Hub, Far
             await settle(app, pilot)
             assert reader.hit.relpath == "Far.md" and reader.markdown.first_screen is None
@@ -161,7 +161,7 @@ def test_a_link_in_the_first_screen_is_followed_by_a_click(tmp_path: Path):
                 return None
 
             reader._complete = never
-            screen.links.open(PanelEntry("v", "Hub.md", 1))
+            screen.open_entry(PanelEntry("v", "Hub.md", 1))
             await settle(app, pilot)
             stand_in = reader.markdown.first_screen
             assert stand_in is not None
@@ -223,9 +223,9 @@ def test_the_first_screen_shows_callouts_ids_embeds_and_wide_fences_as_the_block
                 return post(message)
 
             reader.post_message = record
-            screen.links.open(PanelEntry("v", "Far.md", 1))
+            screen.open_entry(PanelEntry("v", "Far.md", 1))
             await settle(app, pilot)
-            screen.links.open(PanelEntry("v", "Obsidian.md", 1))
+            screen.open_entry(PanelEntry("v", "Obsidian.md", 1))
             await settle(app, pilot)
             first_rows, children = painted[-1]
             assert [type(c) for c in children] == [FirstScreen]

@@ -42,7 +42,7 @@ def test_search_while_a_sync_embeds_shows_results_of_the_current_query(tmp_path)
             await wait_for_model(app, pilot)
             screen = app.search_screen
             await pilot.press("ctrl+s")
-            assert await until(pilot, lambda: screen.syncing._text_done)  # text in, vectors embedding
+            assert await until(pilot, lambda: screen._text_done)  # text in, vectors embedding
             for query in ("lantern", "saffron"):
                 for char in query:
                     await pilot.press(char)
@@ -77,7 +77,7 @@ def test_the_stop_key_stops_a_sync_and_the_next_start_carries_on(tmp_path):
             await wait_for_model(app, pilot)
             screen = app.search_screen
             await pilot.press("ctrl+s")
-            assert await until(pilot, lambda: screen.syncing._text_done)
+            assert await until(pilot, lambda: screen._text_done)
             await pilot.press("ctrl+z")
             # stopping cancels the sync's worker at once; its thread finishes the note it is on,
             # then reports: wait for that report, not for the (already cancelled) worker

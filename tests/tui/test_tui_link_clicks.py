@@ -121,7 +121,7 @@ def test_clicking_each_kind_of_link(home: Path, size):
             app.copy_to_clipboard = copied.append  # (the terminal's clipboard is not the test's)
             cells: dict[str, tuple[int, int]] | None = None
             for href, goes, says in CASES:
-                screen.links.open(PanelEntry("v", "Home.md", 1))
+                screen.open_entry(PanelEntry("v", "Home.md", 1))
                 await settle(app, pilot)
                 assert reader.hit is not None and reader.hit.relpath == "Home.md"
                 cells = cells or link_cells(app)  # Home.md is shown the same way each time
@@ -140,7 +140,7 @@ def test_clicking_each_kind_of_link(home: Path, size):
                     note, line = goes
                     assert reader.hit.relpath == note and reader.whole_note, href
                     assert reader.hit.start_line <= line <= reader.hit.end_line, (href, reader.hit)
-                    assert screen.links.history.current.line == line
+                    assert screen.reading_history.current.line == line
             assert copied == ["https://example.com/page"]
     run(scenario())
 
@@ -151,7 +151,7 @@ def test_links_inside_a_table_and_nested_headings_are_followed(home: Path):
         async with app.run_test(size=(120, 80)) as pilot:
             await settle(app, pilot)
             screen = app.search_screen
-            screen.links.open(PanelEntry("v", "Home.md", 1))
+            screen.open_entry(PanelEntry("v", "Home.md", 1))
             await settle(app, pilot)
             text, links, _ = reader_shown(screen.reader)
             assert "[[" not in text  # every wikilink was read and rendered
@@ -193,7 +193,7 @@ def test_resizes_and_the_panel_keep_the_readers_place(tmp_path: Path):
             screen = app.search_screen
             reader = screen.reader
             scroll = screen.query_one("#reader-scroll")
-            screen.links.open(PanelEntry("v", "Long.md", part))
+            screen.open_entry(PanelEntry("v", "Long.md", part))
             await settle(app, pilot)
 
             def top_line() -> int | None:
@@ -265,7 +265,7 @@ def test_the_panel_names_the_notes_links_lead_to(home: Path):
         async with app.run_test(size=(160, 50)) as pilot:
             await settle(app, pilot)
             screen = app.search_screen
-            screen.links.open(PanelEntry("v", "Home.md", 1), record=False)
+            screen.open_entry(PanelEntry("v", "Home.md", 1), record=False)
             await settle(app, pilot)
             await pilot.press("f6")
             await settle(app, pilot)

@@ -79,7 +79,7 @@ def test_follow_links_back_forward_and_panel(vault_home):
             assert "The plan of beta" in text  # the embed's passage, in place
             # follow the first link from the reader (what a click does)
             href = links[0][1]
-            assert screen.links.follow_href(href)
+            assert screen.follow_href(href)
             await settle(app, pilot)
             assert _reader_note(app) == "Alpha.md" and screen.reader.whole_note
             # the panel: keyboard only from here
@@ -111,7 +111,7 @@ def test_follow_links_back_forward_and_panel(vault_home):
             await pilot.press("f8")
             await settle(app, pilot)
             assert _reader_note(app) == "Alpha.md"
-            assert screen.links.follow_latencies_ms  # the app's own follow timing
+            assert screen.follow_latencies_ms  # the app's own follow timing
     run(scenario())
 
 
@@ -123,11 +123,11 @@ def test_outline_and_heading_links_scroll_to_their_line(vault_home):
             screen = app.search_screen
             from pms_tui.tui.widgets.links_panel import PanelEntry
 
-            screen.links.open(PanelEntry("v", "Gamma.md", 5))  # [[Gamma#Deep]]: line 5
+            screen.open_entry(PanelEntry("v", "Gamma.md", 5))  # [[Gamma#Deep]]: line 5
             await settle(app, pilot)
             scroll = screen.query_one("#reader-scroll")
             assert _reader_note(app) == "Gamma.md" and scroll.scroll_y > 0
-            screen.links.open(PanelEntry("", "", 1))  # the outline's first heading: the top
+            screen.open_entry(PanelEntry("", "", 1))  # the outline's first heading: the top
             await settle(app, pilot)
             assert scroll.scroll_y == 0
     run(scenario())
@@ -146,7 +146,7 @@ def test_wikilink_in_inline_code_beside_a_real_link_stays_code(tmp_path: Path):
         async with app.run_test(size=(120, 30)) as pilot:
             await settle(app, pilot)
             screen = app.search_screen
-            screen.links.open(PanelEntry("v", "Code.md", 1))
+            screen.open_entry(PanelEntry("v", "Code.md", 1))
             await settle(app, pilot)
             text, links, _ = reader_shown(screen.reader)
             assert "Write [[Alpha]] to link" in text  # the code is left as written
@@ -182,11 +182,11 @@ def test_a_long_note_is_shown_from_the_followed_heading_and_filled_in_around_it(
                 return post(message)
 
             reader.post_message = record_first_paint
-            screen.links.open(PanelEntry("v", "Start.md", 1))
+            screen.open_entry(PanelEntry("v", "Start.md", 1))
             await settle(app, pilot)
-            link = next(x for x in screen.links.links_by_line.values() for x in x)
+            link = next(x for x in screen.links_by_line.values() for x in x)
             assert link.target_line == part30
-            screen.links.open(PanelEntry("v", "Long.md", part30))  # what following the link does
+            screen.open_entry(PanelEntry("v", "Long.md", part30))  # what following the link does
             await settle(app, pilot)
             first = shown_first[-1]
             assert first.startswith("## Part 30") and "# Long" not in first  # the target at once, not the note
@@ -199,7 +199,7 @@ def test_a_long_note_is_shown_from_the_followed_heading_and_filled_in_around_it(
             top = next(b for b in reader.markdown.children if (b.source or "").startswith("## Part 30"))
             scroll = screen.query_one("#reader-scroll")
             assert scroll.scroll_y > 0 and 0 <= top.region.y - scroll.region.y <= 2  # still at the top (its margin)
-            screen.links.open(PanelEntry("", "", 1))  # the outline's first heading: the top
+            screen.open_entry(PanelEntry("", "", 1))  # the outline's first heading: the top
             await settle(app, pilot)
             assert scroll.scroll_y == 0
             await pilot.press("alt+left")  # back to Start
@@ -240,16 +240,16 @@ def test_a_note_of_a_few_screens_is_painted_from_its_first_screen_and_the_last_n
                 return post(message)
 
             reader.post_message = record
-            screen.links.open(PanelEntry("v", "Big.md", 1))
+            screen.open_entry(PanelEntry("v", "Big.md", 1))
             await settle(app, pilot)
             assert "- point 199" in reader.source
             big_blocks = reader.markdown
-            screen.links.open(PanelEntry("v", "Mid.md", 1))
+            screen.open_entry(PanelEntry("v", "Mid.md", 1))
             await settle(app, pilot)
             first, painted_at, markdowns = shown[-1]
             assert first.startswith("# Mid") and "Paragraph 0 " in first and "Paragraph 29" not in first
             assert first.count("\n") <= FIRST_LINES + 2
-            assert painted_at is not None and screen.links.follow_latencies_ms
+            assert painted_at is not None and screen.follow_latencies_ms
             assert markdowns == 3  # the lines above, the new note, and the old one (hidden), until then
             assert "Paragraph 29" in reader.source  # the rest arrived
             assert not big_blocks.is_attached and len(screen.query_one("#reader-scroll").children) == 2
@@ -264,7 +264,7 @@ def test_a_refresh_of_the_results_leaves_a_followed_note_in_the_reader(vault_hom
         app = make_app(vault_home, load_model=False)
         async with app.run_test(size=(140, 40)) as pilot:
             screen = app.search_screen
-            assert screen.links.follow_href((await _search_home(app, pilot))[1][0][1])
+            assert screen.follow_href((await _search_home(app, pilot))[1][0][1])
             await settle(app, pilot)
             assert _reader_note(app) == "Alpha.md"
             screen.request_search(immediate=True)  # what a sync's refresh does: the same query again
@@ -279,3 +279,63 @@ def test_a_refresh_of_the_results_leaves_a_followed_note_in_the_reader(vault_hom
             assert _reader_note(app) == screen.results.hits[0].relpath == "Gamma.md"
 
     run(scenario())
+
+
+def test_the_links_panel_loads_off_the_ui_thread_and_drops_a_superseded_note(vault_home):
+    """The panel's links, backlinks, mentions and related notes are read in a worker: while a
+    slow note loads, the UI still answers keys; a note followed meanwhile is what the panel
+    shows, and the slow note's result, arriving last, is not applied."""
+    import threading
+
+    from pms_tui.tui.widgets.links_panel import PanelEntry
+
+    gate, entered, returned = threading.Event(), threading.Event(), threading.Event()
+
+    async def scenario():
+        app = make_app(vault_home, load_model=False)
+        async with app.run_test(size=(160, 40)) as pilot:
+            screen = app.search_screen
+            await _search_home(app, pilot)
+            await pilot.press("f6")
+            await settle(app, pilot)
+            panel = screen.query_one(LinksPanel)
+            assert panel.content is not None and panel.content.title == "Home"
+            real = app.kb.backlinks
+
+            def slow_for_alpha(name, *args, **kwargs):  # the index answering Alpha's panel slowly
+                if name.endswith("Alpha.md"):
+                    entered.set()
+                    gate.wait(5)
+                    returned.set()
+                return real(name, *args, **kwargs)
+
+            app.kb.backlinks = slow_for_alpha
+            screen.open_entry(PanelEntry("v", "Alpha.md", 1))
+            for _ in range(500):
+                if entered.is_set():
+                    break
+                await pilot.pause(0.01)
+            assert entered.is_set()
+            # the UI answers a key while Alpha's panel is still being read
+            option_list = panel.option_list
+            option_list.focus()
+            await pilot.pause()
+            before = option_list.highlighted
+            await pilot.press("down")
+            assert option_list.highlighted != before and not returned.is_set()
+            # a newer note: its panel is shown, though Alpha's load has not ended
+            screen.open_entry(PanelEntry("v", "Gamma.md", 1))
+            for _ in range(500):
+                if panel.content.title == "Gamma":
+                    break
+                await pilot.pause(0.01)
+            assert panel.content.title == "Gamma" and not returned.is_set()
+            gate.set()  # Alpha's result arrives last: it is not applied
+            await app.wait_for_work()
+            await pilot.pause()
+            assert returned.is_set() and panel.content.title == "Gamma" and _reader_note(app) == "Gamma.md"
+
+    try:
+        run(scenario())
+    finally:
+        gate.set()

@@ -61,7 +61,7 @@ def home(tmp_path_factory) -> Path:
 
 async def _open(app, pilot, path: str) -> None:
     await settle(app, pilot)
-    app.search_screen.links.open(PanelEntry("v", path, 1))
+    app.search_screen.open_entry(PanelEntry("v", path, 1))
     await settle(app, pilot)
     for _ in range(40):  # the first screen stands in until the note's blocks are mounted
         if app.search_screen.reader.markdown.first_screen is None:
@@ -188,7 +188,7 @@ def test_a_link_to_a_hidden_block_id_still_lands_on_its_block(home):
     async def scenario(app, pilot, shown):
         screen = app.search_screen
         links = [link for _, c in shown() for link in _hrefs(c)]
-        assert screen.links.follow_href(next(href for label, href in links if label == "to the block"))
+        assert screen.follow_href(next(href for label, href in links if label == "to the block"))
         await settle(app, pilot)
         assert screen.reader.hit.relpath == "Target.md"
         scroll = screen.query_one("#reader-scroll")

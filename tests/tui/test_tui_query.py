@@ -105,7 +105,7 @@ def test_notes_view_expands_and_toggles_and_is_remembered(query_home):
             await wait_for_model(app, pilot)
             await type_query(app, pilot, "commit rebase abort squash")
             rows = screen.results.rows
-            assert screen.queries.view == "notes"
+            assert screen.view == "notes"
             keys = [r.note for r in rows]
             assert len(keys) == len(set(keys)), "one row per note"
             first = rows[0]
@@ -119,12 +119,12 @@ def test_notes_view_expands_and_toggles_and_is_remembered(query_home):
             assert not any(r.extra for r in screen.results.rows)
             await pilot.press("f3")  # every passage
             await settle(app, pilot)
-            assert screen.queries.view == "passages"
+            assert screen.view == "passages"
             assert len(screen.results.rows) == len(screen.results.hits)
         app2 = make_app(query_home, load_model=False)
         async with app2.run_test(size=(120, 36)) as pilot:
             await settle(app2, pilot)
-            assert app2.search_screen.queries.view == "passages"
+            assert app2.search_screen.view == "passages"
 
     run(scenario())
 
@@ -139,7 +139,7 @@ def test_sort_by_modified(query_home):
             await pilot.press("f12")
             await settle(app, pilot)
             times = [r.hit.modified for r in screen.results.rows]
-            assert times == sorted(times, reverse=True) and screen.queries.sort == "modified"
+            assert times == sorted(times, reverse=True) and screen.sort == "modified"
             assert notes_listed(screen)[0] == "work/plans.md"
 
     run(scenario())
@@ -185,19 +185,19 @@ def test_saved_search_reruns_and_reports_changes_after_sync(query_home, tui_note
             app.screen.query_one("#name-input").value = "git notes"
             await pilot.press("enter")
             await settle(app, pilot)
-            assert "git notes" in screen.queries.history.saved
+            assert "git notes" in screen.query_history.saved
             write_note(tui_notes, "git/stash.md", "---\ntags: [git]\n---\n# Stash\n\nStash work.\n", 1_800_000_000)
             screen.action_sync()
             await settle(app, pilot, rounds=6)
-            assert screen.queries.history.saved["git notes"].changed
+            assert screen.query_history.saved["git notes"].changed
             labels = [c[0] for c in screen.palette_commands()]
             assert "Saved: git notes (changed)" in labels
             screen.search_bar.value = ""
-            screen.queries.run_saved("git notes")
+            screen.run_saved("git notes")
             await settle(app, pilot)
             assert screen.search_bar.value == "tag:git"
             assert "notes/git/stash.md" in notes_listed(screen)
-            assert not screen.queries.history.saved["git notes"].changed
+            assert not screen.query_history.saved["git notes"].changed
 
     run(scenario())
 
@@ -219,7 +219,7 @@ def test_evidence_panel_and_explain(query_home):
             await pilot.press("down")
             await settle(app, pilot)
             second = screen.results.current
-            assert f"Why passage #{screen.queries.last_result.index(second) + 1}: notes/{second.relpath}" in str(
+            assert f"Why passage #{screen.last_result.index(second) + 1}: notes/{second.relpath}" in str(
                 screen.evidence.render())
             screen.results.focus()
             await pilot.press("e")  # explain the highlighted note

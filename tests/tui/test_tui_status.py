@@ -218,3 +218,27 @@ def test_a_toast_leaves_the_status_line_readable(tui_home):
             assert all(not toast.region.overlaps(status) for toast in toasts)
 
     run(scenario())
+
+
+def test_the_status_line_follows_the_screens_declared_state(tmp_path: Path):
+    """The screen's state is declared once (mode, view, sort, the filter, the sync's and the
+    clip's progress): setting it is all it takes, the status line and its progress bar follow."""
+    async def scenario():
+        app = make_app(tmp_path / "home", load_model=False)
+        async with app.run_test(size=(200, 30)) as pilot:
+            screen = app.search_screen
+            await settle(app, pilot)
+            bar = screen.status.query_one(ProgressBar)
+            assert not bar.display
+            screen.mode, screen.view, screen.sort = "bm25", "passages", "modified"
+            screen.sync_words, screen.clipping = "syncing: reading 1/2", True
+            await pilot.pause()
+            status = screen.status.status
+            assert (status.mode, status.view, status.sort, status.clip) == ("bm25", "passages", "modified", "clipping…")
+            assert status.sync == "syncing: reading 1/2" and bar.display
+            assert "mode bm25" in shown(app) and "clipping" in shown(app)
+            screen.sync_words, screen.clipping = "", False
+            await pilot.pause()
+            assert screen.status.status.sync == "idle" and not screen.status.status.clip and not bar.display
+
+    run(scenario())

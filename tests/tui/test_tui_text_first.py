@@ -50,7 +50,7 @@ def test_a_folder_added_during_a_long_embedding_is_found_by_its_words_before_it_
             await wait_for_model(app, pilot)
             screen = app.search_screen
             await pilot.press("ctrl+s")
-            assert await until(pilot, lambda: screen.syncing._text_done)  # the big folder's vectors embed now
+            assert await until(pilot, lambda: screen._text_done)  # the big folder's vectors embed now
             await add_in_dialog(app, pilot, journal, "journal")
             assert await until(pilot, lambda: "journal" in screen.collection_names)
             await _type(pilot, "pasteis")

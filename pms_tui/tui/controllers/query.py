@@ -1,8 +1,9 @@
 """The search language in the app: filter chips and completion, notes or passages, sort,
 history, saved searches and the evidence panel.
 
-Owned by :class:`pms_tui.tui.screens.search.SearchScreen` as ``screen.queries``; it reaches
-the screen through :class:`~pms_tui.tui.controllers.Host`.
+A part of :class:`pms_tui.tui.screens.search.SearchScreen`: it owns the ``view``, ``sort`` and
+``evidence_shown`` reactives (controllers.state), the evidence and explain workers, and
+what the history and saved searches keep.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
+from textual import on, work
+
 from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import describe as sentence
 from pms_tui.core.safe_text import one_line
@@ -18,12 +21,14 @@ from pms_tui.core.safe_text import one_line
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from pms_tui.core.kb import KnowledgeBase
-    from pms_tui.core.results import Hit, SearchResult
+    from pms_tui.core.results import Hit
 
 from ..history import History, clean_query, fingerprint
+from ..messages import IndexChanged, QueryUsed, SearchCompleted
 from ..result_rows import SORTS, VIEWS, group
-from . import Host, opened, thread_worker, while_running
+from ..widgets.results import ResultsList
+from . import opened, while_running
+from .search_runs import SearchRuns
 
 VIEW_STATE = "results_view"  # remembered in the app state (state.json), like the theme
 READ_SECONDS = 4.0  # a hit highlighted this long counts as read: its query enters the history
@@ -53,38 +58,30 @@ class Explained:
     chunk_id: int | None
 
 
-class QueryController:
-    def __init__(self, host: Host) -> None:
-        self.host = host
-        self.view = "notes"  # one row per note, or every passage (remembered in state.json)
-        self.sort = "relevance"
-        self.evidence_shown = False
-        self.last_result: SearchResult | None = None  # the last SearchResult shown (None: recent notes)
-        self.history: History | None = None
+class QueryPart(SearchRuns):
+    """The search language's views, history, saved searches and evidence panel."""
+
+    def init_queries(self) -> None:
+        self.query_history: History | None = None
         self._walk: HistoryWalk | None = None  # while ctrl+up / ctrl+down walk the history
         self._facets: dict[str, list[str]] = {}
         self._read_timer: Timer | None = None
         self._explained: Explained | None = None
         self._pending_saved: str | None = None  # a saved search run, until its results are shown
 
-    @property
-    def kb(self) -> KnowledgeBase | None:
-        return self.host.kb
-
-    def mount(self) -> None:
-        """After the screen mounts: the remembered view, the history, completion values."""
+    def load_query_state(self) -> None:
+        """Before the first search: the remembered view, the history, completion values."""
         if self.kb is None:
             return
         try:
-            self.view = load_state(self.kb.home).get(VIEW_STATE, "notes")
+            view = load_state(self.kb.home).get(VIEW_STATE, "notes")
         except Exception:  # noqa: BLE001 - a state that cannot be read is the default
-            self.view = "notes"
-        if self.view not in VIEWS:
-            self.view = "notes"
-        self.history = History(self.kb.home)
+            view = "notes"
+        self.set_reactive(QueryPart.view, view if view in VIEWS else "notes")  # remembered: not said again
+        self.query_history = History(self.kb.home)
         self.refresh_facets()
 
-    def index_changed(self) -> None:
+    def on_index_changed(self, message: IndexChanged) -> None:
         """After a sync that changed the index."""
         self.refresh_facets()
         self.recheck_saved()
@@ -93,10 +90,8 @@ class QueryController:
     def facet_choices(self, kind: str) -> list[str]:
         return self._facets.get(kind, [])
 
+    @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
     def refresh_facets(self) -> None:
-        thread_worker(self.host, "refresh_facets", "facets", self._read_facets, exclusive=True)
-
-    def _read_facets(self) -> None:
         try:
             values = opened(self.kb).facet_values()
         except Exception:  # noqa: BLE001 - completion is a convenience
@@ -108,35 +103,48 @@ class QueryController:
         """Passages to ask for: more in notes view, so that ``base`` notes can fill."""
         return base * 3 if self.view == "notes" else base
 
-    def toggle_view(self) -> None:
-        self.set_view("passages" if self.view == "notes" else "notes")
+    def action_toggle_view(self) -> None:
+        self.view = "passages" if self.view == "notes" else "notes"
 
-    def set_view(self, view: str) -> None:
-        if view not in VIEWS:
-            return
-        self.view = view
+    def validate_view(self, view: str) -> str:
+        return view if view in VIEWS else self.view
+
+    def watch_view(self, view: str) -> None:
         try:
             save_state(opened(self.kb).home, **{VIEW_STATE: view})
         except Exception:  # noqa: BLE001 - it would only be forgotten next time
             pass
-        self.host.status.update_status(view=view)
-        self.host.notify(f"Showing {'one row per note' if view == 'notes' else 'every passage'}.", timeout=2)
-        self.host.request_search(immediate=True)
+        self.notify(f"Showing {'one row per note' if view == 'notes' else 'every passage'}.", timeout=2)
+        self.request_search(immediate=True)
 
-    def toggle_sort(self) -> None:
+    def action_toggle_sort(self) -> None:
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
-        self.host.status.update_status(sort=self.sort)
-        self.host.results.set_layout(self.view, self.sort)
+
+    def watch_sort(self, sort: str) -> None:
+        self.results.set_layout(self.view, sort)
 
     # -- the evidence panel -----------------------------------------------------------------
-    def toggle_evidence(self) -> None:
+    def action_toggle_evidence(self) -> None:
         self.evidence_shown = not self.evidence_shown
-        self.host.evidence.set_class(self.evidence_shown, "-shown")
-        if self.evidence_shown:
-            self.show_evidence(self.host.results.current)
+
+    def watch_evidence_shown(self, shown: bool) -> None:
+        self.evidence.set_class(shown, "-shown")
+        if shown:
+            self.show_evidence(self.results.current)
+
+    @on(ResultsList.HitHighlighted)
+    @while_running
+    def _hit_highlighted(self, message: ResultsList.HitHighlighted) -> None:
+        self.show_evidence(message.hit)
+        self.time_reading(message.hit)
+
+    @on(ResultsList.HitChosen)
+    @while_running
+    def _hit_chosen(self, message: ResultsList.HitChosen) -> None:
+        self.remember_query()
 
     def show_evidence(self, hit) -> None:
-        if self._explained and self._explained.query != self.host.search_bar.value:
+        if self._explained and self._explained.query != self.search_bar.value:
             self._explained = None  # a new query: the explanation was of the old one
         if self._explained and self._explained.chunk_id != (hit.chunk_id if hit is not None else None):
             self._explained = None  # another hit highlighted
@@ -146,49 +154,50 @@ class QueryController:
             return  # the explanation stays until another hit or query
         result = self.last_result
         if hit is None or result is None:
-            self.host.evidence.show_lines("Evidence", ["Select a search result to see why it ranks where it does."])
+            self.evidence.show_lines("Evidence", ["Select a search result to see why it ranks where it does."])
             return
-        thread_worker(self.host, "compute_evidence", "evidence", self._compute_evidence, result, hit, exclusive=True)
+        self.evidence_worker(result, hit)
 
-    def _compute_evidence(self, result, hit) -> None:
+    @work(thread=True, exclusive=True, group="evidence", exit_on_error=False)
+    def evidence_worker(self, result, hit) -> None:
         try:
             lines = opened(self.kb).evidence(result, hit).lines()
         except Exception as exc:  # noqa: BLE001
             lines = [sentence(exc)]
-        self.host.app.call_from_thread(self._show_evidence_lines, hit, lines)
+        self.app.call_from_thread(self._show_evidence_lines, hit, lines)
 
     @while_running
     def _show_evidence_lines(self, hit, lines) -> None:
-        current = self.host.results.current
+        current = self.results.current
         if current is not None and current.chunk_id == hit.chunk_id and self._explained is None:
             where = f"{hit.collection}/{hit.relpath}:{hit.start_line}"
-            self.host.evidence.show_lines(f"Why passage #{self._rank_of(hit)}: {where}", lines)
+            self.evidence.show_lines(f"Why passage #{self._rank_of(hit)}: {where}", lines)
 
     def _rank_of(self, hit) -> int:
         hits: list[Hit] = self.last_result or []
         return next((i for i, h in enumerate(hits, 1) if h.chunk_id == hit.chunk_id), 0)
 
-    def explain_note(self) -> None:
+    def action_explain_note(self) -> None:
         """Where the highlighted note ranks for the query, lane by lane (in the evidence panel)."""
-        hit = self.host.results.current
-        query = self.host.search_bar.value
+        hit = self.results.current
+        query = self.search_bar.value
         if hit is None or not query.strip():
-            self.host.notify("Type a query and highlight a note to explain its rank.", severity="warning")
+            self.notify("Type a query and highlight a note to explain its rank.", severity="warning")
             return
         self.explain(query, _note_of(hit))
 
-    def explain_any_note(self) -> None:
+    def action_explain_any_note(self) -> None:
         """Ask for any indexed note (completed as typed) and explain its rank for the query:
         the question "why is the note I expected missing?"."""
-        query = self.host.search_bar.value
+        query = self.search_bar.value
         if not query.strip():
-            self.host.notify("Type a query first, then ask where a note ranks for it.", severity="warning")
+            self.notify("Type a query first, then ask where a note ranks for it.", severity="warning")
             return
         from textual.suggester import SuggestFromList
 
         from ..dialogs.name import NameDialog
 
-        hit = self.host.results.current
+        hit = self.results.current
         paths = [one_line(p) for p in opened(self.kb).note_names()]  # a file name is shown: never raw escapes
         dialog = NameDialog(f"Where does a note rank for {one_line(query)[:60]!r}? Its path:",
                             _note_of(hit) if hit is not None else "", title="Explain a note",
@@ -199,74 +208,84 @@ class QueryController:
             if note:
                 self.explain(query, note)
 
-        self.host.app.push_screen(dialog, explain_chosen)
+        self.app.push_screen(dialog, explain_chosen)
 
     def explain(self, query: str, note: str) -> None:
-        hit = self.host.results.current
+        hit = self.results.current
         self._explained = Explained(query, note, hit.chunk_id if hit is not None else None)
         if not self.evidence_shown:
-            self.toggle_evidence()
-        thread_worker(self.host, "explain_worker", "explain", self._explain, query, note, exclusive=True)
+            self.evidence_shown = True
+        self.explain_worker(query, note)
 
-    def _explain(self, query: str, note: str) -> None:
+    @work(thread=True, exclusive=True, group="explain", exit_on_error=False)
+    def explain_worker(self, query: str, note: str) -> None:
         try:
             # as the search it explains ran: the last word still being typed
-            lines = opened(self.kb).explain(query, note, vector=self.host.vector_ready, typing=True).lines()
+            lines = opened(self.kb).explain(query, note, vector=self.vector_ready, typing=True).lines()
         except Exception as exc:  # noqa: BLE001
             lines = [sentence(exc)]
-        self.host.app.call_from_thread(self._show_explanation, query, note, lines)
+        self.app.call_from_thread(self._show_explanation, query, note, lines)
 
     @while_running
     def _show_explanation(self, query: str, note: str, lines) -> None:
         if self._explained and (self._explained.query, self._explained.note) == (query, note):
-            self.host.evidence.show_lines(f"Explain: {note}", lines)
+            self.evidence.show_lines(f"Explain: {note}", lines)
 
     # -- history ----------------------------------------------------------------------------
-    def remember(self) -> None:
+    def on_query_used(self, message: QueryUsed) -> None:
+        self.remember_query()
+
+    def remember_query(self) -> None:
         """The current query was acted on (a hit opened, copied or read): keep it."""
-        query = self.host.search_bar.value
-        if self.history is not None and query.strip() and self.last_result is not None:
-            self.history.add(query)
+        query = self.search_bar.value
+        if self.query_history is not None and query.strip() and self.last_result is not None:
+            self.query_history.add(query)
 
     def _remember_read(self) -> None:
         """A hit read for a while: keep the query, unless the history itself brought it back
         (merely looking at a recalled query would move it to the newest, under the user)."""
         if not self._recalled():
-            self.remember()
+            self.remember_query()
 
     def _recalled(self) -> bool:
         walk = self._walk
-        return walk is not None and walk.pos >= 0 and self.host.search_bar.value == walk.shown
+        return walk is not None and walk.pos >= 0 and self.search_bar.value == walk.shown
 
-    def watch_reading(self, hit) -> None:
+    def time_reading(self, hit) -> None:
         """A hit highlighted for READ_SECONDS counts as read."""
         if self._read_timer is not None:
             self._read_timer.stop()
             self._read_timer = None
         if hit is not None and self.last_result is not None:
-            self._read_timer = self.host.set_timer(READ_SECONDS, self._remember_read, name="read-timer")
+            self._read_timer = self.set_timer(READ_SECONDS, self._remember_read, name="read-timer")
+
+    def action_history_back(self) -> None:
+        self.recall(+1)
+
+    def action_history_forward(self) -> None:
+        self.recall(-1)
 
     def recall(self, step: int) -> None:
         """An older (+1) or newer (-1) query from the history into the search bar."""
-        if self.history is None:
+        if self.query_history is None:
             return
-        bar = self.host.search_bar.value
+        bar = self.search_bar.value
         walk = self._walk
         if walk is None or bar != walk.shown:  # a new walk: from the query in the bar now
             draft = clean_query(bar)
-            entries = [e for e in self.history.recent() if e != draft]  # the first ctrl+up goes back
+            entries = [e for e in self.query_history.recent() if e != draft]  # the first ctrl+up goes back
             walk = self._walk = HistoryWalk(entries, bar, shown=bar)
         if not walk.entries:
             self._walk = None
-            self.host.notify("No other query in the history yet: queries enter it when a result is opened, "
-                             "copied or read.", timeout=4)
+            self.notify("No other query in the history yet: queries enter it when a result is opened, "
+                        "copied or read.", timeout=4)
             return
         walk.pos = max(-1, min(walk.pos + step, len(walk.entries) - 1))
         walk.shown = walk.draft if walk.pos < 0 else walk.entries[walk.pos]
         self.set_query(walk.shown, keep_position=True)
 
     def set_query(self, query: str, *, keep_position: bool = False) -> None:
-        bar = self.host.search_bar
+        bar = self.search_bar
         bar.value = query
         bar.cursor_position = len(query)
         bar.focus()
@@ -274,79 +293,83 @@ class QueryController:
             self._walk = None
 
     # -- saved searches ---------------------------------------------------------------------
-    def save_search(self) -> None:
-        query = self.host.search_bar.value.strip()
-        if not query or self.history is None:
-            self.host.notify("Type a query to save first.", severity="warning")
+    def action_save_search(self) -> None:
+        query = self.search_bar.value.strip()
+        if not query or self.query_history is None:
+            self.notify("Type a query to save first.", severity="warning")
             return
         from ..dialogs.name import NameDialog
 
-        history = self.history
+        history = self.query_history
 
         def saved(name: str | None) -> None:
             if name is None:
                 return
             hits: list[Hit] = self.last_result or []
             history.save(name, query, fingerprint(self._notes_of(hits)))
-            self.host.notify(f"Saved the search {name!r}; run it from the command palette.", timeout=4)
+            self.notify(f"Saved the search {name!r}; run it from the command palette.", timeout=4)
 
-        self.host.app.push_screen(NameDialog("Save this search as", query[:40]), saved)
+        self.app.push_screen(NameDialog("Save this search as", query[:40]), saved)
 
     @staticmethod
     def _notes_of(hits) -> list[str]:
         return [f"{g[0].collection}/{g[0].relpath}" for g in group(list(hits)[:SAVED_CHECK_K * 3])][:SAVED_CHECK_K]
 
     def run_saved(self, name: str) -> None:
-        item = self.history.get(name) if self.history else None
+        item = self.query_history.get(name) if self.query_history else None
         if item is None:
             return
         self._pending_saved = name
         self.set_query(item.query)
-        self.host.request_search(immediate=True)
+        self.request_search(immediate=True)
 
-    def saved_seen(self, result) -> None:
+    @on(SearchCompleted)
+    @while_running
+    def saved_seen(self, message: SearchCompleted) -> None:
         """A saved search's results were shown: they are its new baseline."""
+        result = message.result
+        if message.generation != self.search_generation or result is None:
+            return
         name, self._pending_saved = self._pending_saved, None
-        if name and self.history is not None:
-            self.history.seen(name, fingerprint(self._notes_of(result)))
+        if name and self.query_history is not None:
+            self.query_history.seen(name, fingerprint(self._notes_of(result)))
 
+    @work(thread=True, exclusive=True, group="saved-check", exit_on_error=False)
     def recheck_saved(self) -> None:
         """After a sync: say which saved searches now find other notes."""
-        thread_worker(self.host, "recheck_saved", "saved-check", self._recheck_saved, exclusive=True)
-
-    def _recheck_saved(self) -> None:
-        if self.history is None or not self.history.saved_items():
+        history = self.query_history
+        if history is None or not history.saved_items():
             return
 
         def run(query: str) -> str:
-            result = opened(self.kb).search(query, k=SAVED_CHECK_K * 3, vector=self.host.vector_ready)
+            result = opened(self.kb).search(query, k=SAVED_CHECK_K * 3, vector=self.vector_ready)
             return fingerprint(self._notes_of(result))
 
-        changed = self.history.recheck(run)
+        changed = history.recheck(run)
         if changed:
             names = ", ".join(repr(n) for n in changed)
-            self.host.app.call_from_thread(
-                self.host.notify, f"Saved search {names} has changed results since you last ran it.", timeout=8
+            self.app.call_from_thread(
+                self.notify, f"Saved search {names} has changed results since you last ran it.", timeout=8
             )
 
-    def palette_commands(self) -> list:
+    def query_commands(self) -> list:
         commands = [
             ("View: one row per note" if self.view == "passages" else "View: every passage",
-             self.toggle_view, "Toggle notes / passages (remembered)"),
+             self.action_toggle_view, "Toggle notes / passages (remembered)"),
             (f"Sort: {'by date modified' if self.sort == 'relevance' else 'by relevance'}",
-             self.toggle_sort, "Relevance or most recently modified first"),
-            ("Evidence panel: show / hide", self.toggle_evidence, "Why the highlighted hit ranks there"),
-            ("Explain the highlighted note's rank", self.explain_note,
+             self.action_toggle_sort, "Relevance or most recently modified first"),
+            ("Evidence panel: show / hide", self.action_toggle_evidence, "Why the highlighted hit ranks there"),
+            ("Explain the highlighted note's rank", self.action_explain_note,
              "Its rank in each lane and the words it lacks"),
-            ("Explain any note's rank…", self.explain_any_note,
+            ("Explain any note's rank…", self.action_explain_any_note,
              "Where a note you expected ranks for this query, and why"),
-            ("Save this search…", self.save_search, "Run it again later from the palette"),
+            ("Save this search…", self.action_save_search, "Run it again later from the palette"),
         ]
-        if self.history is not None:
-            for item in self.history.saved_items():
+        if self.query_history is not None:
+            for item in self.query_history.saved_items():
                 mark = " (changed)" if item.changed else ""
                 commands.append((f"Saved: {item.name}{mark}", partial(self.run_saved, item.name), item.query))
-            for query in self.history.recent(HISTORY_PALETTE):
+            for query in self.query_history.recent(HISTORY_PALETTE):
                 commands.append((f"History: {query}", partial(self.set_query, query), "Search again"))
         return commands
 

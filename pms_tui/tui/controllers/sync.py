@@ -1,4 +1,8 @@
-"""Sync in the background, the bundled guide on first run, and adding a folder of notes."""
+"""Sync in the background, the bundled guide on first run, and adding a folder of notes.
+
+A part of :class:`pms_tui.tui.screens.search.SearchScreen`: it owns the ``sync_words``,
+``text_words`` and ``watch_words`` reactives (controllers.state), the sync, text-sync,
+watch and add-a-folder workers, and the messages they post."""
 
 from __future__ import annotations
 
@@ -6,7 +10,8 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from textual.worker import get_current_worker
+from textual import work
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import describe
@@ -15,27 +20,27 @@ from pms_tui.core.results import ProgressMeter, SyncReport
 from ..messages import (
     CollectionAdded,
     CollectionRefused,
+    IndexChanged,
     SyncFailed,
     SyncFinished,
     SyncProgressed,
+    SyncRequested,
     TextSynced,
     WatchModeChanged,
 )
 from ..sample import OFFERED_STATE, SAMPLE_NAME, sample_dir
-from . import Host, opened, thread_worker, while_running
+from . import opened, while_running
+from .search_runs import SearchRuns
+from .state import STOPPING
 
 if TYPE_CHECKING:
-    from textual.worker import Worker
-
     from ..dialogs.add_collection import AddCollectionRequest
-
-    from pms_tui.core.kb import KnowledgeBase
 
 WATCH_GROUP = "watch"  # the watch worker's group: it never completes by itself
 
 
-class SyncController:
-    """Owned by the search screen as ``screen.syncing``; the screen hands it the sync messages.
+class SyncPart(SearchRuns):
+    """Sync, watch mode, the bundled guide and adding a folder.
 
     A sync writes text first, so new notes are searchable while their vectors are embedded
     behind (the status line says which phase, how far, the rate and the time left). ctrl+z
@@ -51,8 +56,7 @@ class SyncController:
     ``kb.watch(stop)``), as toolong hands it to the loop that scans.
     """
 
-    def __init__(self, host: Host) -> None:
-        self.host = host
+    def init_sync(self) -> None:
         self._sync_worker: Worker | None = None  # the last sync started; cancelled to stop it
         self._sync_busy = False  # its thread is still at work (a stopped one finishes its note)
         self._watch_worker: Worker | None = None  # watch mode, cancelled on quit
@@ -63,12 +67,6 @@ class SyncController:
         self._text_done = False
         self._sync_after: list[str] = []  # collections added while a sync ran: synced when it ends
         self._text_workers: list[Worker] = []  # text syncs started while a sync ran (sync_text)
-        self._sync_words = ""  # the running sync's part of the status line
-        self._text_words = ""  # the text syncs' part ("text of 'x': reading 40/100")
-
-    @property
-    def kb(self) -> KnowledgeBase | None:
-        return self.host.kb
 
     def stop_sync(self) -> None:
         """On quit: the running sync and watching are cancelled, and nothing more starts."""
@@ -82,47 +80,52 @@ class SyncController:
         """A sync is at work (one being stopped too, until it has written its last note)."""
         return self._sync_busy
 
-    def stop_running_sync(self) -> None:
+    def action_sync(self) -> None:
+        self.start_sync()
+
+    def on_sync_requested(self, message: SyncRequested) -> None:
+        self.start_sync(message.collections, message.quiet, message.embed_only)
+
+    def action_stop_sync(self) -> None:
         """The stop key: this run stops between notes or embedding runs."""
         if not self.sync_running:
-            self.host.notify("No sync is running.", timeout=3)
+            self.notify("No sync is running.", timeout=3)
             return
         if self._sync_worker is not None:
             self._sync_worker.cancel()
         for worker in self._text_workers:
             worker.cancel()
-        self.host.status.update_status(sync="stopping…")
+        self.sync_words = STOPPING
 
     def start_sync(self, collections: Sequence[str] | None = None, quiet: bool = False,
                    embed_only: bool = False) -> None:
         if self.kb is None:
-            self.host.notify("The index is not open; see the earlier error.", severity="error")
+            self.notify("The index is not open; see the earlier error.", severity="error")
             return
         if self.sync_running:
             if not embed_only:  # the running one may embed for minutes: the text goes in now
                 self.sync_text(list(collections) if collections else None)
                 if not quiet:
-                    self.host.notify("Indexing the changed notes' text now; their vectors join the running "
-                                     "embedding.", timeout=5)
+                    self.notify("Indexing the changed notes' text now; their vectors join the running "
+                                "embedding.", timeout=5)
             return
-        self.host.refresh_collections()
-        if not self.host.collection_names and not embed_only:
+        self.refresh_collections()
+        if not self.collection_names and not embed_only:
             if not quiet:
-                self.host.notify(f"No collections yet: press {self.host.key('app.add_collection')} to add a folder "
+                self.notify(f"No collections yet: press {self.key('app.add_collection')} to add a folder "
                             "of notes.", severity="warning")
             return
         if self._quitting:
             return
         self._meter = ProgressMeter()
         self._text_done = False
-        self.host.status.reset_progress()
-        self._sync_words = "syncing"
-        self.host.status.update_status(sync="syncing")
+        self.status.reset_progress()
+        self.sync_words = "syncing"
         self._sync_busy = True
-        self._sync_worker = thread_worker(self.host, "sync", "sync", self._sync,
-                                          list(collections) if collections else None, quiet, embed_only)
+        self._sync_worker = self.sync_worker(list(collections) if collections else None, quiet, embed_only)
 
-    def _sync(self, collections: list[str] | None, quiet: bool, embed_only: bool = False) -> None:
+    @work(thread=True, group="sync", exit_on_error=False)
+    def sync_worker(self, collections: list[str] | None, quiet: bool, embed_only: bool = False) -> None:
         try:
             self._sync_in_worker(get_current_worker().cancelled_event, collections, quiet, embed_only)
         finally:
@@ -132,11 +135,11 @@ class SyncController:
                         embed_only: bool) -> None:
 
         def progress(done: int, total: int, phase: str) -> None:
-            self.host.post_message(SyncProgressed(done, total, phase))
+            self.post_message(SyncProgressed(done, total, phase))
 
         def waiting(pid) -> None:
             who = f"pid {pid}" if pid else "another pms-tui"
-            self.host.post_message(SyncProgressed(0, 0, f"waiting for {who}"))
+            self.post_message(SyncProgressed(0, 0, f"waiting for {who}"))
 
         try:
             if embed_only:
@@ -146,10 +149,10 @@ class SyncController:
                 report = opened(self.kb).sync(progress=progress, collections=collections, cancel=cancel,
                                               on_wait=waiting)
         except Exception as exc:  # noqa: BLE001 - busy, mismatch, locked, model: one sentence
-            self.host.post_message(SyncFailed(describe(exc)))
+            self.post_message(SyncFailed(describe(exc)))
             return
         if not self._quitting:
-            self.host.post_message(SyncFinished(report, quiet or embed_only))
+            self.post_message(SyncFinished(report, quiet or embed_only))
 
     def sync_text(self, collections: list[str] | None) -> None:
         """The text of these collections (None: all) while another sync runs, in a worker of
@@ -157,114 +160,106 @@ class SyncController:
         embedding runs; the new texts join its queue (or are embedded here if it ended)."""
         if self._quitting or self.kb is None:
             return
-        self._text_workers = [w for w in self._text_workers if w.is_running] + [
-            thread_worker(self.host, "sync_text", "sync-text", self._sync_text, collections)]
+        self._text_workers = [w for w in self._text_workers if w.is_running] + [self.sync_text_worker(collections)]
 
-    def _sync_text(self, collections: list[str] | None) -> None:
+    @work(thread=True, group="sync-text", exit_on_error=False)
+    def sync_text_worker(self, collections: list[str] | None) -> None:
         cancel = get_current_worker().cancelled_event
         label = ", ".join(repr(name) for name in collections) if collections else "changed notes"
 
         def progress(done: int, total: int, phase: str) -> None:
-            self.host.post_message(SyncProgressed(done, total, phase, text_of=label))
+            self.post_message(SyncProgressed(done, total, phase, text_of=label))
 
         try:
             report = opened(self.kb).sync(progress=progress, collections=collections, cancel=cancel, wait=True)
         except Exception as exc:  # noqa: BLE001 - a removed collection, a locked file: one sentence
-            self.host.post_message(TextSynced(label, None, describe(exc)))
+            self.post_message(TextSynced(label, None, describe(exc)))
             return
         if not self._quitting:
-            self.host.post_message(TextSynced(label, report))
+            self.post_message(TextSynced(label, report))
 
     @while_running
-    def text_synced(self, message: TextSynced) -> None:
-        self._text_words = ""
-        self._show_sync_words()
+    def on_text_synced(self, message: TextSynced) -> None:
+        self.text_words = ""
         if message.error:
-            self.host.notify(message.error, title="Sync failed", severity="error", timeout=10)
+            self.notify(message.error, title="Sync failed", severity="error", timeout=10)
             return
         report = message.report
         assert report is not None  # a text sync without an error has its report
-        self.host.refresh_collections()
-        self.host.refresh_stats()
+        self.refresh_collections()
+        self.refresh_stats()
         if report.changed:
-            self.host.notify(f"Indexed the text of {message.label}: +{len(report.added)} new, "
+            self.notify(f"Indexed the text of {message.label}: +{len(report.added)} new, "
                              f"~{len(report.modified)} modified, -{len(report.deleted)} deleted; searchable by "
                              "their words now, vectors queued.", timeout=6)
-            self.host.reader.refresh_view()
-            self.host.request_search(immediate=True)
-            self.host.index_changed()
+            self.reader.refresh_view()
+            self.request_search(immediate=True)
+            self.post_message(IndexChanged())
         if report.skipped:
             shown = "; ".join(f"{path}: {reason}" for path, reason in report.skipped[:3])
-            self.host.notify(f"Skipped {shown}.", severity="warning", timeout=10)
-
-    def _show_sync_words(self) -> None:
-        parts = [p for p in (self._sync_words, self._text_words) if p]
-        self.host.status.update_status(sync=" · ".join(parts) if parts else "idle")
-        if parts:
-            self.host.status.set_class(True, "-syncing")
+            self.notify(f"Skipped {shown}.", severity="warning", timeout=10)
 
     @while_running
-    def progressed(self, message: SyncProgressed) -> None:
+    def on_sync_progressed(self, message: SyncProgressed) -> None:
         if message.phase == "done":
             return
         if message.text_of is not None and message.phase != "embedding":
             counts = f" {message.done:,}/{message.total:,}" if message.total else ""
-            self._text_words = f"text of {message.text_of}: {message.phase}{counts}"
-            self._show_sync_words()
+            self.text_words = f"text of {message.text_of}: {message.phase}{counts}"
             return
         self._meter.update(message.done, message.total, message.phase)
         if message.total:
-            self.host.status.set_progress(message.done, message.total)
+            self.status.set_progress(message.done, message.total)
         if message.phase == "embedding" and not self._text_done:
             self._text_done = True  # every note's text is in: show the new notes now
-            self.host.refresh_stats()
-            self.host.request_search(immediate=True)
-        self._sync_words = f"syncing: {self._meter.describe()}"
-        self._show_sync_words()
+            self.refresh_stats()
+            self.request_search(immediate=True)
+        self.sync_words = f"syncing: {self._meter.describe()}"
 
     @while_running
-    def finished(self, message: SyncFinished) -> None:
+    def on_sync_finished(self, message: SyncFinished) -> None:
         report = message.report
-        self._sync_words = ""
-        self._show_sync_words()
-        self.host.refresh_collections()
-        self.host.refresh_stats()
+        self.sync_words = ""
+        self.refresh_collections()
+        self.refresh_stats()
         if report.cancelled:
-            self.host.notify("Sync stopped. What was written stays searchable; the next sync (or the next "
+            self.notify("Sync stopped. What was written stays searchable; the next sync (or the next "
                              "start) carries on.", title="Sync stopped", timeout=6)
         elif not message.quiet:  # a quiet sync (watch mode, after the editor) tells only problems
-            self.host.notify(
+            self.notify(
                 f"+{len(report.added)} new, ~{len(report.modified)} modified, -{len(report.deleted)} deleted, "
                 f"{len(report.skipped)} skipped ({report.unchanged} unchanged) in {report.seconds:.1f} s.",
                 title="Sync done", timeout=6,
             )
         if report.documents and not message.quiet:  # PDF and Word files: which were read (skips below)
             more = f" (and {len(report.documents) - 3} more)" if len(report.documents) > 3 else ""
-            self.host.notify(f"Read {', '.join(report.documents[:3])}{more}.", title="Documents", timeout=6)
+            self.notify(f"Read {', '.join(report.documents[:3])}{more}.", title="Documents", timeout=6)
         for problem in report.problems:
-            self.host.notify(problem, severity="warning", timeout=10)
+            self.notify(problem, severity="warning", timeout=10)
         if report.skipped:
             shown = "; ".join(f"{path}: {reason}" for path, reason in report.skipped[:3])
             more = f" (and {len(report.skipped) - 3} more)" if len(report.skipped) > 3 else ""
-            self.host.notify(f"Skipped {shown}{more}.", severity="warning", timeout=10)
+            self.notify(f"Skipped {shown}{more}.", severity="warning", timeout=10)
         if report.changed or report.chunks_embedded:
-            self.host.reader.refresh_view()
-            self.host.request_search(immediate=True)
-            self.host.index_changed()  # saved searches, completion values (controllers.query)
+            self.reader.refresh_view()
+            self.request_search(immediate=True)
+            self.post_message(IndexChanged())  # saved searches, completion values (controllers.query)
 
     @while_running
-    def watch_mode_changed(self, message: WatchModeChanged) -> None:
-        self.host.status.update_status(watch=message.mode)
+    def on_watch_mode_changed(self, message: WatchModeChanged) -> None:
+        self.watch_words = message.mode
 
     @while_running
-    def failed(self, message: SyncFailed) -> None:
-        self._sync_words = ""
-        self._show_sync_words()
-        self.host.notify(message.reason, title="Sync failed", severity="error", timeout=10)
+    def on_sync_failed(self, message: SyncFailed) -> None:
+        self.sync_words = ""
+        self.notify(message.reason, title="Sync failed", severity="error", timeout=10)
 
-    def sync_ended(self) -> None:
-        """The sync worker has finished (called by the screen when its state changes): start
-        the sync of the folders added meanwhile, unless the user stopped syncing."""
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The sync worker has finished: start the sync of the folders added meanwhile, unless
+        the user stopped syncing."""
+        if event.worker.group != "sync" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR,
+                                                               WorkerState.CANCELLED):
+            return
         names, self._sync_after = self._sync_after, []
         stopped = self._sync_worker is not None and self._sync_worker.is_cancelled
         if names and not stopped and not self._quitting:
@@ -280,25 +275,26 @@ class SyncController:
         # holding the GIL, 95 ms over the 100k-chunk vault's 23k files, the UI thread stopped.
         # Right after the paint, no one has reacted to the screen yet (only keys typed ahead
         # wait); a timer would land on the first query instead.
-        self.host.app.call_after_refresh(self._start_watch_worker)
+        self.app.call_after_refresh(self._start_watch_worker)
 
     def _start_watch_worker(self) -> None:
         if not self._quitting:
-            self._watch_worker = thread_worker(self.host, "watch_folders", WATCH_GROUP, self.watch_folders)
+            self._watch_worker = self.folder_watcher()
 
-    def watch_folders(self) -> None:
+    @work(thread=True, group=WATCH_GROUP, exit_on_error=False)
+    def folder_watcher(self) -> None:
         def synced(report: SyncReport) -> None:
-            self.host.post_message(SyncFinished(report, True))
+            self.post_message(SyncFinished(report, True))
 
         def mode(text: str) -> None:
             if not self._quitting:
-                self.host.post_message(WatchModeChanged(text))
+                self.post_message(WatchModeChanged(text))
 
         try:
             opened(self.kb).watch(get_current_worker().cancelled_event, on_sync=synced, on_mode=mode,
                                   restart=self._watch_restart)
         except Exception as exc:  # noqa: BLE001 - the app goes on without watching
-            self.host.post_message(SyncFailed(f"Watching the folders stopped: {describe(exc)}"))
+            self.post_message(SyncFailed(f"Watching the folders stopped: {describe(exc)}"))
 
     # -- first run: the bundled guide -------------------------------------------------------------
     def sample_offered(self) -> bool:
@@ -311,63 +307,63 @@ class SyncController:
         except Exception:  # noqa: BLE001 - it would only be offered again next time
             pass
 
-    def add_sample(self, first_run: bool = False) -> None:
+    def action_add_sample(self, first_run: bool = False) -> None:
         folder = sample_dir()
         if self.kb is None or folder is None:
             if not first_run:
-                self.host.notify("The bundled guide is missing from this installation.", severity="warning")
+                self.notify("The bundled guide is missing from this installation.", severity="warning")
             return
         try:
             self.kb.add_guide()
         except Exception as exc:  # noqa: BLE001 - e.g. a collection already named "guide"
             if not first_run:
-                self.host.notify(describe(exc), severity="warning")
+                self.notify(describe(exc), severity="warning")
             return
         self._remember_sample_offered()
         self._watch_restart.set()
-        self.host.notify(
+        self.notify(
             f"Indexing the bundled user guide so you have something to search. Add your own notes "
-            f"with {self.host.key('app.add_collection')} (or `pms-tui add PATH` in a shell).",
+            f"with {self.key('app.add_collection')} (or `pms-tui add PATH` in a shell).",
             title="Welcome to pms-tui", timeout=15,
         )
-        self.host.refresh_collections()
+        self.refresh_collections()
         self.start_sync([SAMPLE_NAME])
 
     # -- add a folder of notes --------------------------------------------------------------------
-    def ask_for_collection(self, request: AddCollectionRequest | None = None, error: str = "") -> None:
+    def action_add_collection(self, request: AddCollectionRequest | None = None, error: str = "") -> None:
         from ..dialogs.add_collection import AddCollectionDialog  # when first asked for
 
         if self.kb is None:
-            self.host.notify("The index is not open; see the earlier error.", severity="error")
+            self.notify("The index is not open; see the earlier error.", severity="error")
             return
-        self.host.app.push_screen(AddCollectionDialog(request, error), self._add_collection_requested)
+        self.app.push_screen(AddCollectionDialog(request, error), self._add_collection_requested)
 
     @while_running
     def _add_collection_requested(self, request: AddCollectionRequest | None) -> None:
         if request is not None:
-            thread_worker(self.host, "add_collection", "add-collection", self._add_collection, request,
-                          exclusive=True)
+            self.add_collection(request)
 
-    def _add_collection(self, request: AddCollectionRequest) -> None:
+    @work(thread=True, exclusive=True, group="add-collection", exit_on_error=False)
+    def add_collection(self, request: AddCollectionRequest) -> None:
         try:
             collection = opened(self.kb).collections.create(request.path, name=request.name)
         except Exception as exc:  # noqa: BLE001 - CollectionError and database errors alike
-            self.host.post_message(CollectionRefused(request, describe(exc)))
+            self.post_message(CollectionRefused(request, describe(exc)))
             return
-        self.host.post_message(CollectionAdded(collection.name))
+        self.post_message(CollectionAdded(collection.name))
 
     @while_running
-    def collection_refused(self, message: CollectionRefused) -> None:
-        self.ask_for_collection(message.request, message.reason)  # again, with the reason
+    def on_collection_refused(self, message: CollectionRefused) -> None:
+        self.action_add_collection(message.request, message.reason)  # again, with the reason
 
     @while_running
-    def collection_added(self, message: CollectionAdded) -> None:
+    def on_collection_added(self, message: CollectionAdded) -> None:
         self._watch_restart.set()  # watch its folder too
-        self.host.refresh_collections()
+        self.refresh_collections()
         if self.sync_running:
             self.sync_text([message.name])
-            self.host.notify(f"Added the collection {message.name!r}; its text is indexed now, its vectors "
+            self.notify(f"Added the collection {message.name!r}; its text is indexed now, its vectors "
                              "join the running embedding.", timeout=6)
             return
-        self.host.notify(f"Added the collection {message.name!r}; indexing it now.", timeout=5)
+        self.notify(f"Added the collection {message.name!r}; indexing it now.", timeout=5)
         self.start_sync([message.name])

@@ -17,7 +17,7 @@ MODE_HELP = {
 
 def palette_commands(screen) -> list[Command]:
     """The search screen's commands (``screen``: a SearchScreen, not imported here: it imports
-    this module), its query controller's, one per mode and per collection filter."""
+    this module), its query part's, one per mode and per collection filter."""
     commands: list[Command] = [
         ("Sync: index what changed", screen.action_sync, "Read changed notes and update the index"),
         ("Stop the running sync", screen.action_stop_sync,
@@ -30,7 +30,7 @@ def palette_commands(screen) -> list[Command]:
         ("Copy the note's path", screen.action_copy_path, "The absolute path"),
         ("Help: keys", screen.app.action_help, "List every key and its id"),
     ]
-    commands += screen.queries.palette_commands()
+    commands += screen.query_commands()
     for mode in MODES:
         mark = " (current)" if screen.mode == mode else ""
         commands.append((f"Mode: {mode}{mark}", partial(screen.set_mode, mode), MODE_HELP[mode]))

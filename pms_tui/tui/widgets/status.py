@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import ProgressBar
 
@@ -168,9 +169,10 @@ class StatusLine(Horizontal):
     }
     """
 
+    status: var[Status] = var(Status())  # the search screen binds its own to it (data_bind)
+
     def __init__(self, *, show_timings: bool = True, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.status = Status()
         self.show_timings = show_timings
 
     def compose(self) -> ComposeResult:
@@ -183,7 +185,10 @@ class StatusLine(Horizontal):
     def update_status(self, **changes) -> None:
         self.status = replace(self.status, **changes)
         self.set_class(self.status.sync == "syncing", "-syncing")
-        self._render_status()
+
+    def watch_status(self) -> None:
+        if self.is_mounted:
+            self._render_status()
 
     def set_progress(self, done: int, total: int) -> None:
         bar = self.query_one(ProgressBar)

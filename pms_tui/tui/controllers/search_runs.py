@@ -3,8 +3,9 @@ shown only if it is still the newest. A search whose query was typed over stops 
 step in SQLite (``KnowledgeBase.search(stop=...)``), so the newest query has the cores to
 itself; a stopped search shows nothing and says nothing.
 
-A mixin of :class:`~pms_tui.tui.screens.search.SearchScreen`: Textual finds the worker and the
-``on_search_completed`` handler on the screen's class.
+The part of :class:`~pms_tui.tui.screens.search.SearchScreen` every other part builds on: it
+owns the ``answer`` reactive (how the shown search was answered, for the status line) and the
+last result shown; Textual finds the worker and ``on_search_completed`` on the screen.
 """
 
 from __future__ import annotations
@@ -20,48 +21,18 @@ from textual.worker import get_current_worker
 from pms_tui.core.errors import describe
 from pms_tui.core.kb import SearchStopped
 
-from ..controllers import opened, while_running
 from ..messages import SearchCompleted
+from . import opened, while_running
+from .state import Answer, SearchState
 
 if TYPE_CHECKING:
-    from textual.screen import Screen
-
-    from pms_tui.core.kb import KnowledgeBase
-
-    from ..controllers.query import QueryController
-    from ..widgets.query_bits import FilterChips
-    from ..widgets.results import ResultsList
-    from ..widgets.search_bar import SearchBar
-    from ..widgets.status import StatusLine
-
-    _ScreenPart = Screen[None]  # for the type checker: the screen this is a part of
-else:
-    _ScreenPart = object
+    from pms_tui.core.results import SearchResult
 
 RESULT_COUNT = 30
 
 
-class SearchRuns(_ScreenPart):
+class SearchRuns(SearchState):
     """The screen's searches: requested, debounced, run in a thread, stopped when replaced, shown."""
-
-    if TYPE_CHECKING:  # what SearchScreen sets and defines, for the type checker
-        kb: KnowledgeBase | None
-        mode: str
-        collection_filter: str | None
-        collection_names: list[str]
-        queries: QueryController
-
-        @property
-        def search_bar(self) -> SearchBar: ...
-        @property
-        def results(self) -> ResultsList: ...
-        @property
-        def status(self) -> StatusLine: ...
-        @property
-        def chips(self) -> FilterChips: ...
-        @property
-        def vector_ready(self) -> bool: ...
-        def key(self, binding_id: str) -> str: ...
 
     def init_search_runs(self) -> None:
         self.search_generation = 0
@@ -72,6 +43,7 @@ class SearchRuns(_ScreenPart):
         self._debounce: Timer | None = None
         self._search_started = 0.0
         self._shown_query: str | None = None
+        self.last_result: SearchResult | None = None  # the last SearchResult shown (None: recent notes)
 
     @property
     def search_pending(self) -> bool:
@@ -116,7 +88,7 @@ class SearchRuns(_ScreenPart):
             if recent:
                 hits, lanes, notes = opened(self.kb).recent(limit=RESULT_COUNT, collections=collections), [], []
             else:
-                result = opened(self.kb).search(query, k=self.queries.results_count(RESULT_COUNT), mode=mode,
+                result = opened(self.kb).search(query, k=RESULT_COUNT * 3 if self.view == "notes" else RESULT_COUNT, mode=mode,
                                                 collections=collections, vector=vector, stop=replaced,
                                                 typing=True)
                 hits, lanes, notes = result.hits, result.lanes, result.notes
@@ -137,21 +109,17 @@ class SearchRuns(_ScreenPart):
             return  # a newer query is on its way: never show stale results over fresh ones
         same_query = message.query.strip() == self._shown_query
         self._shown_query = message.query.strip()
-        self.queries.last_result = message.result
+        self.last_result = message.result
         weak = bool(message.result is not None and message.result.weak and message.hits)
         self.results.show_hits(message.hits, recent=message.recent, empty_message=self._empty_message(message),
-                               keep_selection=same_query, view=self.queries.view, sort=self.queries.sort,
+                               keep_selection=same_query, view=self.view, sort=self.sort,
                                limit=RESULT_COUNT, weak=weak)
         parsed = message.result.query if message.result is not None else None
         ignored = tuple(i.reason if i.text in i.reason else f"{i.text}: {i.reason}"
                         for i in parsed.ignored) if parsed else ()
         self.chips.show_query(parsed.chips() if parsed else [], [i.text for i in parsed.ignored] if parsed else [])
-        self.status.update_status(
-            mode=self.mode, collection=self.collection_filter, lanes=tuple(message.lanes),
-            hits=len(self.results.rows), elapsed_ms=message.elapsed_ms, recent=message.recent, ignored=ignored,
-            weak=weak, notes=tuple(message.notes))
-        if message.result is not None:
-            self.queries.saved_seen(message.result)
+        self.answer = Answer(lanes=tuple(message.lanes), hits=len(self.results.rows), elapsed_ms=message.elapsed_ms,
+                             recent=message.recent, ignored=ignored, weak=weak, notes=tuple(message.notes))
         if message.error:
             self.notify(message.error, severity="error")
         started = self._search_started
