@@ -3,8 +3,6 @@ its effect measured on a real index with the real model."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -58,30 +56,6 @@ def test_a_user_k_below_the_confident_k_is_kept():
     assert fusion.k["bm25"] == user_k
 
 
-ASKED_RULE = dataclasses.replace(RULE, asked_coverage=1.01, asked_weight=0.5)
-
-
-def test_an_asked_query_has_its_own_confidence_and_weight():
-    """A question whose words BM25's first passage all holds is not taken as held (its words
-    are common ones), and BM25 weighs less on it; a typed query with the same signals is."""
-    asked = lane_trust.decide(lane_trust.Signals(1.0, 0.0, asked=True), LANES, 60, WEIGHTS, ASKED_RULE)
-    assert asked.k == {"bm25": 60, "vector": 60}
-    assert asked.weights == {"bm25": 0.5, "vector": 1.0}
-    assert "asked in words" in asked.reasons[0]
-    typed = lane_trust.decide(lane_trust.Signals(1.0, 0.0), LANES, 60, WEIGHTS, ASKED_RULE)
-    assert typed.k["bm25"] == DEFAULTS.confident_k and typed.weights == WEIGHTS
-
-
-def test_an_asked_and_contradicted_bm25_lane_loses_both_weights():
-    fusion = lane_trust.decide(lane_trust.Signals(0.3, 0.5, asked=True), LANES, 60, WEIGHTS, ASKED_RULE)
-    assert fusion.weights["bm25"] == pytest.approx(DEFAULTS.contradicted_weight * 0.5)
-
-
-def test_the_settings_give_the_asked_rule_its_numbers():
-    rule = lane_trust.Thresholds.of(Settings(asked_coverage=0.9, asked_weight=0.3))
-    assert (rule.asked_coverage, rule.asked_weight) == (0.9, 0.3)
-
-
 def test_fuse_with_one_k_per_lane():
     fused = fuse({"bm25": [1, 2], "vector": [2, 1]}, {"bm25": 10, "vector": 60})
     by_id = {f.chunk_id: f for f in fused}
@@ -132,12 +106,6 @@ def test_coverage_is_the_share_of_query_words_the_first_passage_holds(small_kb):
     less = _signals(small_kb, "raised zebra quokka")[2].coverage
     assert 0 < less < partly < 1
     assert _signals(small_kb, "zebra quokka")[2].coverage is None  # BM25 found nothing
-
-
-def test_the_signals_say_whether_the_query_is_asked_in_words(small_kb):
-    assert _signals(small_kb, "how do I build a raised bed")[2].asked
-    assert not _signals(small_kb, "raised bed cedar")[2].asked
-    assert not _signals(small_kb, "zebra quokka")[2].asked  # BM25 found nothing: still measured
 
 
 def test_coverage_counts_a_word_being_typed_as_a_prefix(small_kb):

@@ -57,9 +57,6 @@ class Settings:
     confident_k: int = 2  # ... and then BM25's ranks count with this k (never above rrf_k)
     contradiction_gap: float = 0.1  # the vector lane contradicts BM25: BM25's first note this much less similar
     contradicted_weight: float = 0.25  # ... and then BM25's weight is multiplied by this
-    # A query asked in words (a question or a sentence: search/question.py) gets its own two:
-    asked_coverage: float = 0.7  # BM25 holds such a query at this share (1.01: never)
-    asked_weight: float = 1.0  # ... and when it does not, BM25's weight is multiplied by this
     # While vectors fill in behind the text (a folder just added), the vector lane ranks only the
     # passages embedded so far; hybrid search leaves it out until this share has vectors
     # (research/partial_vectors.py: below it, fusing it ranked worse than BM25 alone).
@@ -151,8 +148,6 @@ RULES: dict[str, Rule] = {
     "confident_k": _whole(1, 100_000),
     "contradiction_gap": Rule(float, "a cosine difference from 0 to 2 (2: never)", lambda v: 0.0 <= v <= 2.0),
     "contradicted_weight": _weight(1.0),
-    "asked_coverage": Rule(float, "a share from 0 to 1.01 (1.01: never)", lambda v: 0.0 <= v <= 1.01),
-    "asked_weight": _weight(1.0),
     "vector_min_share": Rule(float, "a share from 0 to 1 (0: always fuse)", lambda v: 0.0 <= v <= 1.0),
     "title_weight": _weight(),
     "heading_weight": _weight(),

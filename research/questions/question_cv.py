@@ -1,5 +1,7 @@
-"""Leave-one-collection-out cross-validation of the question signal in query-aware fusion
-(``core/search/question.py``, the ``asked`` rule of ``core/search/lane_trust.py``).
+"""Leave-one-collection-out cross-validation of a question signal for query-aware fusion: is a
+query asked in words (``question.asked`` beside this file), and if so, does BM25 get its own
+confidence threshold, contradiction gap and weight (``Rule`` below, around the product's
+``lane_trust.decide``)?
 
     python research/questions/question_cv.py NAME KNOWN.jsonl NEGATIVE.jsonl DIR [NAME ...] > report.json
 
@@ -36,13 +38,38 @@ from pms_tui.core.config import Settings  # noqa: E402
 from pms_tui.core.kb_measure import Measure  # noqa: E402
 from pms_tui.core.search import lane_trust, match_quality  # noqa: E402
 from pms_tui.core.search.fusion import fuse  # noqa: E402
-from pms_tui.core.search.question import asked  # noqa: E402
 from pms_tui.eval import harness, known_item, metrics  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from question import asked  # noqa: E402
 
 DEPTH = 50
 SHORTFALL_WEIGHT = 3.0
-BASE = dataclasses.replace(lane_trust.Thresholds.of(Settings()), asked_weight=1.0,
-                           asked_coverage=None, asked_gap=None)  # the rule off: an asked query as any other
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+    """The product's thresholds, and what changes for a query asked in words."""
+
+    product: lane_trust.Thresholds
+    asked_weight: float = 1.0  # BM25's weight multiplied by this when it is not confident
+    asked_coverage: float | None = None  # the confident rule's coverage for an asked query (None: the same)
+    asked_gap: float | None = None  # the contradiction gap for an asked query (None: the same)
+
+    def decide(self, signals: lane_trust.Signals, is_asked: bool, lanes, rrf_k: int, weights: dict) -> lane_trust.Fusion:
+        if not is_asked:
+            return lane_trust.decide(signals, lanes, rrf_k, weights, self.product)
+        t = dataclasses.replace(self.product,
+                                coverage=self.product.coverage if self.asked_coverage is None else self.asked_coverage,
+                                gap=self.product.gap if self.asked_gap is None else self.asked_gap)
+        fusion = lane_trust.decide(signals, lanes, rrf_k, weights, t)
+        confident = signals.coverage is not None and signals.coverage >= t.coverage
+        if "bm25" in fusion.weights and "vector" in fusion.weights and not confident and self.asked_weight != 1.0:
+            fusion.weights["bm25"] *= self.asked_weight
+        return fusion
+
+
+BASE = Rule(lane_trust.Thresholds.of(Settings()))  # the product's rule: an asked query as any other
 GRID = {
     "asked_weight": (1.0, 0.75, 0.5, 0.35, 0.25, 0.1),
     "asked_coverage": (None, 0.85, 1.01),  # None: the rule's own; 1.01: never confident
@@ -50,7 +77,7 @@ GRID = {
 }
 
 
-def grid() -> list[lane_trust.Thresholds]:
+def grid() -> list[Rule]:
     out = [BASE]
     for values in itertools.product(*GRID.values()):
         t = dataclasses.replace(BASE, **dict(zip(GRID, values)))
@@ -95,21 +122,21 @@ def collect(name: str, known: str, negative: str, folder: str) -> dict:
     return json.loads(cache.read_text())
 
 
-def ranked(data: dict, qid: str, mode: str, thresholds: lane_trust.Thresholds) -> list[str]:
+def ranked(data: dict, qid: str, mode: str, thresholds: Rule) -> list[str]:
     lanes = data["lanes"][qid]
     if mode in ("bm25", "vector"):
         ids = [c for c, _ in lanes[mode]]
     else:
         present = {lane: [c for c, _ in lanes[lane]] for lane in lanes["lanes"]}
-        signals = lane_trust.Signals(lanes["coverage"], lanes["gap"], lanes["asked"])
+        signals = lane_trust.Signals(lanes["coverage"], lanes["gap"])
         s = Settings()
-        fusion = lane_trust.decide(signals, present, s.rrf_k, {"bm25": s.bm25_weight, "vector": s.vector_weight},
-                                   thresholds)
+        fusion = thresholds.decide(signals, lanes["asked"], present, s.rrf_k,
+                                   {"bm25": s.bm25_weight, "vector": s.vector_weight})
         ids = [f.chunk_id for f in fuse(present, fusion.k, fusion.weights)]
     return metrics.unique(data["docs"].get(str(c)) for c in ids)
 
 
-def per_query(data: dict, mode: str, thresholds: lane_trust.Thresholds = BASE) -> dict[str, float]:
+def per_query(data: dict, mode: str, thresholds: Rule = BASE) -> dict[str, float]:
     return {i["qid"]: metrics.mrr_at(ranked(data, i["qid"], mode, thresholds), {i["target"].lstrip("./"): 1}, 10)
             for i in data["items"]}
 
@@ -157,7 +184,7 @@ def cross_validate(collections: list[dict]) -> dict:
     return report
 
 
-def describe(t: lane_trust.Thresholds) -> dict:
+def describe(t: Rule) -> dict:
     return {k: getattr(t, k) for k in GRID}
 
 

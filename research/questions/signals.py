@@ -15,12 +15,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import question_cv  # noqa: E402
 
-from pms_tui.core.config import Settings  # noqa: E402
-from pms_tui.core.search import lane_trust  # noqa: E402
 
 
 def main(argv: list[str]) -> None:
-    product = lane_trust.Thresholds.of(Settings())
+    product = question_cv.BASE
     for i in range(0, len(argv), 4):
         data = question_cv.collect(*argv[i:i + 4])
         for item, negative in [(q, False) for q in data["items"]] + [(q, True) for q in data["negatives"]]:

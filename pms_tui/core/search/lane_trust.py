@@ -32,7 +32,6 @@ from typing import cast
 from ..config import Settings
 from ..store import facets, language
 from . import query as fts_query
-from . import question
 from .bm25_planner import Bm25Planner, idf
 from .vector_index import VectorIndex
 
@@ -41,7 +40,6 @@ from .vector_index import VectorIndex
 class Signals:
     coverage: float | None  # None: BM25 found nothing
     gap: float | None  # None: no vector lane, or BM25's first note has no vector yet
-    asked: bool = False  # the query is a question or a sentence in words (``question.asked``)
 
 
 @dataclass(frozen=True)
@@ -63,14 +61,11 @@ class Thresholds:
     confident_k: int
     gap: float
     contradicted_weight: float
-    asked_coverage: float | None = None  # an asked query's ``coverage`` (None: the same)
-    asked_weight: float = 1.0
-    asked_gap: float | None = None  # an asked query's ``gap`` (None: the same)
 
     @classmethod
     def of(cls, settings: Settings) -> "Thresholds":
         return cls(settings.confident_coverage, settings.confident_k, settings.contradiction_gap,
-                   settings.contradicted_weight, settings.asked_coverage, settings.asked_weight)
+                   settings.contradicted_weight)
 
 
 @dataclass(frozen=True)
@@ -84,7 +79,7 @@ class Fusion:
 
     def to_json(self) -> dict:
         return {"k": dict(self.k), "weights": dict(self.weights), "coverage": self.signals.coverage,
-                "gap": self.signals.gap, "asked": self.signals.asked, "reasons": list(self.reasons)}
+                "gap": self.signals.gap, "reasons": list(self.reasons)}
 
 
 def plain(lanes, rrf_k: int, weights: dict[str, float]) -> Fusion:
@@ -97,21 +92,14 @@ def decide(signals: Signals, lanes, rrf_k: int, weights: dict[str, float], thres
     if "bm25" not in lanes or "vector" not in lanes or signals.coverage is None:
         return Fusion(base.k, base.weights, signals)
     k, w, reasons = dict(base.k), dict(base.weights), []
-    asked = signals.asked
-    confident = thresholds.asked_coverage if asked and thresholds.asked_coverage is not None else thresholds.coverage
-    contradiction = thresholds.asked_gap if asked and thresholds.asked_gap is not None else thresholds.gap
-    if signals.coverage >= confident:
+    if signals.coverage >= thresholds.coverage:
         k["bm25"] = min(rrf_k, thresholds.confident_k)
         reasons.append(f"BM25's first passage holds {signals.coverage:.0%} of the query's words: "
                        f"its ranks count with k={k['bm25']}")
-    else:
-        if signals.gap is not None and signals.gap > contradiction:
-            w["bm25"] = w["bm25"] * thresholds.contradicted_weight
-            reasons.append(f"BM25's first note is far from the query's meaning (cosine {signals.gap:.2f} below "
-                           f"the vector lane's first): BM25 weighs {w['bm25']:g}")
-        if asked and thresholds.asked_weight != 1.0:
-            w["bm25"] = w["bm25"] * thresholds.asked_weight
-            reasons.append(f"the query is asked in words, which the meaning lane reads whole: BM25 weighs {w['bm25']:g}")
+    elif signals.gap is not None and signals.gap > thresholds.gap:
+        w["bm25"] = w["bm25"] * thresholds.contradicted_weight
+        reasons.append(f"BM25's first note is far from the query's meaning (cosine {signals.gap:.2f} below "
+                       f"the vector lane's first): BM25 weighs {w['bm25']:g}")
     return Fusion(k, w, signals, tuple(reasons))
 
 
@@ -123,9 +111,9 @@ def measure(sources: Sources, text: str, bm25: list[tuple[int, float]], vector: 
     """The two signals for one query, from its lanes (a few FTS5 lookups and a small dot
     product); ``known_coverage``: BM25's first passage's coverage, when already measured."""
     if not bm25:
-        return Signals(None, None, question.asked(text))
+        return Signals(None, None)
     held = coverage(sources, text, bm25[0][0]) if known_coverage is UNKNOWN else cast("float | None", known_coverage)
-    return Signals(held, gap(sources, bm25[0][0], vector, qvec), question.asked(text))
+    return Signals(held, gap(sources, bm25[0][0], vector, qvec))
 
 
 def coverage(sources: Sources, text: str, chunk_id: int) -> float | None:

@@ -1,10 +1,10 @@
-"""Is a query asked in words (core/search/question.py): pure logic on the text."""
+"""Is a query asked in words (research/questions/question.py): pure logic on the text."""
 
 from __future__ import annotations
 
 import pytest
 
-from pms_tui.core.search.question import asked
+from question import asked
 
 
 @pytest.mark.parametrize("text", [
