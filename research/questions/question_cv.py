@@ -55,6 +55,7 @@ class Rule:
     asked_weight: float = 1.0  # BM25's weight multiplied by this when it is not confident
     asked_coverage: float | None = None  # the confident rule's coverage for an asked query (None: the same)
     asked_gap: float | None = None  # the contradiction gap for an asked query (None: the same)
+    asked_vector_k: int | None = None  # the vector lane's k for an asked query (None: RRF's k)
 
     def decide(self, signals: lane_trust.Signals, is_asked: bool, lanes, rrf_k: int, weights: dict) -> lane_trust.Fusion:
         if not is_asked:
@@ -66,6 +67,8 @@ class Rule:
         confident = signals.coverage is not None and signals.coverage >= t.coverage
         if "bm25" in fusion.weights and "vector" in fusion.weights and not confident and self.asked_weight != 1.0:
             fusion.weights["bm25"] *= self.asked_weight
+        if "vector" in fusion.k and self.asked_vector_k is not None:
+            fusion.k["vector"] = min(fusion.k["vector"], self.asked_vector_k)
         return fusion
 
 
@@ -74,6 +77,7 @@ GRID = {
     "asked_weight": (1.0, 0.75, 0.5, 0.35, 0.25, 0.1),
     "asked_coverage": (None, 0.85, 1.01),  # None: the rule's own; 1.01: never confident
     "asked_gap": (None, 0.05, 0.0),  # None: the rule's own
+    "asked_vector_k": (None, 1, 2),  # None: RRF's k (the product's 3)
 }
 
 
