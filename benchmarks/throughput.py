@@ -64,7 +64,7 @@ def measure(folder: str) -> dict:
     from pms_tui.core.indexing.embed import _register_bundled_model, bundled_model_dir
     from pms_tui.core.indexing.embed_queue import background_priority
     from pms_tui.core.indexing.notes import walk_notes
-    from pms_tui.core.indexing.query_model import _tokenizer
+    from pms_tui.core.query_vectors.model import _tokenizer
     from pms_tui.core.kb import KnowledgeBase
 
     calls: list[tuple[float, float, float, list[str]]] = []  # start, end, thread CPU s, texts

@@ -1,6 +1,6 @@
 """A one-shot `pms-tui search` pays for no more than it uses: a BM25 search imports neither the
 model nor NumPy, the clipper nor the Markdown parser; a hybrid one embeds its query in a
-helper process (``cli_query_vector``) while the index opens, and falls back to embedding it
+helper process (``core.query_vectors``) while the index opens, and falls back to embedding it
 itself when the helper gives nothing."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A running app or `pms-tui mcp` serves query vectors to one-shot searches of its home
-(``core.query_service``): the search forks no helper and loads no model, and answers as
+(``core.query_vectors.service``): the search forks no helper and loads no model, and answers as
 without the server; a socket left by a killed process, another model or another window falls
 back to the helper; the socket is the owner's alone."""
 
@@ -11,7 +11,7 @@ import stat
 
 import numpy as np
 
-from pms_tui.core import query_service
+from pms_tui.core.query_vectors import service as query_service
 from tests.test_oneshot_search import _search
 
 

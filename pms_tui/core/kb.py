@@ -60,7 +60,6 @@ from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerpr
 from .kb_graph import GraphMixin
 from .kb_indexing import IndexingMixin
 from .kb_notes import EMPTY_INDEX, MAX_K, NoteRef, NotesMixin, check_span
-from .query_embedding import query_vector  # noqa: F401 - part of the engine's contract
 from .results import (
     MODES,
     SNIPPET_CLOSE,
@@ -96,7 +95,7 @@ from .store.writer_lock import EMBED_LOCK_FILE, WriterBusy, WriterLock
 
 if TYPE_CHECKING:
     from .clip.note import ClipResult
-    from .query_service import QueryVectorServer
+    from .query_vectors.service import QueryVectorServer
 
 __all__ = [
     # the front door and its functions
@@ -409,11 +408,11 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
 
     def serve_query_vectors(self) -> bool:
         """Answer one-shot `pms-tui search` processes of this home with query vectors from this
-        process's loaded model (``query_service``: a Unix socket in the home, owner only) until
+        process's loaded model (``query_vectors.service``: a Unix socket in the home, owner only) until
         :meth:`close`. False where it cannot (the model not loaded, another process serving)."""
         if not self.model_ready or getattr(self, "_query_server", None) is not None:
             return False
-        from .query_service import QueryVectorServer
+        from .query_vectors.service import QueryVectorServer
 
         server = QueryVectorServer(self.home, self.embedder, lambda query: parse_query(as_query_text(query)).text)
         if not server.start():

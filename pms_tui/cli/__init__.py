@@ -1,7 +1,8 @@
 """The command line: ``pms-tui`` opens the terminal UI; subcommands serve scripts and tests.
 
-Every error ends as one sentence on stderr and a non-zero exit, never a traceback.
-One file on purpose (~500 lines): a short function per subcommand and the parser naming them.
+Every error ends as one sentence on stderr and a non-zero exit, never a traceback. A short
+function per subcommand and the parser naming them; the link graph's commands are in ``graph``,
+doctor, repair and compact in ``upkeep``, progress and waiting messages in ``progress``.
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ import re
 import sys
 import time
 
-from .cli_progress import tell_upgrade, tell_waiting, upgrade_index
-from .core.errors import UsageError, describe
-from .core.results import MODES
-from .cli_graph import NOTE_HELP, add_parsers as add_graph_parsers, link_summary
-from .cli_upkeep import add_parsers as add_upkeep_parsers
-from .core.safe_text import UNSAFE, safe_text
+from .progress import tell_upgrade, tell_waiting, upgrade_index
+from ..core.errors import UsageError, describe
+from ..core.results import MODES
+from .graph import NOTE_HELP, add_parsers as add_graph_parsers, link_summary
+from .upkeep import add_parsers as add_upkeep_parsers
+from ..core.safe_text import UNSAFE, safe_text
 
 NO_COLLECTIONS = "No collections yet. Add a folder of notes with `pms-tui add PATH`."
 
@@ -29,9 +30,18 @@ def say(*parts: object, file=None) -> None:
 
 
 def _kb(args):
-    from .cli_query_vector import open_kb  # a search's query is embedded in a helper meanwhile
+    """The command's KnowledgeBase. A search that embeds its query starts the query-vector
+    service first, before the engine is imported: the vector is made meanwhile."""
+    query, helper = getattr(args, "query", None), None
+    if query and getattr(args, "mode", "bm25") in ("hybrid", "vector"):
+        from ..core.query_vectors import start
 
-    kb = open_kb(args, upgrade_progress=tell_upgrade)
+        helper = start(args.home, query)
+    from ..core.kb import KnowledgeBase
+
+    kb = KnowledgeBase(home=args.home, upgrade_progress=tell_upgrade)
+    if helper is not None:
+        kb.expect_query_vector(helper)
     for warning in kb.settings.warnings:
         say(f"pms-tui: {warning}", file=sys.stderr)
     kb.on_writer_wait = tell_waiting  # a second writer waits its turn, and says for whom
@@ -77,7 +87,7 @@ def _cancel_on_ctrl_c(work):
 
 
 def _sync_with_bar(args, run) -> int:
-    from .cli_progress import SyncProgressBar
+    from .progress import SyncProgressBar
 
     def work(cancel):
         with SyncProgressBar(quiet=args.quiet) as bar:
@@ -140,7 +150,7 @@ def cmd_remove(args) -> int:
 
 
 def cmd_status(args) -> int:
-    from .core.results import SyncStatus
+    from ..core.results import SyncStatus
 
     with _kb(args) as kb:
         cols = kb.collections.select(args.collection)
@@ -251,7 +261,7 @@ def cmd_reindex(args) -> int:
 
 
 def _plain_snippet(text: str) -> str:
-    from .core.results import SNIPPET_CLOSE, SNIPPET_OPEN
+    from ..core.results import SNIPPET_CLOSE, SNIPPET_OPEN
 
     text = safe_text(" ".join(text.split()))
     if sys.stdout.isatty():
@@ -336,14 +346,14 @@ def cmd_clip(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from .eval.cli import run_eval
+    from ..eval.cli import run_eval
 
     return run_eval(args)
 
 
 def cmd_tui(args) -> int:
     try:
-        from .tui.app import run_app
+        from ..tui.app import run_app
     except ImportError as exc:
         raise UsageError(f"The terminal UI cannot start: {exc}.") from None
     upgrade_index(args.home)
@@ -356,7 +366,7 @@ class _VersionAction(argparse.Action):
     email parser it brings were 20-30 ms of every ``pms-tui`` start, the app's included)."""
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        from . import __version__
+        from .. import __version__
 
         print(f"{parser.prog} {__version__}")
         parser.exit()
@@ -425,7 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
 
-    from .mcp_server.command import add_mcp_parser  # argparse only: the MCP SDK loads when `mcp` runs
+    from ..mcp_server.command import add_mcp_parser  # argparse only: the MCP SDK loads when `mcp` runs
     add_mcp_parser(sub)
     p = sub.add_parser("clip", help="save a web page as a note and index it")
     p.add_argument("url")
@@ -466,7 +476,3 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the last line of defence: one sentence, no traceback
         say(f"pms-tui: {describe(exc)}", file=sys.stderr)
         return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
