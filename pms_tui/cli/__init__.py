@@ -417,7 +417,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query")
     p.add_argument("-k", type=int, default=10)
     p.add_argument("-c", "--collection", action="append")
-    p.add_argument("--mode", choices=MODES, default="hybrid")
+    # not argparse's choices: the engine checks the mode, with the sentence every front end gives
+    p.add_argument("--mode", default="hybrid", metavar="{" + ",".join(MODES) + "}")
     p.add_argument("--json", action="store_true", help="hits with their evidence, and the parsed query")
     p.add_argument("--explain", action="store_true", help="print why each hit ranks where it does")
     p.add_argument("--min-score", type=float, metavar="X", help="drop hits whose fused score (0..1) is below X")

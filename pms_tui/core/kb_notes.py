@@ -4,8 +4,9 @@ the KnowledgeBase, so the same question gets the same answer, or the same senten
 
 A note is named by ``collection/relpath`` (what hits carry), by a path (absolute, relative to
 the working folder, or relative to a collection's folder), or by its name as a wikilink names
-it (``bravo`` for ``[[bravo]]``: its file name or an alias), each optionally followed by
-``:LINE`` or ``:START-END``. A note's file is read only from inside its collection's folder:
+it (``bravo`` for ``[[bravo]]``: its file name or an alias), or by its URI
+(``pms://note/COLLECTION/PATH``, ``results.note_uri``), each optionally followed by ``:LINE`` or
+``:START-END``. A note's file is read only from inside its collection's folder:
 a symlink swapped in after indexing that leads outside is refused with one sentence.
 """
 
@@ -22,7 +23,7 @@ from .errors import CollectionError, PmsError, UsageError
 from .indexing.collections import Collection
 from .indexing.documents import text_of_chunks
 from .indexing.notes import MAX_NOTE_BYTES, is_document_name, read_note
-from .results import MODES
+from .results import MODES, NOTE_URI_PREFIX
 from .safe_text import one_line
 from .store import chunks as chunk_rows
 from .store import links as link_rows
@@ -70,6 +71,15 @@ def check_span(note_id: str, total: int, start: int | None, end: int | None) -> 
     if first > max(total, 1):
         raise UsageError(f"{one_line(note_id)[:200]} has {total} lines; line {first} is past its end.")
     return first, min(total, end if end is not None else total)
+
+
+def _id_of_uri(uri: str) -> str:
+    """``collection/relpath`` of a note's URI; UsageError for any other ``pms://`` URI."""
+    from urllib.parse import unquote
+
+    if not uri.startswith(NOTE_URI_PREFIX) or len(uri) <= len(NOTE_URI_PREFIX):
+        raise UsageError(f"Note URIs look like {NOTE_URI_PREFIX}COLLECTION/PATH; this one does not.")
+    return "/".join(unquote(part) for part in uri[len(NOTE_URI_PREFIX):].split("/"))
 
 
 class NotesMixin:
@@ -129,6 +139,8 @@ class NotesMixin:
         if len(ref) > MAX_REF_CHARS or "\x00" in ref:
             raise UsageError("That is not a note name: too long, or it holds a NUL character.")
         ref = ref.strip()
+        if ref.startswith("pms://"):
+            ref = _id_of_uri(ref)
         start = end = None
         if (m := _LINES.fullmatch(ref)) and not Path(ref).exists():
             ref, start = m.group(1), int(m.group(2))

@@ -18,6 +18,18 @@ VECTORS_OTHER_MODEL = "vector lane off until `pms-tui reindex` re-embeds with th
 # English model): its ranking would be noise that fusion follows (core/search/query_script.py)
 VECTORS_UNREAD_SCRIPT = "vector lane left out: the model cannot read the query's script"
 MODES = ("hybrid", "bm25", "vector")
+# A note's URI (the MCP server's resources; ``KnowledgeBase.note`` takes it as a note's name):
+# ``pms://note/<collection>/<path inside it>``, each part percent-encoded
+NOTE_URI_PREFIX = "pms://note/"
+NOTE_URI_TEMPLATE = "pms://note/{collection}/{+path}"
+
+
+def note_uri(collection: str, relpath: str) -> str:
+    """The URI of the note ``relpath`` of ``collection`` (a space is %20; '/' separates parts)."""
+    from urllib.parse import quote
+
+    return NOTE_URI_PREFIX + "/".join(quote(part, safe="") for part in [collection, *relpath.split("/")])
+
 # ``progress(done, total, phase)`` of a sync. Phases: "scanning" (files seen, total 0),
 # "deleting" and "reading" (notes done of the notes to write: text, chunks, full-text rows),
 # "embedding" (queued texts embedded of those queued), then "done". Called at least ten
