@@ -23,21 +23,38 @@ from pms_tui.core.errors import (
     UsageError,
     describe,
 )
-from pms_tui.core.kb import MODES, SearchResult
+from pms_tui.core.results import MODES, SearchResult
 from pms_tui.core.store import OperationalError
 
 from tests.webserver import web  # noqa: F401 - fixture used by name
 
 
-def test_search_result_is_the_list_of_hits_with_lanes(synced_kb):
+def test_search_result_is_the_hits_with_lanes(synced_kb):
     result = synced_kb.search("undo the last commit", k=3)
-    assert isinstance(result, SearchResult) and isinstance(result, list)
-    assert result.lanes == ["bm25", "vector"] and result.notes == []
+    assert isinstance(result, SearchResult)
+    assert result.lanes == ("bm25", "vector") and result.notes == ()
     assert [hit.chunk_id for hit in result] == [hit.chunk_id for hit in result.hits]
     assert result[0].relpath == "git/undo-commit.md" and len(result) == 3
     waiting = synced_kb.search("sourdough", k=2, vector=False)
-    assert waiting.lanes == ["bm25"] and waiting.notes == ["vector lane waiting for the model"]
+    assert waiting.lanes == ("bm25",) and waiting.notes == ("vector lane waiting for the model",)
     assert not synced_kb.search("zzzqqq", k=3, mode="bm25")
+
+
+def test_a_slice_of_a_search_result_keeps_what_it_says(synced_kb):
+    """A slice is a SearchResult with the same query, lanes, fusion and match (a list's slice
+    lost them); the result cannot be changed after the search."""
+    import dataclasses
+
+    result = synced_kb.search("undo the last commit", k=3)
+    first = result[:1]
+    assert isinstance(first, SearchResult) and len(first) == 1 and first[0] == result[0]
+    assert (first.query, first.lanes, first.notes, first.fusion, first.match) == \
+        (result.query, result.lanes, result.notes, result.fusion, result.match)
+    assert first.query is not None and first.fusion is not None and first.match is not None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.lanes = ()  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        result[0] = result[1]  # type: ignore[index]
 
 
 def test_modes_are_defined_once_and_checked(synced_kb):

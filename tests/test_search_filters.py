@@ -119,7 +119,7 @@ def test_narrow_filter_still_fills_k(kb, tmp_path):
 def test_filters_alone_list_the_newest_matching_notes(vault_kb):
     result = vault_kb.search("tag:git")
     assert [h.relpath for h in result] == ["git/undo.md", "git/rebase.md"]  # 2024-05-17, 2023-01-10
-    assert result.lanes == [] and result.notes
+    assert result.lanes == () and result.notes
     assert notes(vault_kb.search("path:git/ -stash")) == ["git/rebase.md", "git/undo.md"]
 
 

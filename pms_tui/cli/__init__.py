@@ -274,7 +274,8 @@ def cmd_search(args) -> int:
         started = time.perf_counter()
         result = kb.search(args.query, k=args.k, mode=args.mode, collections=args.collection)
         elapsed = (time.perf_counter() - started) * 1000
-        result[:] = [h for h in result if args.min_score is None or h.score >= args.min_score]  # for scripts
+        if args.min_score is not None:  # for scripts
+            result = result.keeping(lambda hit: hit.score >= args.min_score)
         if args.json:
             hits = [{**h.to_json(), "evidence": kb.evidence(result, h).to_json()} for h in result]
             _print_json({"query": result.query.to_json(), "lanes": result.lanes, "notes": result.notes,

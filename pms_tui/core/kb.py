@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -68,6 +69,7 @@ from .results import (
     Hit,
     Link,
     Mention,
+    ModelState,
     NoteExplanation,
     RelatedNote,
     PendingFile,
@@ -160,7 +162,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         self.on_writer_wait = None
         self.embedder: Embedder = embedder or Embedder(
             self.settings.model, self.settings.embed_batch_size, self.settings.max_tokens)
-        self._model_state = "not loaded"
+        self._model_state = ModelState.NOT_LOADED
         self.model_error: str | None = None
         self.model_mismatch: str | None = self._check_model()
         self.vectors = VectorIndex(self.store, self._index_dim())
@@ -210,13 +212,13 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
             raise ModelMismatchError(self.model_mismatch)
 
     @property
-    def model_state(self) -> str:
-        """``"not loaded"``, ``"loading"``, ``"ready"``, ``"error"`` (see ``model_error``) or
-        ``"mismatch"`` (see ``model_mismatch``)."""
+    def model_state(self) -> ModelState:
+        """Not loaded, loading, ready, error (see ``model_error``) or mismatch (see
+        ``model_mismatch``); a ``StrEnum``, so it reads as its value."""
         if self.model_mismatch:
-            return "mismatch"
+            return ModelState.MISMATCH
         if self.embedder.ready:
-            return "ready"
+            return ModelState.READY
         return self._model_state
 
     @property
@@ -229,13 +231,13 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         Raises EmbeddingModelError or ModelMismatchError with the sentence to show.
         ``serve_queries``: then :meth:`serve_query_vectors` (the app and the MCP server)."""
         self.require_vectors()
-        self._model_state = "loading"
+        self._model_state = ModelState.LOADING
         try:
             self.embedder.load()
         except EmbeddingModelError as exc:
-            self._model_state, self.model_error = "error", str(exc)
+            self._model_state, self.model_error = ModelState.ERROR, str(exc)
             raise
-        self._model_state, self.model_error = "ready", None
+        self._model_state, self.model_error = ModelState.READY, None
         if serve_queries:
             self.serve_query_vectors()
 
@@ -317,8 +319,8 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         depth = self.settings.lane_depth
         result = self.search(query, k=depth, collections=collections, vector=vector, typing=typing)
         key = (found.collection.name, found.relpath)
-        explanation.fused_rank = next((i for i, h in enumerate(result, 1) if (h.collection, h.relpath) == key), None)
-        return explanation
+        return replace(explanation, fused_rank=next(
+            (i for i, h in enumerate(result, 1) if (h.collection, h.relpath) == key), None))
 
     def facet_values(self) -> dict[str, list[str]]:
         """What ``tag:``, ``path:`` and ``in:`` can take, the most used first (completion)."""

@@ -10,6 +10,7 @@ dataclasses from ``results`` (``Link``, ``Mention``, ``RelatedNote``), each with
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from .indexing import guide as guide_rules
 from .indexing.collections import Collection
@@ -51,9 +52,7 @@ class GraphMixin:
         doc_id, collection, rel = self.resolve_note(note)
         found = link_rows.document(self.store.conn, collection.id, rel)
         out = graph.mentions_of(self.store.conn, collection.id, doc_id, found[1] if found else rel, limit)
-        for mention in out:
-            mention.collection = collection.name
-        return out
+        return [replace(mention, collection=collection.name) for mention in out]
 
     def related(self, note: str, k: int = 10) -> list[RelatedNote]:
         """The ``k`` notes nearest to ``note`` in meaning (any collection), best first, each

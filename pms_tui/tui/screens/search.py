@@ -21,7 +21,7 @@ from textual.widgets import Footer, Input, Markdown
 from textual.worker import Worker, WorkerState
 
 from pms_tui.core.errors import PmsError, describe
-from pms_tui.core.results import MODES, Hit, Link
+from pms_tui.core.results import MODES, Hit, Link, ModelState
 from pms_tui.core.safe_text import one_line
 
 from ..commands import ScreenCommands
@@ -159,7 +159,7 @@ class SearchScreen(SearchRuns, Screen[None]):
         self.queries.mount()
         if self.kb.model_mismatch:
             self.model_state = "mismatch"
-            self.status.update_status(model="mismatch: reindex")
+            self.status.update_status(model="mismatch: reindex", model_state=ModelState.MISMATCH)
             self.notify(self.kb.model_mismatch, severity="warning", timeout=15)
         self.request_search(immediate=True)
         if self.first_run_sample and not self.collection_names and not self.syncing.sample_offered():

@@ -119,7 +119,7 @@ class SearchRuns(_ScreenPart):
                 result = opened(self.kb).search(query, k=self.queries.results_count(RESULT_COUNT), mode=mode,
                                                 collections=collections, vector=vector, stop=replaced,
                                                 typing=True)
-                hits, lanes, notes = result.hits, result.lanes, result.notes
+                hits, lanes, notes = list(result.hits), list(result.lanes), list(result.notes)
             error = None
         except SearchStopped:
             self.searches_stopped += 1
@@ -149,7 +149,8 @@ class SearchRuns(_ScreenPart):
         self.status.update_status(
             mode=self.mode, collection=self.collection_filter, lanes=tuple(message.lanes),
             hits=len(self.results.rows), elapsed_ms=message.elapsed_ms, recent=message.recent, ignored=ignored,
-            weak=weak, notes=tuple(message.notes))
+            weak=weak, notes=tuple(message.notes),
+            vector_out=message.result.vector_out if message.result is not None else None)
         if message.result is not None:
             self.queries.saved_seen(message.result)
         if message.error:
