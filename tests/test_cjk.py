@@ -132,7 +132,7 @@ def test_the_evidence_names_the_cjk_word(world_kb):
 
 
 def test_latin_notes_keep_an_empty_cjk_column(world_kb):
-    rows = dict(world_kb.store.conn.execute(
+    rows = dict(world_kb._store.conn.execute(
         "SELECT d.path, group_concat(c.cjk, '') FROM chunks c JOIN documents d ON d.id = c.document_id "
         "GROUP BY d.path"))
     assert rows["de/index.md"] == "" and rows["fr/pain.md"] == ""
@@ -161,7 +161,7 @@ def test_an_index_from_schema_5_is_upgraded_with_progress(tmp_path):
         kb.collections.create(tmp_path / "notes", name="world")
         kb.sync()
         before = kb.stats()
-        with kb.store.transaction() as conn:
+        with kb._store.transaction() as conn:
             _as_schema_5(conn)
     seen = []
     with KnowledgeBase(home=home, upgrade_progress=lambda *a: seen.append(a)) as kb:

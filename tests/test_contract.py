@@ -160,7 +160,7 @@ def test_model_state_and_loading(synced_kb):
     kb = synced_kb
     kb.load_model()
     assert kb.model_state == "ready" and kb.model_ready and kb.model_mismatch is None
-    kb.embedder.clear_query_cache()
+    kb._embedder.clear_query_cache()
     assert kb.search("sourdough", k=1)
 
 

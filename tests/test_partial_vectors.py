@@ -23,7 +23,7 @@ def test_hybrid_leaves_out_the_vector_lane_until_enough_passages_have_vectors(sy
     kb.collections.create(_folder(tmp_path / "big", 40, "kettle"), name="big")
     report = kb.sync(embed=False)  # text now, vectors queued (as the app syncs)
     assert report.vectors_pending >= 40
-    share = vector_rows.embedded_share(kb.store.conn)
+    share = vector_rows.embedded_share(kb._store.conn)
     assert 0.0 < share < kb.settings.vector_min_share
 
     during = kb.search("kettle lantern", k=3)
@@ -44,6 +44,6 @@ def test_hybrid_leaves_out_the_vector_lane_until_enough_passages_have_vectors(sy
     kb.settings = kb.retrieval.settings = replace(kb.settings, vector_min_share=0.8)
 
     kb.embed_pending()
-    assert vector_rows.embedded_share(kb.store.conn) == 1.0
+    assert vector_rows.embedded_share(kb._store.conn) == 1.0
     after = kb.search("kettle lantern", k=3)
     assert after.lanes == ("bm25", "vector") and after.notes == ()

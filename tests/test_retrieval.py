@@ -196,7 +196,7 @@ def test_what_bm25_s_side_reads_while_the_vector_lane_runs_changes_no_answer(syn
         return [(h.path, h.start_line, h.snippet, h.score, h.bm25_rank, h.vector_rank) for h in result.hits], \
             result.fusion.to_json(), result.match.to_json()
 
-    synced_kb.embedder.clear_query_cache()
+    synced_kb._embedder.clear_query_cache()
     retrieval.vector_ranked, retrieval._while_waiting = held_lane, reading
     try:
         with_early = shown(synced_kb.search(query, k=5))

@@ -252,7 +252,7 @@ def test_an_index_from_before_the_facets_is_migrated_and_filled(vault_kb):
     from pms_tui.core.kb import KnowledgeBase
 
     home = vault_kb.home
-    with vault_kb.store.transaction() as conn:
+    with vault_kb._store.transaction() as conn:
         conn.execute("DROP TABLE note_tags")
         conn.execute("ALTER TABLE documents DROP COLUMN note_date")
         conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")

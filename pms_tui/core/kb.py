@@ -156,55 +156,55 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         self.home.mkdir(parents=True, exist_ok=True)
         self.settings = settings or load_settings(self.home)
         self.db_path = self.home / DB_FILE
-        self.store = Store(self.db_path, upgrade_progress)
+        self._store = Store(self.db_path, upgrade_progress)
         # One writer per home across processes (sync, reindex, remove, repair): a second one
         # waits its turn; ``on_writer_wait(pid)`` (the CLI says so) is told once.
         self.on_writer_wait = None
-        self.embedder: Embedder = embedder or Embedder(
+        self._embedder = embedder or Embedder(
             self.settings.model, self.settings.embed_batch_size, self.settings.max_tokens)
         self._model_state = ModelState.NOT_LOADED
-        self.model_error: str | None = None
-        self.model_mismatch: str | None = self._check_model()
-        self.vectors = VectorIndex(self.store, self._index_dim())
-        self.collections = Collections(self.store, clip=self.clip, writing=self.writing)
+        self.model_error = None
+        self.model_mismatch = self._check_model()
+        self._vectors = VectorIndex(self._store, self._index_dim())
+        self.collections = Collections(self._store, clip=self.clip, writing=self.writing)
         self.retrieval = Retrieval(
-            self.store, self.settings, self.embedder, self.vectors, self.collections.ids, self.require_vectors,
+            self._store, self.settings, self._embedder, self._vectors, self.collections.ids, self.require_vectors,
             lambda: [c.name for c in self.collections.list()], self.default_collection_ids,
             self._hidden_collection_ids,
         )
-        facet_rules.backfill(self.store)  # once, on an index older than its tags and dates
+        facet_rules.backfill(self._store)  # once, on an index older than its tags and dates
         self._sync_lock = threading.Lock()
         self._drain_lock = threading.Lock()
-        self.writer_lock = WriterLock(self.home)
-        self.embed_lock = WriterLock(self.home, EMBED_LOCK_FILE)  # one drain of the queue per home
+        self._writer_lock = WriterLock(self.home)
+        self._embed_lock = WriterLock(self.home, EMBED_LOCK_FILE)  # one drain of the queue per home
 
     # -- the embedding model -------------------------------------------------------------------
     def _check_model(self) -> str | None:
         """Record the model on a new index; on an old one, say if it was built with another."""
-        conn = self.store.conn
+        conn = self._store.conn
         stored, dim = meta.recorded_model(conn)
-        if stored is None and self.store.read_only:
+        if stored is None and self._store.read_only:
             return None  # an empty read-only index: nothing to compare
         if stored is None:
             with transaction(conn):
                 self._record_model(conn)
             return None
-        if stored != self.embedder.model_name or dim != self.embedder.dim:
+        if stored != self._embedder.model_name or dim != self._embedder.dim:
             return (
                 f"The index was built with the embedding model {stored!r} but the configured model is "
-                f"{self.embedder.model_name!r}; run `pms-tui reindex` to re-embed with it "
+                f"{self._embedder.model_name!r}; run `pms-tui reindex` to re-embed with it "
                 f"(vectors of two models are never mixed)."
             )
-        if not self.store.read_only:
-            ensure_vector_table(conn, self.embedder.dim)
+        if not self._store.read_only:
+            ensure_vector_table(conn, self._embedder.dim)
         return None
 
     def _record_model(self, conn) -> None:
-        meta.record_model(conn, self.embedder.model_name, self.embedder.dim)
-        ensure_vector_table(conn, self.embedder.dim)
+        meta.record_model(conn, self._embedder.model_name, self._embedder.dim)
+        ensure_vector_table(conn, self._embedder.dim)
 
     def _index_dim(self) -> int:
-        return meta.recorded_model(self.store.conn)[1] or self.embedder.dim
+        return meta.recorded_model(self._store.conn)[1] or self._embedder.dim
 
     def require_vectors(self) -> None:
         """Raise ModelMismatchError when the index's vectors are not the configured model's."""
@@ -217,14 +217,19 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         ``model_mismatch``); a ``StrEnum``, so it reads as its value."""
         if self.model_mismatch:
             return ModelState.MISMATCH
-        if self.embedder.ready:
+        if self._embedder.ready:
             return ModelState.READY
         return self._model_state
 
     @property
+    def read_only(self) -> bool:
+        """True when the index file cannot be written here (searching still works)."""
+        return self._store.read_only
+
+    @property
     def model_ready(self) -> bool:
         """True when vector search can run now: the model is loaded and matches the index."""
-        return self.embedder.ready and not self.model_mismatch
+        return self._embedder.ready and not self.model_mismatch
 
     def load_model(self, serve_queries: bool = False) -> None:
         """Load the embedding model (slow the first time; safe from a worker thread).
@@ -233,7 +238,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         self.require_vectors()
         self._model_state = ModelState.LOADING
         try:
-            self.embedder.load()
+            self._embedder.load()
         except EmbeddingModelError as exc:
             self._model_state, self.model_error = ModelState.ERROR, str(exc)
             raise
@@ -244,7 +249,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
     def expect_query_vector(self, future) -> None:
         """Take a query's vector from ``future`` (a ``concurrent.futures.Future`` of what
         :func:`query_vector` returns) instead of loading the model for it."""
-        self.embedder.expect_query_vector(future)
+        self._embedder.expect_query_vector(future)
 
     # -- clip --------------------------------------------------------------------------------
     def clip(self, url: str, collection: str | Collection, *, update: bool = False, **fetch_options) -> ClipResult:
@@ -284,7 +289,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         if stop is None:
             return self.retrieval.search(query, k, mode, collections, vector=vector, typing=typing)
         try:
-            with stop_when(self.store.conn, stop):
+            with stop_when(self._store.conn, stop):
                 return self.retrieval.search(query, k, mode, collections, vector=vector, typing=typing)
         except Exception as exc:
             if stop() and is_interrupted(exc):
@@ -294,7 +299,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
     def recent(self, limit: int = 30, collections: Sequence[str] | None = None) -> list[Hit]:
         """The first chunk of the most recently changed notes: what an empty query shows."""
         ids = self.collections.ids(collections)
-        rows = chunk_rows.first_chunks_by_recency(self.store.conn, limit,
+        rows = chunk_rows.first_chunks_by_recency(self._store.conn, limit,
                                                   self.default_collection_ids() if ids is None else ids)
         return [hit_from_row(row, preview(row.body)) for row in rows]
 
@@ -309,7 +314,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         similarity (``typing`` as :meth:`search`'s)."""
         self.check_request(query, 1, "hybrid", collections)
         found = self.note(note)
-        if vector and not self.model_mismatch and not self.embedder.ready:
+        if vector and not self.model_mismatch and not self._embedder.ready:
             try:
                 self.load_model()
             except PmsError:
@@ -324,7 +329,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
 
     def facet_values(self) -> dict[str, list[str]]:
         """What ``tag:``, ``path:`` and ``in:`` can take, the most used first (completion)."""
-        conn = self.store.conn
+        conn = self._store.conn
         return {
             "tag": [t for t, _ in facet_rows.tag_counts(conn)],
             "path": facet_rows.folders(conn),
@@ -333,7 +338,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
 
     def document_counts(self) -> dict[str, DocumentCounts]:
         """{collection: its PDF and Word files read, by kind, and those skipped with the reason}."""
-        return {c.name: document_counts(self.store.conn, c.id) for c in self.collections.list()}
+        return {c.name: document_counts(self._store.conn, c.id) for c in self.collections.list()}
 
     def document_text(self, collection: str | Collection, rel: str) -> str:
         """The text of an indexed PDF or Word file as the index holds it (Markdown, a PDF's
@@ -341,16 +346,16 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         Documents are never read as notes: their text lives in the index only."""
         col = self.collections.get(collection) if isinstance(collection, str) else collection
         return text_of_chunks([(row.start_line, row.body) for row in chunk_rows.of_document(
-            self.store.conn, col.id, rel)])
+            self._store.conn, col.id, rel)])
 
     def chunks_of(self, collection: str | Collection, rel: str) -> list[Hit]:
         """Every chunk of one indexed note, in order."""
         col = self.collections.get(collection) if isinstance(collection, str) else collection
-        return [hit_from_row(row) for row in chunk_rows.of_document(self.store.conn, col.id, rel)]
+        return [hit_from_row(row) for row in chunk_rows.of_document(self._store.conn, col.id, rel)]
 
     def note_names(self) -> list[str]:
         """``collection/relpath`` of every indexed note, sorted (what :meth:`explain` takes)."""
-        return document_rows.note_names(self.store.conn)
+        return document_rows.note_names(self._store.conn)
 
     # -- the bundled guide -------------------------------------------------------------------
     def guide(self) -> Collection | None:
@@ -386,7 +391,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         """The one sentence saying that the guide stepped aside, the first time it has (then
         remembered in the home's state.json, for every front end); None otherwise."""
         guide = self.guide_aside()
-        if guide is None or self.store.read_only or load_state(self.home).get(guide_rules.TOLD_STATE):
+        if guide is None or self._store.read_only or load_state(self.home).get(guide_rules.TOLD_STATE):
             return None
         try:
             save_state(self.home, **{guide_rules.TOLD_STATE: True})
@@ -396,7 +401,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
 
     # -- facts -------------------------------------------------------------------------------
     def stats(self) -> dict:
-        conn = self.store.conn
+        conn = self._store.conn
         size = sum(p.stat().st_size for p in self.home.glob(DB_FILE + "*") if p.is_file())
         return {
             "documents": document_rows.count(conn),
@@ -405,7 +410,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
             "vectors_pending": vector_rows.pending_count(conn),
             "collections": collection_rows.count(conn),
             "db_bytes": size,
-            "model": self.embedder.model_name,
+            "model": self._embedder.model_name,
         }
 
     def serve_query_vectors(self) -> bool:
@@ -416,7 +421,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
             return False
         from .query_vectors.service import QueryVectorServer
 
-        server = QueryVectorServer(self.home, self.embedder, lambda query: parse_query(as_query_text(query)).text)
+        server = QueryVectorServer(self.home, self._embedder, lambda query: parse_query(as_query_text(query)).text)
         if not server.start():
             return False
         self._query_server = server
@@ -427,7 +432,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         if server is not None:
             server.stop()
         self.retrieval.close()
-        self.store.close()
+        self._store.close()
 
     def __enter__(self) -> "KnowledgeBase":
         return self
@@ -462,6 +467,6 @@ def compact_home(home: str | os.PathLike | None = None, wait: bool | float = Tru
     if not (home_path / DB_FILE).exists():
         raise StoreError(f"There is no index in {home_path} yet: nothing to compact.")
     with KnowledgeBase(home_path) as kb:
-        kb.store.require_writable()
+        kb._store.require_writable()
     with WriterLock(home_path).hold(wait, on_wait):
         return compaction.compact(home_path / DB_FILE)

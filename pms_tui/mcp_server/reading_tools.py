@@ -78,7 +78,7 @@ def status(runner, args: dict) -> dict:
         "model": stats["model"], "model_state": kb.model_state,
         "model_problem": kb.model_mismatch or kb.model_error,
         "last_sync": _when(max(syncs)) if syncs else None,
-        "index_bytes": stats["db_bytes"], "read_only": kb.store.read_only,
+        "index_bytes": stats["db_bytes"], "read_only": kb.read_only,
         "writes_allowed": runner.allow_writes,
     }
 
