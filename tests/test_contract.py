@@ -102,6 +102,32 @@ def test_the_contract_exports_the_contract():
     assert {"lanes", "signals", "chunk_notes", "indexed_paths", "clear_query_cache"} <= set(vars(kb_measure.Measure))
 
 
+def test_the_contract_holds_what_the_front_ends_use():
+    """kb's __all__ is narrow: each name is imported by a front end (the app, the CLI, the MCP
+    server, pms-tui eval), or is one of the documented functions of the first version; data
+    types, errors and settings come from their own contract modules."""
+    import ast
+    from pathlib import Path
+
+    package = Path(kb_module.__file__).resolve().parents[1]
+    used: set[str] = set()
+    for folder in ("tui", "cli", "mcp_server", "eval"):
+        for path in (package / folder).rglob("*.py"):
+            parts = ["pms_tui", *path.relative_to(package).with_suffix("").parts]
+            here = parts if path.name == "__init__.py" else parts[:-1]
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.ImportFrom):
+                    continue
+                base = here[: len(here) - node.level + 1] if node.level else []
+                module = ".".join([*base, *(node.module.split(".") if node.module else [])])
+                if module == "pms_tui.core.kb":
+                    used |= {alias.name for alias in node.names}
+    exported = set(kb_module.__all__)
+    assert len(exported) <= 25, sorted(exported)
+    assert exported - used == {"chunk_markdown", "extract_from_url"}
+    assert used <= exported, sorted(used - exported)
+
+
 def test_measure_reads_the_lanes_search_fuses(synced_kb):
     from pms_tui.core.kb_measure import Measure
 

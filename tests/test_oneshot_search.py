@@ -61,7 +61,7 @@ def test_a_hybrid_search_gets_its_query_vector_from_the_helper_process(synced_kb
 
 
 def test_an_expected_query_vector_is_used_and_a_failed_one_is_embedded_here():
-    from pms_tui.core.kb import Embedder
+    from pms_tui.core.indexing.embed import Embedder
 
     embedder = Embedder()
     given: Future = Future()

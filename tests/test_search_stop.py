@@ -7,7 +7,7 @@ import pytest
 from tests.kb_helpers import NOTES, text_only_kb, write
 
 from pms_tui.core.errors import describe
-from pms_tui.core.kb import SearchStopped
+from pms_tui.core.errors import SearchStopped
 
 QUERY = "undo the last commit"
 

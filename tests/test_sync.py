@@ -10,7 +10,8 @@ import pytest
 from tests.kb_helpers import write
 from pms_tui.core import store as st
 from pms_tui.core.errors import CollectionError
-from pms_tui.core.kb import KnowledgeBase, ModelMismatchError
+from pms_tui.core.errors import ModelMismatchError
+from pms_tui.core.kb import KnowledgeBase
 
 
 def counts(kb):

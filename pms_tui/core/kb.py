@@ -34,25 +34,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .config import DB_FILE, Settings, default_home, load_settings, load_state, save_state
-from .errors import (
-    ClipError,
-    CollectionError,
-    ConfigError,
-    EmbeddingModelError,
-    ModelMismatchError,
-    PmsError,
-    SkipFile,
-    StoreError,
-    SyncBusyError,
-    UsageError,
-    describe,
-)
-from .indexing.chunk import Chunk, chunk_markdown
+from .errors import CollectionError, EmbeddingModelError, ModelMismatchError, PmsError, SearchStopped, StoreError
+from .indexing.chunk import chunk_markdown
 from .indexing import facets as facet_rules
 from .indexing.collections import Collection, Collections
 from .indexing.embed import Embedder
 from .indexing.frontmatter import split_frontmatter
-from .indexing.notes import MAX_NOTE_BYTES, is_document_name, read_note, sha256_file
+from .indexing.notes import is_document_name, read_note
 from .indexing.documents import DocumentCounts, opener_command, page_lines, page_of_line, text_of_chunks
 from .indexing.documents import counts as document_counts
 from .indexing.guide import GUIDE_DESCRIPTION, GUIDE_NAME, guide_dir, is_guide_note, is_guide_path
@@ -60,26 +48,10 @@ from .indexing import guide as guide_rules
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
 from .kb_graph import GraphMixin
 from .kb_indexing import IndexingMixin
-from .kb_notes import EMPTY_INDEX, MAX_K, NoteRef, NotesMixin, check_span
-from .results import (
-    MODES,
-    SNIPPET_CLOSE,
-    SNIPPET_OPEN,
-    Evidence,
-    Hit,
-    Link,
-    Mention,
-    ModelState,
-    NoteExplanation,
-    RelatedNote,
-    PendingFile,
-    SearchResult,
-    SyncProgress,
-    SyncReport,
-    SyncStatus,
-)
+from .kb_notes import MAX_K, NoteRef, NotesMixin, check_span
+from .results import Evidence, Hit, ModelState, NoteExplanation, SearchResult, SyncProgress, SyncReport
 from .search.hits import hit_from_row, preview
-from .search.query_syntax import Ignored, ParsedQuery, as_text as as_query_text, parse as parse_query
+from .search.query_syntax import as_text as as_query_text, parse as parse_query
 from .search.retrieval import Retrieval
 from .search.vector_index import VectorIndex
 from .store import Store, transaction
@@ -93,38 +65,33 @@ from .store import meta
 from .store import vectors as vector_rows
 from .store.connection import is_interrupted, stop_when
 from .store.schema import ensure_vector_table
-from .store.writer_lock import EMBED_LOCK_FILE, WriterBusy, WriterLock
+from .store.writer_lock import EMBED_LOCK_FILE, WriterLock
 
 if TYPE_CHECKING:
     from .clip.note import ClipResult
     from .query_vectors.service import QueryVectorServer
 
+# What a front end imports from here; its data types, errors, settings and Markdown helpers
+# are in the other contract modules (results, errors, config, markdown, safe_text).
 __all__ = [
-    # the front door and its functions
-    "KnowledgeBase", "repair_home", "environment_checks", "indexing_fingerprint", "describe",
+    # the front door, and what opens, repairs or compacts a home without one open
+    "KnowledgeBase", "repair_home", "compact_home", "environment_checks", "Check", "indexing_fingerprint",
     # the documented functions of the first version
-    "chunk_markdown", "extract_from_url", "extract_from_html",
-    # data types
-    "Check", "Chunk", "ClipResult", "Collection", "Evidence", "ExtractedPage", "Hit", "Ignored",
-    "Link", "Mention", "NoteRef", "RelatedNote", "MAX_K", "EMPTY_INDEX", "check_span",
-    "NoteExplanation", "ParsedQuery", "parse_query", "PendingFile", "SearchResult", "Settings",
-    "SyncProgress", "SyncReport", "SyncStatus", "MODES", "SNIPPET_CLOSE", "SNIPPET_OPEN",
-    # errors
-    "ClipError", "CollectionError", "ConfigError", "EmbeddingModelError", "ModelMismatchError",
-    "PmsError", "SearchStopped", "SkipFile", "StoreError", "SyncBusyError", "UsageError", "WriterBusy",
-    # a note read as the index reads it (the reader shows the same text), its file's hash
-    "MAX_NOTE_BYTES", "read_note", "split_frontmatter", "sha256_file",
-    # PDF and Word files: which names are documents, the page a line of a PDF's text is on
+    "chunk_markdown", "extract_from_url",
+    # a note named by a request, and the lines it asks for; the most hits one request may ask
+    "NoteRef", "check_span", "MAX_K",
+    # a note's file read as the index reads it (the reader shows the same text)
+    "read_note", "split_frontmatter",
+    # PDF and Word files: which names are documents, how one opens, the page a line of a PDF is on
     "is_document_name", "opener_command", "page_lines", "page_of_line",
-    # the bundled guide (the app adds it on a first run)
-    "GUIDE_NAME", "GUIDE_DESCRIPTION", "guide_dir", "is_guide_note", "is_guide_path",
+    # the bundled guide (the app offers it on a first run)
+    "GUIDE_NAME", "guide_dir", "is_guide_note", "is_guide_path",
 ]
 
 
 # The clipper (trafilatura, lxml, httpx) is imported when a page is clipped, not to search:
 # it is most of what a one-shot `pms-tui search` would otherwise spend importing.
-_CLIP_NAMES = {"ExtractedPage": "html_to_markdown", "extract_from_html": "html_to_markdown",
-               "extract_from_url": "html_to_markdown", "ClipResult": "note"}
+_CLIP_NAMES = {"extract_from_url": "html_to_markdown"}
 
 
 def __getattr__(name: str):
@@ -133,13 +100,6 @@ def __getattr__(name: str):
 
         return getattr(importlib.import_module(f".clip.{_CLIP_NAMES[name]}", __package__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-class SearchStopped(PmsError):
-    """A search ended early by its ``stop`` check: a newer query replaced it."""
-
-    def __init__(self) -> None:
-        super().__init__("The search was stopped: a newer query replaced it.")
 
 
 class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):

@@ -18,7 +18,7 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from pms_tui.core.errors import describe
-from pms_tui.core.kb import SearchStopped
+from pms_tui.core.errors import SearchStopped
 
 from ..controllers import opened, while_running
 from ..messages import SearchCompleted
