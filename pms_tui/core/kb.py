@@ -8,20 +8,22 @@ harness, scripts and tests.
         print(hit.score, hit.path, hit.start_line)
 
 Front ends import this module (and the other top-level contract modules: errors, results,
-config, markdown), never the rooms below it. The rooms receive what they need (the store,
+config, markdown, safe_text; the CLI also query_vectors), never the rooms below it. The rooms receive what they need (the store,
 the settings, the embedder, a callable or two), never the KnowledgeBase: data flows one way,
 files -> chunks -> store -> retrieval -> UI.
 
 The indexing half of the contract (sync, the embedding queue, watch, reindex, repair) is in
-``kb_indexing``, doctor's checks in ``kb_doctor``: mixins, so a script still calls one object.
+``kb_indexing``, doctor's checks in ``kb_doctor``, the link graph in ``kb_graph``, the one
+policy for requests and notes in ``kb_notes``: mixins, so a script still calls one object.
+What they share (the store, the embedder, the locks: private) is declared in ``kb_state``.
 What an evaluation reads beyond search (the lanes before fusion, chunk -> note) is
 ``kb_measure.Measure(kb)``, apart from what a front end uses.
 
 The documented API, kept by name since the first version: ``kb.search``; ``kb.retrieval.rrf``,
 ``.candidates``, ``.bm25_search``, ``.vector_search`` (the lanes and their fusion as hits);
 ``chunk_markdown`` (a note's text as passages) and ``extract_from_url`` (a page as Markdown).
-``__all__`` lists what may be imported from here: the front door, its data types and errors,
-those two functions, and what the reader needs to read a note as the index does.
+``__all__`` lists what the front ends import from here (a test keeps it so): the front door,
+those two functions, and what reading a note, a PDF or the bundled guide needs.
 """
 
 from __future__ import annotations
@@ -208,7 +210,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
 
     def expect_query_vector(self, future) -> None:
         """Take a query's vector from ``future`` (a ``concurrent.futures.Future`` of what
-        :func:`query_vector` returns) instead of loading the model for it."""
+        ``query_vectors.start`` gives) instead of loading the model for it."""
         self._embedder.expect_query_vector(future)
 
     # -- clip --------------------------------------------------------------------------------
