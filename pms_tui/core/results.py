@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum, StrEnum
 from typing import Any, NamedTuple, overload
@@ -164,11 +164,11 @@ class Hit:
 
 
 @dataclass(frozen=True)
-class SearchResult:
+class SearchResult(Sequence[Hit]):
     """What a search found: its hits, best first, the lanes that answered (``lanes``), notes
     for the user (``notes``, e.g. "vector lane waiting for the model") and how the hits were
-    fused and match. ``for hit in kb.search(...)``, ``kb.search(...)[0]`` and ``len()`` work as
-    on a sequence of hits; a slice is a SearchResult with the same query, lanes and notes."""
+    fused and match. A sequence of hits: ``for hit in kb.search(...)``, ``kb.search(...)[0]``,
+    ``len()``, ``.index(hit)``; a slice is a SearchResult with the same query, lanes and notes."""
 
     hits: tuple[Hit, ...] = ()
     lanes: tuple[str, ...] = ()
