@@ -57,8 +57,8 @@ def w_filtered(home: str, reps: int) -> dict:
     real = Embedder(settings.model, settings.embed_batch_size, settings.max_tokens)
     real.load()
     kb = KnowledgeBase(home, settings, embedder=RandomUnitEmbedder.posing_as_default(query_model=real))
-    kb.vectors.refresh()
-    conn = kb.store.conn
+    kb._vectors.refresh()
+    conn = kb._store.conn
     prefix, notes, total = one_percent_prefix(conn)
     passages = conn.execute(
         "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "

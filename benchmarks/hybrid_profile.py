@@ -45,7 +45,7 @@ def main() -> int:
     real = Embedder(settings.model, settings.embed_batch_size, settings.max_tokens)
     kb = KnowledgeBase(opts.home, settings, embedder=RandomUnitEmbedder.posing_as_default(query_model=real))
     real.load()
-    kb.vectors.refresh()
+    kb._vectors.refresh()
     ret = kb.retrieval
     marks: dict[str, float] = {}
     lock = threading.Lock()

@@ -176,7 +176,7 @@ def w_throughput(home: str, folder: str) -> dict:
     load_s = time.perf_counter() - t
     spans: list[tuple[float, float]] = []
     lock = threading.Lock()
-    real = kb.embedder.embed_run
+    real = kb._embedder.embed_run
 
     def timed_run(texts, *a, **k):
         s = time.perf_counter()
@@ -186,7 +186,7 @@ def w_throughput(home: str, folder: str) -> dict:
             with lock:
                 spans.append((s, time.perf_counter()))
 
-    kb.embedder.embed_run = timed_run
+    kb._embedder.embed_run = timed_run
     started = time.perf_counter()
     report = kb.sync()
     wall = time.perf_counter() - started

@@ -94,7 +94,7 @@ def synced(home: Path, folder: Path, name: str, embed: bool, fake: bool = False)
     if fake:
         from fake_embed import RandomUnitEmbedder
 
-        kb.embedder = RandomUnitEmbedder.posing_as_default()
+        kb._embedder = RandomUnitEmbedder.posing_as_default()
     if name not in [c.name for c in kb.collections.list()]:
         kb.collections.create(folder, name=name)
     kb.sync(embed=embed)
@@ -277,17 +277,17 @@ def overlap(home: Path | None) -> None:
         share = max(1, int(graph_search.SHORTLIST_SHARE * n))
         names = kb.note_names()
         kb.related(names[0])  # the mirror loads once
-        conn = kb.store.conn
+        conn = kb._store.conn
         same, overlaps = {}, {}
         for label, size in (("app default", None), (f"share {graph_search.SHORTLIST_SHARE:.0%} = {share}", share),
                             ("share/2", max(1, share // 2))):
             got = []
             for note in names:
                 doc_id, _, _ = kb.resolve_note(note)
-                exact = [r.path for r in graph_search.related_to(conn, kb.vectors, doc_id, 10, shortlist=0)]
+                exact = [r.path for r in graph_search.related_to(conn, kb._vectors, doc_id, 10, shortlist=0)]
                 if not exact:
                     continue
-                approx = [r.path for r in graph_search.related_to(conn, kb.vectors, doc_id, 10, shortlist=size)]
+                approx = [r.path for r in graph_search.related_to(conn, kb._vectors, doc_id, 10, shortlist=size)]
                 got.append((len(set(exact) & set(approx)) / len(exact), approx == exact))
             overlaps[label] = statistics.mean(o for o, _ in got)
             same[label] = sum(s for _, s in got) / len(got)
@@ -305,7 +305,7 @@ def big(chunks: int) -> None:
     _, collections, n = vaults.build_big_vault(chunks, log=lambda *a: None)
     home = Path(tempfile.gettempdir()) / f"links-big-{chunks}"
     kb = KnowledgeBase(home)
-    kb.embedder = RandomUnitEmbedder.posing_as_default()
+    kb._embedder = RandomUnitEmbedder.posing_as_default()
     known = {c.name for c in kb.collections.list()}
     for name, path in collections:
         if name not in known:
@@ -324,7 +324,7 @@ def big(chunks: int) -> None:
         kb.related(name, 10)
         times.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        graph_search.related_to(kb.store.conn, kb.vectors, doc_id, 10, shortlist=0)
+        graph_search.related_to(kb._store.conn, kb._vectors, doc_id, 10, shortlist=0)
         exact.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
         kb.backlinks(name)

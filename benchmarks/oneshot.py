@@ -152,15 +152,15 @@ started = time.perf_counter()
 marks = {}
 def mark(name):
     marks.setdefault(name, round(time.perf_counter() - started, 3))
-from pms_tui import cli_query_vector
-start = cli_query_vector.start
+from pms_tui.core import query_vectors
+start = query_vectors.start
 def traced_start(*a):
     future = start(*a)
     mark("helper forked")
     if future is not None:
         future.add_done_callback(lambda f: mark("vector arrived"))
     return future
-cli_query_vector.start = traced_start
+query_vectors.start = traced_start
 from pms_tui.core.indexing import embed
 take = embed.Embedder._take_expected
 def traced_take(self):
@@ -205,7 +205,7 @@ class mcp_server:
         self.home = home
 
     def __enter__(self):
-        from pms_tui.core.query_service import socket_path
+        from pms_tui.core.query_vectors.service import socket_path
 
         self.proc = subprocess.Popen([sys.executable, "-m", "pms_tui", "--home", str(self.home), "mcp"],
                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -234,7 +234,7 @@ PIECES = {
     "import numpy, onnxruntime, tokenizers": "import numpy, onnxruntime, tokenizers",
     "a query vector the old way (fastembed)": "from pms_tui.core.indexing.embed import Embedder\n"
                                               "Embedder().embed_query('resize an image')",
-    "a query vector the new way (query_embedding)": "from pms_tui.core.query_embedding import query_vector\n"
+    "a query vector the new way (query_vectors)": "from pms_tui.core.query_vectors.embedding import query_vector\n"
                                                     "query_vector('resize an image', HOME)",
 }
 

@@ -270,7 +270,7 @@ def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: 
     real.load()
     model_load_ms = (time.perf_counter() - t0) * 1000
     t0 = time.perf_counter()
-    kb.vectors.refresh()
+    kb._vectors.refresh()
     mirror_ms = (time.perf_counter() - t0) * 1000
     retrieval = kb.retrieval
     depth = max(10, kb.settings.lane_depth)
@@ -293,7 +293,7 @@ def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: 
     if filtered:
         from filters import one_percent_prefix
 
-        prefix = one_percent_prefix(kb.store.conn)[0]
+        prefix = one_percent_prefix(kb._store.conn)[0]
         lanes["filtered"] = []
     per_category: dict[str, dict[str, list[float]]] = {}
     plans: dict[str, dict] = {}
@@ -329,7 +329,7 @@ def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: 
                 lanes[name].append(ms)
                 cat[name].append(ms)
     result = {
-        "chunks": chunks, "vectors": len(kb.vectors), "reps": reps, "queries": len(queries), "filter": prefix,
+        "chunks": chunks, "vectors": len(kb._vectors), "reps": reps, "queries": len(queries), "filter": prefix,
         "open_ms": open_ms, "model_load_ms": model_load_ms, "mirror_load_ms": mirror_ms,
         "lanes": {n: {"p50": pct(v, 0.5), "p95": pct(v, 0.95), "max": max(v)} for n, v in lanes.items()},
         "categories": {
@@ -358,7 +358,7 @@ def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: 
             q: {k: v for k, v in p.items() if k not in ("ids", "plain_ids")} for q, p in plans.items()
         }
     if vec0_reference:  # the plain sqlite-vec scan the issue starts from, a few queries
-        conn = kb.store.conn
+        conn = kb._store.conn
         times = []
         for _, q in queries[:6]:
             blob = np.asarray(qvecs[q], dtype=np.float32).tobytes()
@@ -372,7 +372,7 @@ def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: 
             blob = np.asarray(qvecs[q], dtype=np.float32).tobytes()
             truth = [r[0] for r in conn.execute(
                 "SELECT rowid FROM vec_vectors WHERE embedding MATCH ? AND k = 10", (blob,))]
-            ours = [int(i) for i in kb.vectors.search(qvecs[q], 10)[0]]
+            ours = [int(i) for i in kb._vectors.search(qvecs[q], 10)[0]]
             recalls.append(len(set(truth) & set(ours)) / max(1, len(truth)))
         result["mirror_recall10_vs_vec0"] = min(recalls)
     kb.close()
@@ -420,7 +420,7 @@ def w_sync(collections: list, edits: list) -> dict:
             kb.close()
             reopened.append(time.perf_counter() - t)
         kb = KnowledgeBase(home)  # with the real Embedder, not loaded yet
-        assert isinstance(kb.embedder, Embedder)
+        assert isinstance(kb._embedder, Embedder)
         out = {}
         for label, path in zip(("cold", "warm"), edits):
             note = Path(path)

@@ -283,7 +283,7 @@ FDS_PER_CONNECTION = 2  # the database file and its WAL (the -shm file is shared
 def sample(kb) -> dict:
     """RSS, descriptors, threads and the store's connections. ``other_fds``: descriptors
     besides the store's pooled connections (the pool grows to its cap, then stays)."""
-    fds, connections = open_fds(), kb.store.connection_count()
+    fds, connections = open_fds(), kb._store.connection_count()
     return {"rss_mb": round(rss_mb(), 1), "fds": fds, "threads": native_threads(),
             "py_threads": threading.active_count(), "connections": connections,
             "other_fds": fds - FDS_PER_CONNECTION * connections}

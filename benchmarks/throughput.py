@@ -64,15 +64,15 @@ def measure(folder: str) -> dict:
     from pms_tui.core.indexing.embed import _register_bundled_model, bundled_model_dir
     from pms_tui.core.indexing.embed_queue import background_priority
     from pms_tui.core.indexing.notes import walk_notes
-    from pms_tui.core.indexing.query_model import _tokenizer
+    from pms_tui.core.query_vectors.model import _tokenizer
     from pms_tui.core.kb import KnowledgeBase
 
     calls: list[tuple[float, float, float, list[str]]] = []  # start, end, thread CPU s, texts
     with tempfile.TemporaryDirectory(prefix="pms-bench-tp-") as tmp:
         kb = KnowledgeBase(Path(tmp) / "home")
-        kb.embedder.load()  # model load is not indexing throughput
+        kb._embedder.load()  # model load is not indexing throughput
         kb.collections.create(folder, name="sample")
-        real = kb.embedder.embed_run
+        real = kb._embedder.embed_run
 
         def recorded(texts):
             s, c = time.perf_counter(), time.thread_time()
@@ -81,7 +81,7 @@ def measure(folder: str) -> dict:
             finally:
                 calls.append((s, time.perf_counter(), time.thread_time() - c, list(texts)))
 
-        kb.embedder.embed_run = recorded
+        kb._embedder.embed_run = recorded
         marks: dict[str, float] = {}  # when each phase was first told: the wall-clock split
 
         def progress(done: int, total: int, phase: str) -> None:
@@ -90,7 +90,7 @@ def measure(folder: str) -> dict:
         cpu0, started = time.process_time(), time.perf_counter()
         report = kb.sync(progress=progress)
         ended, cpu = time.perf_counter(), time.process_time() - cpu0
-        settings, workers, model_text = kb.settings, kb.embedder.workers, kb.embedder.model_text
+        settings, workers, model_text = kb.settings, kb._embedder.workers, kb._embedder.model_text
         kb.close()
     embedding_from = marks.get("embedding", ended)
     embedding_to = marks.get("done", ended)

@@ -81,7 +81,7 @@ class Lanes(fusion_cv.Collection):
 
     def attach(self, kb, queries: list[tuple[str, str]]) -> "Lanes":
         ids, matrix = kb.retrieval.vectors.snapshot()
-        pairs = facets.chunks_of_documents(kb.store.conn, None)
+        pairs = facets.chunks_of_documents(kb._store.conn, None)
         rows = np.searchsorted(ids, [v for _, v in pairs])
         found = [(c, r) for (c, v), r in zip(pairs, rows) if r < len(ids) and ids[r] == v]
         self.chunk_ids = np.array([c for c, _ in found], dtype=np.int64)

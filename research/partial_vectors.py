@@ -55,13 +55,13 @@ class Simulated:
 
     def __init__(self, collection: fusion_cv.Collection, kb, queries: list[tuple[str, str]], depth: int):
         self.collection, self.depth = collection, depth
-        conn = kb.store.conn
+        conn = kb._store.conn
         rows = conn.execute("SELECT id, vector_id, document_id FROM chunks ORDER BY id").fetchall()
         self.chunk_ids = np.array([r[0] for r in rows], dtype=np.int64)
         vec_of_chunk = np.array([r[1] for r in rows], dtype=np.int64)
         self.note_of_chunk = np.array([r[2] for r in rows], dtype=np.int64)
         self.notes = np.unique(self.note_of_chunk)
-        ids, matrix = kb.vectors.snapshot()
+        ids, matrix = kb._vectors.snapshot()
         at = np.searchsorted(ids, vec_of_chunk)
         self.sims: dict[str, np.ndarray] = {}
         embed = kb.retrieval.embedder.embed_query

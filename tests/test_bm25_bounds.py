@@ -36,7 +36,7 @@ def kb(tmp_path_factory):
 
 
 def test_row_count_is_the_index_rows(kb):
-    conn = kb.store.conn
+    conn = kb._store.conn
     chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     assert chunks > 127
     assert fts.row_count(conn) == chunks
@@ -45,7 +45,7 @@ def test_row_count_is_the_index_rows(kb):
 def test_row_count_of_an_empty_index(tmp_path):
     empty = KnowledgeBase(tmp_path / "home", embedder=None)
     try:
-        assert fts.row_count(empty.store.conn) == 0
+        assert fts.row_count(empty._store.conn) == 0
     finally:
         empty.close()
 
@@ -113,7 +113,7 @@ def test_undecided_bounds_count():
                                    "command outp", "fjord sextant system"])
 @pytest.mark.parametrize("cap", [1, 10, 50, 150, 299, 1000])
 def test_bound_decisions_agree_with_fts5_counts(kb, query, cap):
-    conn = kb.store.conn
+    conn = kb._store.conn
     match = fts_query.build_match(query)
     planner = Bm25Planner()
     rows, groups = planner.groups(conn, match)
@@ -128,7 +128,7 @@ def test_the_most_frequent_phrases_decide_a_long_query_alone(kb):
     """When a long query's most frequent phrases already reach the cap, the whole OR is not
     counted (theirs is a subset of its rows); when they do not, it is, and the answer is the
     whole query's either way."""
-    conn = kb.store.conn
+    conn = kb._store.conn
     match = fts_query.build_match(" ".join(COMMON + RARE))
     rows, groups = Bm25Planner().groups(conn, match)
     assert len(groups) == len(COMMON) + len(RARE)

@@ -27,7 +27,7 @@ def kb(tmp_path_factory):
 
 
 def plain(kb, expression: str, depth: int):
-    conn = kb.store.conn
+    conn = kb._store.conn
     return [(int(r[0]), float(r[1])) for r in conn.execute(
         "SELECT rowid, bm25(chunks_fts, 2.0, 1.5, 1.0, 1.0) AS s FROM chunks_fts WHERE chunks_fts MATCH ? "
         "ORDER BY s LIMIT ?", (expression, depth))]

@@ -24,13 +24,13 @@ def _old_home(tmp_path: Path) -> Path:
 def _answers(kb) -> tuple:
     import numpy as np
 
-    ids, matrix = kb.vectors.snapshot()
+    ids, matrix = kb._vectors.snapshot()
     found = []
     for q in QUERIES:
         for mode in ("bm25", "vector", "hybrid"):
             found.append([(h.path, h.start_line, h.score) for h in kb.search(q, k=8, mode=mode)])
-    q = kb.embedder.embed_query(QUERIES[0])
-    knn = kb.store.conn.execute(
+    q = kb._embedder.embed_query(QUERIES[0])
+    knn = kb._store.conn.execute(
         "SELECT rowid, distance FROM vec_vectors WHERE embedding MATCH ? AND k = 10",
         (np.asarray(q, dtype=np.float32).tobytes(),)).fetchall()
     return found, ids.tolist(), matrix.tobytes(), knn
@@ -69,7 +69,7 @@ def test_compact_returns_free_pages_and_moves_to_8_kb_pages_with_every_answer_th
     assert shape_after.bytes < size == shape_before.bytes
     assert _shape(home) == (8192, 0)
     with KnowledgeBase(home=home) as kb:
-        assert kb.store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert kb._store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert all(check.ok for check in kb.diagnose() if check.label in ("file", "full-text", "vectors"))
         assert _answers(kb) == before
 

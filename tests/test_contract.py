@@ -23,21 +23,38 @@ from pms_tui.core.errors import (
     UsageError,
     describe,
 )
-from pms_tui.core.kb import MODES, SearchResult
+from pms_tui.core.results import MODES, SearchResult
 from pms_tui.core.store import OperationalError
 
 from tests.webserver import web  # noqa: F401 - fixture used by name
 
 
-def test_search_result_is_the_list_of_hits_with_lanes(synced_kb):
+def test_search_result_is_the_hits_with_lanes(synced_kb):
     result = synced_kb.search("undo the last commit", k=3)
-    assert isinstance(result, SearchResult) and isinstance(result, list)
-    assert result.lanes == ["bm25", "vector"] and result.notes == []
+    assert isinstance(result, SearchResult)
+    assert result.lanes == ("bm25", "vector") and result.notes == ()
     assert [hit.chunk_id for hit in result] == [hit.chunk_id for hit in result.hits]
     assert result[0].relpath == "git/undo-commit.md" and len(result) == 3
     waiting = synced_kb.search("sourdough", k=2, vector=False)
-    assert waiting.lanes == ["bm25"] and waiting.notes == ["vector lane waiting for the model"]
+    assert waiting.lanes == ("bm25",) and waiting.notes == ("vector lane waiting for the model",)
     assert not synced_kb.search("zzzqqq", k=3, mode="bm25")
+
+
+def test_a_slice_of_a_search_result_keeps_what_it_says(synced_kb):
+    """A slice is a SearchResult with the same query, lanes, fusion and match (a list's slice
+    lost them); the result cannot be changed after the search."""
+    import dataclasses
+
+    result = synced_kb.search("undo the last commit", k=3)
+    first = result[:1]
+    assert isinstance(first, SearchResult) and len(first) == 1 and first[0] == result[0]
+    assert (first.query, first.lanes, first.notes, first.fusion, first.match) == \
+        (result.query, result.lanes, result.notes, result.fusion, result.match)
+    assert first.query is not None and first.fusion is not None and first.match is not None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.lanes = ()  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        result[0] = result[1]  # type: ignore[index]
 
 
 def test_modes_are_defined_once_and_checked(synced_kb):
@@ -83,6 +100,32 @@ def test_the_contract_exports_the_contract():
     for method in ("clear_query_cache", "lane_signals", "indexed_paths", "chunk_notes"):
         assert not hasattr(kb_module.KnowledgeBase, method)
     assert {"lanes", "signals", "chunk_notes", "indexed_paths", "clear_query_cache"} <= set(vars(kb_measure.Measure))
+
+
+def test_the_contract_holds_what_the_front_ends_use():
+    """kb's __all__ is narrow: each name is imported by a front end (the app, the CLI, the MCP
+    server, pms-tui eval), or is one of the documented functions of the first version; data
+    types, errors and settings come from their own contract modules."""
+    import ast
+    from pathlib import Path
+
+    package = Path(kb_module.__file__).resolve().parents[1]
+    used: set[str] = set()
+    for folder in ("tui", "cli", "mcp_server", "eval"):
+        for path in (package / folder).rglob("*.py"):
+            parts = ["pms_tui", *path.relative_to(package).with_suffix("").parts]
+            here = parts if path.name == "__init__.py" else parts[:-1]
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.ImportFrom):
+                    continue
+                base = here[: len(here) - node.level + 1] if node.level else []
+                module = ".".join([*base, *(node.module.split(".") if node.module else [])])
+                if module == "pms_tui.core.kb":
+                    used |= {alias.name for alias in node.names}
+    exported = set(kb_module.__all__)
+    assert len(exported) <= 25, sorted(exported)
+    assert exported - used == {"chunk_markdown", "extract_from_url"}
+    assert used <= exported, sorted(used - exported)
 
 
 def test_measure_reads_the_lanes_search_fuses(synced_kb):
@@ -143,7 +186,7 @@ def test_model_state_and_loading(synced_kb):
     kb = synced_kb
     kb.load_model()
     assert kb.model_state == "ready" and kb.model_ready and kb.model_mismatch is None
-    kb.embedder.clear_query_cache()
+    kb._embedder.clear_query_cache()
     assert kb.search("sourdough", k=1)
 
 

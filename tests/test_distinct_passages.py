@@ -43,7 +43,7 @@ def twice_kb(kb, tmp_path):
     write(folder, "git/rebase.md", NOTE)
     write(folder, "other.md", "# Other\n\nNothing about that here.\n")
     kb.collections.create(folder, name="all")
-    collection_rows.insert(kb.store.conn, "git", str((folder / "git").resolve()), "", time.time())
+    collection_rows.insert(kb._store.conn, "git", str((folder / "git").resolve()), "", time.time())
     kb.sync()
     assert kb.stats()["documents"] == 3  # the one note is indexed twice
     return kb

@@ -21,7 +21,7 @@ TIL = CORPORA / "markdown" / "jbranchaud-til"
 
 def index_state(kb) -> dict:
     """What an index holds, independent of row ids: every chunk with its vector's hash."""
-    conn = kb.store.conn
+    conn = kb._store.conn
     rows = conn.execute(
         "SELECT col.name, d.path, c.seq, c.body, hex(v.hash), v.pending_text IS NULL "
         "FROM chunks c JOIN documents d ON d.id = c.document_id "
@@ -103,7 +103,7 @@ def test_the_embedding_phase_reports_progress_while_the_model_loads(kb, notes_di
     kb.sync(embed=False)
     fake = FakeSlowLoadingEmbedder()
     calls: list[float] = []
-    drain(kb.store, fake, kb.writing, lambda done, total, phase: calls.append(time.monotonic()))
+    drain(kb._store, fake, kb.writing, lambda done, total, phase: calls.append(time.monotonic()))
     during_load = [t for t in calls if t < fake.loaded_at]
     assert len(during_load) >= 3  # at once, then every HEARTBEAT (0.5 s) of the 1.6 s load
     assert max(b - a for a, b in zip(during_load, during_load[1:])) < 1.0
@@ -146,7 +146,7 @@ def test_cancel_during_embedding_keeps_text_and_the_next_sync_carries_on(kb, not
 def test_a_query_embedding_never_waits_for_document_runs(kb):
     """Both document slots taken (as by two long runs): the query still gets its vector."""
     kb.load_model()
-    embedder = kb.embedder
+    embedder = kb._embedder
     for _ in range(embedder.workers):
         embedder._run_slots.acquire()
     try:
@@ -168,7 +168,7 @@ def test_an_old_index_is_migrated_and_its_vectors_count_as_embedded(tmp_path, no
         kb.collections.create(notes_dir, name="notes")
         kb.sync()
         before = index_state(kb)
-        conn = kb.store.conn  # make it look like a version-1 file: no queue column
+        conn = kb._store.conn  # make it look like a version-1 file: no queue column
         conn.execute("DROP INDEX vectors_pending")
         conn.execute("ALTER TABLE vectors DROP COLUMN pending_text")
         conn.execute("DROP TABLE note_tags")  # nor the facets of schema 3
@@ -315,7 +315,7 @@ def test_the_drained_queue_gives_its_pages_back(kb, tmp_path):
         write(folder, f"note{i:03d}.md", f"# Note {i}\n\n{words}\n")
     kb.collections.create(folder, name="long")
     report = kb.sync(embed=False)
-    conn = kb.store.conn
+    conn = kb._store.conn
     rows = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
     page = conn.execute("PRAGMA page_size").fetchone()[0]
 

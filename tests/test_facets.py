@@ -130,8 +130,8 @@ def test_an_index_read_by_earlier_tag_rules_is_read_again_once(look_alike_kb):
     from pms_tui.core.kb import KnowledgeBase
     from pms_tui.core.store import facets as facet_rows
 
-    conn = look_alike_kb.store.conn
-    with look_alike_kb.store.transaction():
+    conn = look_alike_kb._store.conn
+    with look_alike_kb._store.transaction():
         for (doc_id,) in conn.execute("SELECT id FROM documents").fetchall():
             facet_rows.write(conn, doc_id, ["git", "working"], None)
         conn.execute("DELETE FROM meta WHERE key = 'tag_rules'")

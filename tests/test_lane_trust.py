@@ -115,7 +115,7 @@ def test_coverage_counts_a_word_being_typed_as_a_prefix(small_kb):
 
 def test_gap_is_measured_against_the_note_at_its_most_similar_passage(small_kb):
     bm25, vector, signals = _signals(small_kb, PARAPHRASE)
-    conn = small_kb.store.conn
+    conn = small_kb._store.conn
     top_note = conn.execute("SELECT d.path FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?",
                             (bm25[0][0],)).fetchone()[0]
     assert top_note == "garden.md"

@@ -179,7 +179,7 @@ def test_an_index_from_before_the_link_graph_is_migrated_and_backfilled(graph_kb
     from pms_tui.core.kb import KnowledgeBase
 
     home = graph_kb.home
-    with graph_kb.store.transaction() as conn:
+    with graph_kb._store.transaction() as conn:
         conn.execute("DROP TRIGGER documents_bd_links")
         for table in ("links", "note_names", "note_anchor_keys"):
             conn.execute(f"DROP TABLE {table}")

@@ -41,7 +41,7 @@ def text_kb(tmp_path):
 def test_stem_cache_past_capacity_keeps_a_requests_own_words(text_kb):
     """Fill the cache to capacity, then ask for words cached first together with enough new
     ones to evict them: every word comes back with its stems, as a fresh planner gives them."""
-    planner, conn = text_kb.retrieval.planner, text_kb.store.conn
+    planner, conn = text_kb.retrieval.planner, text_kb._store.conn
     size = bm25_planner.STEM_CACHE_SIZE
     early = ["need", "people", "use", "found"]
     planner.stems(conn, early)
@@ -60,7 +60,7 @@ def test_stem_cache_past_capacity_keeps_a_requests_own_words(text_kb):
 def test_stem_cache_is_least_recently_used(text_kb):
     """A word asked for again moves to the back: a steady stream of new words does not evict
     the words every query repeats."""
-    planner, conn = text_kb.retrieval.planner, text_kb.store.conn
+    planner, conn = text_kb.retrieval.planner, text_kb._store.conn
     size = bm25_planner.STEM_CACHE_SIZE
     for round_ in range(3):
         planner.stems(conn, ["databases"] + _words(f"r{round_}x", size // 2))
@@ -71,7 +71,7 @@ def test_frequencies_past_capacity(text_kb, monkeypatch):
     """The document-frequency cache, dropped whole when full, still answers every term of the
     request that filled it, and the plan matches a cold planner's."""
     monkeypatch.setattr(bm25_planner, "DF_CACHE_SIZE", 40)
-    planner, conn = text_kb.retrieval.planner, text_kb.store.conn
+    planner, conn = text_kb.retrieval.planner, text_kb._store.conn
     common = ['"databases"', '"indexes"', '"people"', '"search"']
     for i in range(5):  # 5 x 30 distinct words, past the cap of 40 several times
         planner.groups(conn, " OR ".join(common + [f'"{w}"' for w in _words(f"q{i}x", 30)]))
@@ -109,7 +109,7 @@ def test_query_vector_cache_past_capacity(text_kb, monkeypatch):
     after the cache has turned over; threads sharing it never see an entry vanish mid-read."""
     monkeypatch.setattr(embed_module, "QUERY_CACHE_SIZE", 8)
     text_kb.load_model()
-    embedder = text_kb.embedder
+    embedder = text_kb._embedder
     first = embedder.embed_query("undo the last commit").copy()
     for i in range(30):
         embedder.embed_query(f"query number {i}")
@@ -156,7 +156,7 @@ def test_a_thread_per_search_does_not_leak_connections(text_kb):
     for i in range(300):
         search_on_a_new_thread(i)
     assert _open_fds() <= before + 2
-    store = text_kb.store
+    store = text_kb._store
     assert len(store._all) + len(store._idle) <= database.IDLE_CONNECTIONS + 2
     hits = text_kb.search("databases", k=3, mode="bm25")  # the main thread's own connection still works
     assert len(hits) == 3

@@ -236,7 +236,7 @@ def _serve_entry(entry: dict) -> str:
 def test_doctor_lines_name_each_client_and_what_is_wrong(tmp_path, monkeypatch):
     """A client without pms-tui, one with it, one whose config is not JSON, one whose entry
     runs a command that is gone: one line each, none of them fatal to doctor."""
-    from pms_tui.cli_upkeep import print_mcp_clients
+    from pms_tui.cli.upkeep import print_mcp_clients
 
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)

@@ -49,7 +49,7 @@ def test_an_index_from_schema_7_is_upgraded_with_progress(tmp_path: Path):
         kb.collections.create(tmp_path / "notes", name="n")
         kb.sync(embed=False)
         expected = _targets(kb)
-        with kb.store.transaction() as conn:
+        with kb._store.transaction() as conn:
             _as_schema_7(conn)
             assert conn.execute("SELECT count(*) FROM note_anchors").fetchone()[0] == 6
     # the first "Twice" (line 3), not the second (line 11); an unknown heading leads to the top
@@ -57,9 +57,9 @@ def test_an_index_from_schema_7_is_upgraded_with_progress(tmp_path: Path):
     seen = []
     with KnowledgeBase(home=home, upgrade_progress=lambda *a: seen.append(a)) as kb:
         assert _targets(kb) == expected
-        conn = kb.store.conn
+        conn = kb._store.conn
         assert conn.execute("SELECT name FROM sqlite_schema WHERE name LIKE 'note_anchors%'").fetchall() == []
-        target = kb.store.conn.execute("SELECT id FROM documents WHERE path = 'Target.md'").fetchone()[0]
+        target = kb._store.conn.execute("SELECT id FROM documents WHERE path = 'Target.md'").fetchone()[0]
         assert link_rows.anchors(conn, target) == [("target", 1), ("twice", 3), ("second part", 7), ("^blk1", 9)]
         assert conn.execute("SELECT count(*) FROM note_anchor_keys").fetchone()[0] == 2  # Plain.md has none
         report = kb.sync(embed=False)
@@ -80,7 +80,7 @@ def test_anchors_follow_an_edit_and_leave_with_the_note(kb, tmp_path: Path):
     assert _targets(kb) == {"Second part": 3, "^blk1": 5, "Twice": 1, "Nowhere": 1}
     write(folder, "Target.md", "no anchors left\n")
     kb.sync(embed=False)
-    conn = kb.store.conn
+    conn = kb._store.conn
     target = conn.execute("SELECT id FROM documents WHERE path = 'Target.md'").fetchone()[0]
     assert link_rows.anchors(conn, target) == []
     (folder / "Target.md").unlink()
@@ -114,13 +114,13 @@ def test_an_index_from_schema_8_keeps_its_vectors_under_16_byte_keys(tmp_path: P
         with KnowledgeBase(home=home) as kb:
             kb.collections.create(folder, name="n")
             kb.sync()
-            with kb.store.transaction() as conn:
+            with kb._store.transaction() as conn:
                 assert {r[0] for r in conn.execute("SELECT length(hash) FROM vectors")} == {32}
                 conn.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
             vectors = kb.stats()["vectors"]
     seen = []
     with KnowledgeBase(home=home, upgrade_progress=lambda *a: seen.append(a)) as kb:
-        conn = kb.store.conn
+        conn = kb._store.conn
         assert {r[0] for r in conn.execute("SELECT length(hash) FROM vectors")} == {16}
         keys = [s for s in seen if "vector keys" in s[2]]
         assert keys and keys[-1][0] == keys[-1][1]

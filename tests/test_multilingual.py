@@ -36,7 +36,7 @@ def test_switching_to_the_multilingual_model(tmp_path):
     with KnowledgeBase(home=home) as kb:
         assert "reindex" in kb.model_mismatch
         meanwhile = kb.search("Datenbank", k=3)  # BM25 answers; no vector of the old model is used
-        assert meanwhile.lanes == ["bm25"] and meanwhile[0].relpath == "de/datenbank.md"
+        assert meanwhile.lanes == ("bm25",) and meanwhile[0].relpath == "de/datenbank.md"
         assert any("reindex" in note for note in meanwhile.notes)
         phases = []
         report = kb.reindex(progress=lambda done, total, phase: phases.append(phase))

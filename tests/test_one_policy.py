@@ -116,12 +116,13 @@ def answers(kind: str, request: dict, home: Path, kb, client) -> dict[str, tuple
         return got
     if kind == "search":
         query, k, cols = request["query"], request.get("k", 5), request.get("collections")
-        flags = ["-k", str(k), "--mode", "bm25", "--json"] + [f for c in cols or [] for f in ("-c", c)]
-        args: dict = {"query": query, "k": k, "mode": "bm25"}
+        mode = request.get("mode", "bm25")
+        flags = ["-k", str(k), "--mode", mode, "--json"] + [f for c in cols or [] for f in ("-c", c)]
+        args: dict = {"query": query, "k": k, "mode": mode}
         if cols:
             args["collections"] = cols
         got = {
-            "kb": _kb(lambda: [h.to_json()["id"] for h in kb.search(query, k=k, mode="bm25", collections=cols)]),
+            "kb": _kb(lambda: [h.to_json()["id"] for h in kb.search(query, k=k, mode=mode, collections=cols)]),
             "cli": _cli(home, "search", "--", query, *flags) if query.startswith("-") else
             _cli(home, "search", query, *flags),
             "mcp": _mcp(client, "search", args),
@@ -149,12 +150,18 @@ TABLE = [
     ("a note by path", "show", {"ref": BREAD}, "ok", (BREAD, 1, True)),
     ("a note by its path inside the folder", "show", {"ref": "cooking/bread.md"}, "ok", (BREAD, 1, True)),
     ("a note with a line", "show", {"ref": "bread:3", "line": 3}, "ok", (BREAD, 3, True)),
+    ("a note by its URI", "show", {"ref": "pms://note/notes/cooking/bread.md"}, "ok", (BREAD, 1, True)),
+    ("a URI with a line", "show", {"ref": "pms://note/notes/cooking/bread.md:3", "line": 3}, "ok", (BREAD, 3, True)),
+    ("a URI that is not a note's", "show", {"ref": "pms://elsewhere/bread.md"}, "error", "Note URIs look like"),
     ("a line past the end", "show", {"ref": f"{BREAD}:9999"}, "error", "line 9999 is past its end"),
     ("a missing note", "show", {"ref": "missing.md:1"}, "error", "missing.md does not exist"),
     ("k=0", "search", {"query": "bread", "k": 0}, "error", "must be at least 1"),
     ("an empty query", "search", {"query": "   "}, "error", "The query is empty"),
     ("an unknown collection", "search", {"query": "bread", "collections": ["nope"]}, "error",
      "no collection named 'nope'"),
+    ("an unknown mode", "search", {"query": "bread", "mode": "fast"}, "error",
+     "Unknown search mode 'fast'; use one of hybrid, bm25, vector."),
+    ("k past the engine's limit", "search", {"query": "bread", "k": 1_000_000}, "error", "at most 10,000"),
     ("a search", "search", {"query": "sourdough bread"}, "ok", None),
     ("explain by name", "explain", {"query": "sourdough bread", "ref": "bread"}, "ok", None),
     ("explain a missing note", "explain", {"query": "bread", "ref": "notes/nope.md"}, "error", "does not exist"),

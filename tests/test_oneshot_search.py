@@ -1,6 +1,6 @@
 """A one-shot `pms-tui search` pays for no more than it uses: a BM25 search imports neither the
 model nor NumPy, the clipper nor the Markdown parser; a hybrid one embeds its query in a
-helper process (``cli_query_vector``) while the index opens, and falls back to embedding it
+helper process (``core.query_vectors``) while the index opens, and falls back to embedding it
 itself when the helper gives nothing."""
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def test_a_hybrid_search_gets_its_query_vector_from_the_helper_process(synced_kb
 
 
 def test_an_expected_query_vector_is_used_and_a_failed_one_is_embedded_here():
-    from pms_tui.core.kb import Embedder
+    from pms_tui.core.indexing.embed import Embedder
 
     embedder = Embedder()
     given: Future = Future()

@@ -124,7 +124,7 @@ def test_hybrid_and_snippets_unchanged_by_planning(big_kb):
     hits = r.search("zoxide file command", k=5).hits
     assert hits and any("«" in h.snippet for h in hits)
     # the snippet of a BM25 hit is FTS5's own, as on the big index
-    conn = big_kb.store.conn
+    conn = big_kb._store.conn
     for h in hits:
         if h.bm25_rank:
             (raw,) = conn.execute(
@@ -136,19 +136,19 @@ def test_hybrid_and_snippets_unchanged_by_planning(big_kb):
 
 
 def test_vector_mirror_shadow_tables_equal_vec0_scan(big_kb):
-    fast = VectorIndex(big_kb.store, 384)
+    fast = VectorIndex(big_kb._store, 384)
     fast.refresh()
     assert fast.use_shadow_tables
-    slow = VectorIndex(big_kb.store, 384)
+    slow = VectorIndex(big_kb._store, 384)
     slow.use_shadow_tables = False
     slow.refresh()
     assert np.array_equal(fast._ids, slow._ids)
     assert np.array_equal(fast._matrix, slow._matrix)
-    count = big_kb.store.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    count = big_kb._store.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
     assert len(fast) == count
-    q = big_kb.embedder.embed_query("anything")
+    q = big_kb._embedder.embed_query("anything")
     ids, dist = fast.search(q, 10)
-    truth = [r[0] for r in big_kb.store.conn.execute(
+    truth = [r[0] for r in big_kb._store.conn.execute(
         "SELECT rowid FROM vec_vectors WHERE embedding MATCH ? AND k = 10", (q.tobytes(),))]
     assert list(ids) == truth
     assert np.all(np.diff(dist) >= 0)
@@ -161,21 +161,21 @@ def test_vector_mirror_follows_deletes_and_adds(tmp_path):
     kb = KnowledgeBase(tmp_path / "home", embedder=HashEmbedder())
     kb.collections.create(folder, name="notes")
     kb.sync()
-    kb.vectors.refresh()
-    assert len(kb.vectors) == 30
+    kb._vectors.refresh()
+    assert len(kb._vectors) == 30
     for i in range(10):
         (folder / f"n{i}.md").unlink()
     write(folder, "new.md", "# New\n\nA new note.\n")
     kb.sync()
-    kb.vectors.refresh()
-    live = [r[0] for r in kb.store.conn.execute("SELECT id FROM vectors ORDER BY id")]
-    assert list(kb.vectors._ids) == live
-    for vid, row in zip(kb.vectors._ids, kb.vectors._matrix):
-        (blob,) = kb.store.conn.execute("SELECT embedding FROM vec_vectors WHERE rowid = ?", (int(vid),)).fetchone()
+    kb._vectors.refresh()
+    live = [r[0] for r in kb._store.conn.execute("SELECT id FROM vectors ORDER BY id")]
+    assert list(kb._vectors._ids) == live
+    for vid, row in zip(kb._vectors._ids, kb._vectors._matrix):
+        (blob,) = kb._store.conn.execute("SELECT embedding FROM vec_vectors WHERE rowid = ?", (int(vid),)).fetchone()
         assert np.array_equal(np.frombuffer(blob, np.float32), row)
     kb.close()
 
 
 def test_vector_hashes_are_stored_as_bytes(big_kb):
-    (kind, size) = big_kb.store.conn.execute("SELECT typeof(hash), length(hash) FROM vectors LIMIT 1").fetchone()
+    (kind, size) = big_kb._store.conn.execute("SELECT typeof(hash), length(hash) FROM vectors LIMIT 1").fetchone()
     assert (kind, size) == ("blob", 16)

@@ -1,4 +1,4 @@
-"""The one-shot search's query vector made without fastembed (``core.indexing.query_model``)
+"""The one-shot search's query vector made without fastembed (``core.query_vectors.model``)
 is fastembed's vector, bit for bit, for the bundled model: short, empty, non-Latin, filtered
 and over-long queries (truncated at the window); its optimised copy of the model is written
 once and reused, and a cache that cannot be written still gives the same vector."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pms_tui.core.indexing import query_model
+from pms_tui.core.query_vectors import model as query_model
 from pms_tui.core.indexing.embed import Embedder, bundled_model_dir
-from pms_tui.core.query_embedding import query_vector
+from pms_tui.core.query_vectors.embedding import query_vector
 
 QUERIES = ["resize an image", "", "naïve café 日本語のテキスト 🎉", "word " * 600, "git stash changes",
            "How do I extract a tar archive with gzip compression on linux?", "\ufffd lone surrogate"]

@@ -1,5 +1,5 @@
 """A running app or `pms-tui mcp` serves query vectors to one-shot searches of its home
-(``core.query_service``): the search forks no helper and loads no model, and answers as
+(``core.query_vectors.service``): the search forks no helper and loads no model, and answers as
 without the server; a socket left by a killed process, another model or another window falls
 back to the helper; the socket is the owner's alone."""
 
@@ -11,7 +11,7 @@ import stat
 
 import numpy as np
 
-from pms_tui.core import query_service
+from pms_tui.core.query_vectors import service as query_service
 from tests.test_oneshot_search import _search
 
 
@@ -30,16 +30,16 @@ def test_a_search_takes_its_vector_from_the_running_server(synced_kb):
     assert probe["helpers"] == 0 and "fastembed" not in probe["loaded"] and "onnxruntime" not in probe["loaded"]
     assert served["hits"] == alone["hits"] and served["hits"][0]["vector_rank"] is not None
 
-    answer = query_service.ask(home, "soft reset tag:git", synced_kb.embedder.model_name, 128)
+    answer = query_service.ask(home, "soft reset tag:git", synced_kb._embedder.model_name, 128)
     assert answer is None  # another window: another vector, so the client embeds itself
-    answer = query_service.ask(home, "soft reset tag:git", synced_kb.embedder.model_name,
-                               synced_kb.embedder.max_tokens)
+    answer = query_service.ask(home, "soft reset tag:git", synced_kb._embedder.model_name,
+                               synced_kb._embedder.max_tokens)
     head, _, body = answer.partition(b"\n")
     assert head == b'"soft reset"'
-    assert np.array_equal(np.frombuffer(body, "<f4"), synced_kb.embedder.embed_query("soft reset"))
+    assert np.array_equal(np.frombuffer(body, "<f4"), synced_kb._embedder.embed_query("soft reset"))
 
     assert not synced_kb.serve_query_vectors()  # one server per knowledge base
-    other = query_service.QueryVectorServer(home, synced_kb.embedder, str)
+    other = query_service.QueryVectorServer(home, synced_kb._embedder, str)
     assert not other.start()  # the socket is alive: a second process does not take it over
     synced_kb.close()
     assert not path.exists()
@@ -57,7 +57,7 @@ def test_a_socket_left_by_a_killed_process_is_ignored_then_replaced(synced_kb):
 
     synced_kb.load_model()
     assert synced_kb.serve_query_vectors()
-    assert query_service.ask(home, "eggs", synced_kb.embedder.model_name, synced_kb.embedder.max_tokens)
+    assert query_service.ask(home, "eggs", synced_kb._embedder.model_name, synced_kb._embedder.max_tokens)
     synced_kb.close()
 
 
@@ -66,8 +66,8 @@ def test_a_connection_from_another_user_is_refused(synced_kb, monkeypatch):
     assert synced_kb.serve_query_vectors()
     real = os.getuid()
     monkeypatch.setattr(query_service.os, "getuid", lambda: real + 1)  # the server sees a stranger
-    assert query_service.ask(synced_kb.home, "eggs", synced_kb.embedder.model_name,
-                             synced_kb.embedder.max_tokens) is None
+    assert query_service.ask(synced_kb.home, "eggs", synced_kb._embedder.model_name,
+                             synced_kb._embedder.max_tokens) is None
     synced_kb.close()
 
 

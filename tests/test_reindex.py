@@ -43,7 +43,7 @@ def test_a_search_during_a_reindex_finds_every_note_by_its_words(synced_kb, tmp_
 
 
 def test_a_reindex_leaves_no_vector_of_before_and_says_how_many_notes_it_read(synced_kb):
-    conn = synced_kb.store.conn
+    conn = synced_kb._store.conn
     before = {r[0] for r in conn.execute("SELECT id FROM vectors")}
     report = synced_kb.reindex()
     assert report.summary.startswith("Reindexed: 3 notes, 0 skipped;")

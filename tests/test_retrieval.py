@@ -8,7 +8,7 @@ from hypothesis import strategies as hs
 
 from tests.kb_helpers import write
 from pms_tui.core.search import query as fts_query
-from pms_tui.core.results import SNIPPET_CLOSE, SNIPPET_OPEN
+from pms_tui.core.results import SNIPPET_CLOSE, SNIPPET_OPEN, SearchResult
 from pms_tui.core.errors import UsageError
 from pms_tui.core.search.fusion import fuse, mark_words
 
@@ -132,7 +132,7 @@ def test_hostile_queries_never_raise(synced_kb, query):
                 synced_kb.search(query, k=5, mode=mode)
             continue
         hits = synced_kb.search(query, k=5, mode=mode)
-        assert isinstance(hits, list)
+        assert isinstance(hits, SearchResult)
 
 
 def test_stopword_repetition_does_not_win(kb, tmp_path):
@@ -160,7 +160,7 @@ def test_collection_filter(kb, tmp_path):
 
 def test_bm25_only_while_model_loads(synced_kb):
     result = synced_kb.retrieval.search("sourdough", k=3, vector=False)
-    assert result.lanes == ["bm25"] and result.notes
+    assert result.lanes == ("bm25",) and result.notes
     assert result.hits[0].vector_rank is None
 
 
@@ -196,7 +196,7 @@ def test_what_bm25_s_side_reads_while_the_vector_lane_runs_changes_no_answer(syn
         return [(h.path, h.start_line, h.snippet, h.score, h.bm25_rank, h.vector_rank) for h in result.hits], \
             result.fusion.to_json(), result.match.to_json()
 
-    synced_kb.embedder.clear_query_cache()
+    synced_kb._embedder.clear_query_cache()
     retrieval.vector_ranked, retrieval._while_waiting = held_lane, reading
     try:
         with_early = shown(synced_kb.search(query, k=5))

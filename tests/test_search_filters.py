@@ -119,7 +119,7 @@ def test_narrow_filter_still_fills_k(kb, tmp_path):
 def test_filters_alone_list_the_newest_matching_notes(vault_kb):
     result = vault_kb.search("tag:git")
     assert [h.relpath for h in result] == ["git/undo.md", "git/rebase.md"]  # 2024-05-17, 2023-01-10
-    assert result.lanes == [] and result.notes
+    assert result.lanes == () and result.notes
     assert notes(vault_kb.search("path:git/ -stash")) == ["git/rebase.md", "git/undo.md"]
 
 
@@ -252,7 +252,7 @@ def test_an_index_from_before_the_facets_is_migrated_and_filled(vault_kb):
     from pms_tui.core.kb import KnowledgeBase
 
     home = vault_kb.home
-    with vault_kb.store.transaction() as conn:
+    with vault_kb._store.transaction() as conn:
         conn.execute("DROP TABLE note_tags")
         conn.execute("ALTER TABLE documents DROP COLUMN note_date")
         conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")

@@ -7,7 +7,7 @@ import pytest
 from tests.kb_helpers import NOTES, text_only_kb, write
 
 from pms_tui.core.errors import describe
-from pms_tui.core.kb import SearchStopped
+from pms_tui.core.errors import SearchStopped
 
 QUERY = "undo the last commit"
 
@@ -60,7 +60,7 @@ def test_a_stopped_search_changes_nothing_in_the_index(kb):
     with pytest.raises(SearchStopped):
         kb.search(QUERY, k=10, stop=lambda: True)
     assert kb.stats() == before
-    assert kb.store.conn.in_transaction is False
+    assert kb._store.conn.in_transaction is False
 
 
 def test_a_search_stopped_at_any_step_leaves_the_next_search_whole(kb):

@@ -90,7 +90,7 @@ def test_another_inflection_finds_the_note(world_kb, query, note):
 
 
 def test_each_note_has_its_language_and_english_notes_no_stems(world_kb):
-    conn = world_kb.store.conn
+    conn = world_kb._store.conn
     langs = dict(conn.execute("SELECT path, lang FROM documents"))
     assert langs == LANGS
     stems = dict(conn.execute(
@@ -105,7 +105,7 @@ def test_english_queries_rank_as_the_porter_index_alone_ranks_them(world_kb):
     scores, as the porter-stemmed columns alone give (the index's query before stems)."""
     from pms_tui.core.search import query as fts_query
 
-    conn = world_kb.store.conn
+    conn = world_kb._store.conn
     for query in ("delete files", "compressed archive sizes", "copy the contents", "folders"):
         expected = [r[0] for r in conn.execute(
             "SELECT d.path FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id "
@@ -119,7 +119,7 @@ def test_english_queries_rank_as_the_porter_index_alone_ranks_them(world_kb):
 def test_an_english_query_finds_no_note_through_a_stem(world_kb):
     """"compressed" stems to "compress" in German, Spanish and others' rules too; English notes
     hold no stems, and only the porter words match them."""
-    conn = world_kb.store.conn
+    conn = world_kb._store.conn
     (stems,) = conn.execute("SELECT group_concat(stems, '') FROM chunks c JOIN documents d "
                             "ON d.id = c.document_id WHERE d.lang = ''").fetchone()
     assert stems == ""
@@ -137,7 +137,7 @@ def test_frontmatter_lang_overrides_detection(tmp_path):
     write(tmp_path / "notes", "tagged-ja.md", "---\nlang: ja\n---\n# Notiz\n\n" + text)  # declared, not stemmed
     kb = text_only_kb(tmp_path / "home", tmp_path / "notes")
     try:
-        langs = dict(kb.store.conn.execute("SELECT path, lang FROM documents"))
+        langs = dict(kb._store.conn.execute("SELECT path, lang FROM documents"))
         assert langs == {"tagged-en.md": "", "tagged-es.md": "es", "detected.md": "de", "tagged-ja.md": ""}
         assert relpaths(kb, "löschen") == ["detected.md"]  # the note marked English is not stemmed
         assert relpaths(kb, "comprimir") == ["tagged-es.md"]  # three words, said Spanish by its frontmatter
@@ -173,7 +173,7 @@ def test_an_index_from_schema_10_is_upgraded_with_progress(tmp_path):
     kb = text_only_kb(tmp_path / "home", tmp_path / "notes")
     before = kb.stats()
     english = relpaths(kb, "delete files")
-    with kb.store.transaction() as conn:
+    with kb._store.transaction() as conn:
         _as_schema_10(conn)
     kb.close()
     seen = []
@@ -181,14 +181,14 @@ def test_an_index_from_schema_10_is_upgraded_with_progress(tmp_path):
         assert relpaths(kb, "löschen")[:1] == ["de/dateien.md"]
         assert relpaths(kb, "comprimir")[:1] == ["es/archivos.md"]
         assert relpaths(kb, "delete files") == english
-        assert dict(kb.store.conn.execute("SELECT path, lang FROM documents")) == LANGS
+        assert dict(kb._store.conn.execute("SELECT path, lang FROM documents")) == LANGS
         after = kb.stats()
         assert (after["documents"], after["chunks"]) == (before["documents"], before["chunks"])
         assert all(c.ok for c in kb.diagnose() if c.label == "full-text")
         report = kb.sync(embed=False)
         assert not report.changed  # nothing re-read: the notes' rows were kept
         # the counts the planner reads match the rebuilt index
-        vocab = dict(kb.store.conn.execute("SELECT term, doc FROM fts_df"))
+        vocab = dict(kb._store.conn.execute("SELECT term, doc FROM fts_df"))
         assert vocab.get("\ue000losch") == 1
     total = before["chunks"]
     assert seen[0][:2] == (0, total) and seen[-1][:2] == (total, total)
@@ -240,7 +240,7 @@ def test_an_english_sentence_ranks_a_german_page_quoting_its_words_as_before(tmp
     kb = text_only_kb(tmp_path / "home", tmp_path / "notes")
     try:
         hits = kb.search("verify the signature of a tag", k=2, mode="bm25").hits
-        expected = [r[0] for r in kb.store.conn.execute(
+        expected = [r[0] for r in kb._store.conn.execute(
             "SELECT d.path FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id "
             "WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, 2, 1.5, 1, 1, 1)",
             ('"verify" OR "signature" OR "tag"',))]

@@ -14,8 +14,8 @@ def test_a_new_index_has_8_kb_pages_and_an_old_one_keeps_its_own(tmp_path: Path)
 
     write(tmp_path / "notes", "a.md", "# Alpha\n\nsome words about tarballs\n")
     with KnowledgeBase(home=tmp_path / "new") as kb:
-        assert kb.store.conn.execute("PRAGMA page_size").fetchone()[0] == 8192
-        assert kb.store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert kb._store.conn.execute("PRAGMA page_size").fetchone()[0] == 8192
+        assert kb._store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     old = home_with_4_kb_pages(tmp_path / "old")
     with KnowledgeBase(home=old) as kb:
         kb.collections.create(tmp_path / "notes", name="n")

@@ -10,7 +10,8 @@ import pytest
 from tests.kb_helpers import write
 from pms_tui.core import store as st
 from pms_tui.core.errors import CollectionError
-from pms_tui.core.kb import KnowledgeBase, ModelMismatchError
+from pms_tui.core.errors import ModelMismatchError
+from pms_tui.core.kb import KnowledgeBase
 
 
 def counts(kb):
@@ -166,14 +167,14 @@ def test_locked_database_gives_one_sentence(synced_kb, notes_dir, monkeypatch):
     blocker.execute("BEGIN EXCLUSIVE")
     try:
         write(notes_dir, "new.md", "# New\n\ntext\n")
-        synced_kb.store.conn.execute("PRAGMA busy_timeout = 50")
+        synced_kb._store.conn.execute("PRAGMA busy_timeout = 50")
         with pytest.raises(st.OperationalError) as info:
             synced_kb.sync()
         assert "locked" in st.describe_error(info.value)
     finally:
         blocker.execute("ROLLBACK")
         blocker.close()
-    synced_kb.store.conn.execute(f"PRAGMA busy_timeout = {st.BUSY_TIMEOUT_MS}")
+    synced_kb._store.conn.execute(f"PRAGMA busy_timeout = {st.BUSY_TIMEOUT_MS}")
     assert synced_kb.sync().added == ["notes/new.md"]
 
 
@@ -214,7 +215,7 @@ def test_database_size_is_proportional_to_content(kb, tmp_path):
         write(folder, f"n{i:04}.md", f"# Note {i}\n\nShort fact number {i} about item {i * 7 % 13}.\n")
     kb.collections.create(folder, name="many")
     kb.sync()
-    kb.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    kb._store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     stats = kb.stats()
     assert stats["chunks"] == 1000
     assert stats["db_bytes"] < 10_000_000 / 2, stats

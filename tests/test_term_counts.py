@@ -48,7 +48,7 @@ def kb(tmp_path):
 
 
 def test_counts_equal_the_vocabulary_after_a_sync(kb):
-    conn = kb.store.conn
+    conn = kb._store.conn
     truth = vocabulary(conn)
     assert len(truth) > 20
     assert kept(conn, truth) == truth
@@ -57,7 +57,7 @@ def test_counts_equal_the_vocabulary_after_a_sync(kb):
 
 
 def test_counts_follow_edits_deletions_and_a_removed_collection(kb, tmp_path):
-    conn = kb.store.conn
+    conn = kb._store.conn
     folder = tmp_path / "notes"
     rng = random.Random(9)
     notes(folder, rng, 20, offset=100)  # new notes
@@ -81,7 +81,7 @@ def test_counts_follow_edits_deletions_and_a_removed_collection(kb, tmp_path):
 def test_writes_outside_a_transaction_are_counted_before_any_fold(kb):
     """The counts are exact at every commit, whoever writes: a write the transaction helper
     did not wrap leaves its delta unfolded, and the delta is read with the folded counts."""
-    conn = kb.store.conn
+    conn = kb._store.conn
     row = conn.execute("SELECT id, document_id, seq, start_line, end_line, title, heading, body, vector_id, cjk "
                        "FROM chunks LIMIT 1").fetchone()
     conn.execute("UPDATE chunks SET body = 'sextant sextant astrolabe' WHERE id = ?", (row[0],))
@@ -91,14 +91,14 @@ def test_writes_outside_a_transaction_are_counted_before_any_fold(kb):
     assert truth["sextant"] == 1
     assert kept(conn, set(truth) | set(WORDS)) == truth
     assert fts.prefix_frequency(conn, "sext") == (1, 1)
-    with kb.store.transaction():
+    with kb._store.transaction():
         pass
     assert delta_rows(conn) == 0
     assert kept(conn, set(truth) | set(WORDS)) == truth
 
 
 def test_prefix_frequency_matches_the_vocabulary(kb):
-    conn = kb.store.conn
+    conn = kb._store.conn
     truth = vocabulary(conn)
     for prefix in ("run", "f", "valu", "zz"):
         counts = [n for t, n in truth.items() if t.startswith(prefix)]
@@ -106,11 +106,11 @@ def test_prefix_frequency_matches_the_vocabulary(kb):
 
 
 def test_an_index_from_schema_9_is_upgraded_in_place_and_ranks_the_same(kb):
-    conn = kb.store.conn
+    conn = kb._store.conn
     lane = kb.retrieval.bm25
     queries = ["file command value", "running system output", "quokka fjord", "how to get the value of the file"]
     before = {q: lane.ranked(q, 20) for q in queries}
-    with kb.store.transaction():  # back to schema 9: its triggers, no counts
+    with kb._store.transaction():  # back to schema 9: its triggers, no counts
         for table in ("fts_df_added_v", "fts_df_removed_v", "fts_df_added", "fts_df_removed", "fts_df"):
             conn.execute(f"DROP TABLE {table}")
         for trigger in ("chunks_ai", "chunks_ad", "chunks_au"):
@@ -122,7 +122,7 @@ def test_an_index_from_schema_9_is_upgraded_in_place_and_ranks_the_same(kb):
     kb.close()
     old = KnowledgeBase(home, embedder=None)
     try:
-        conn = old.store.conn
+        conn = old._store.conn
         assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(SCHEMA_VERSION)
         truth = vocabulary(conn)
         assert kept(conn, truth) == truth
@@ -137,19 +137,19 @@ def test_an_index_from_schema_9_is_upgraded_in_place_and_ranks_the_same(kb):
 
 def test_without_the_counts_the_vocabulary_answers(kb):
     """An index without the tables (a scratch copy of an older schema) still plans."""
-    conn = kb.store.conn
+    conn = kb._store.conn
     truth = vocabulary(conn)
     kb.retrieval.planner.stems(conn, ["file"])  # makes the connection's temp tables
-    with kb.store.transaction():
+    with kb._store.transaction():
         conn.execute("DROP TABLE fts_df")
     assert fts.document_frequencies(conn, ["file", "quokka"]) == {"file": truth["file"], "quokka": truth.get("quokka", 0)}
     assert fts.prefix_frequency(conn, "run")[1] == sum(n for t, n in truth.items() if t.startswith("run"))
 
 
 def test_repair_recounts_whatever_the_counts_held(kb):
-    conn = kb.store.conn
+    conn = kb._store.conn
     truth = vocabulary(conn)
-    with kb.store.transaction():
+    with kb._store.transaction():
         conn.execute("DROP TABLE vec_vectors")  # no model here: repair would forget notes without vectors
         conn.execute("UPDATE fts_df SET doc = doc + 7 WHERE term IN ('file', 'quokka')")
         conn.execute("DELETE FROM fts_df WHERE term = 'fjord'")
@@ -162,9 +162,9 @@ def test_repair_recounts_whatever_the_counts_held(kb):
 def test_an_index_from_schema_5_gets_its_counts_from_the_rebuilt_index(kb):
     """From schema 5 the full-text index is rebuilt (store.migrate_cjk) in the same upgrade
     transaction as the counts are taken: they must see the rebuilt index."""
-    conn = kb.store.conn
+    conn = kb._store.conn
     truth = vocabulary(conn)
-    with kb.store.transaction():
+    with kb._store.transaction():
         for table in ("fts_df_added_v", "fts_df_removed_v", "fts_df_added", "fts_df_removed", "fts_df"):
             conn.execute(f"DROP TABLE {table}")
         for trigger in ("chunks_ai", "chunks_ad", "chunks_au"):
@@ -179,7 +179,7 @@ def test_an_index_from_schema_5_gets_its_counts_from_the_rebuilt_index(kb):
     kb.close()
     old = KnowledgeBase(home, embedder=None)
     try:
-        conn = old.store.conn
+        conn = old._store.conn
         assert vocabulary(conn) == truth
         assert kept(conn, truth) == truth
     finally:

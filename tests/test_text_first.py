@@ -44,7 +44,7 @@ def _folder(path, notes: int, word: str):
 
 def test_a_sync_during_an_embedding_is_searchable_at_once_and_its_vectors_join_the_queue(kb, tmp_path):
     kb.collections.create(_folder(tmp_path / "big", 120, "lantern"), name="big")
-    kb.embedder = fake = FakeSlowEmbedder()  # the queue's drain embeds with it; BM25 needs no model
+    kb._embedder = fake = FakeSlowEmbedder()  # the queue's drain embeds with it; BM25 needs no model
     phases: list[str] = []
     first: dict = {}
     runner = threading.Thread(target=lambda: first.update(report=kb.sync(

@@ -49,12 +49,12 @@ def test_a_long_paragraph_is_one_passage_and_the_model_reads_all_of_it(tmp_path)
     try:
         kb.collections.create(tmp_path / "notes", name="notes")
         kb.sync()
-        rows = kb.store.conn.execute(
+        rows = kb._store.conn.execute(
             "SELECT c.id, c.vector_id FROM chunks c JOIN documents d ON d.id = c.document_id "
             "WHERE d.path = 'mixed.md'").fetchall()
         assert len(rows) == 1  # one passage for BM25 and the reader
-        kb.vectors.refresh()
-        ids, matrix = kb.vectors.snapshot()
+        kb._vectors.refresh()
+        ids, matrix = kb._vectors.snapshot()
         stored = matrix[list(ids).index(rows[0][1])]
         windows = [f"Mixed\n\n# Mixed\n\n{FIRST.strip()}", f"Mixed\n\n{SECOND.strip()}"]
         mean = Embedder().embed_documents(windows).mean(axis=0)
@@ -69,7 +69,7 @@ def test_a_long_paragraph_is_one_passage_and_the_model_reads_all_of_it(tmp_path)
 def test_schema_7_re_reads_notes_the_former_cut_split_and_no_other(tmp_path):
     kb = KnowledgeBase(home=tmp_path / "home")
     try:
-        conn = kb.store.conn
+        conn = kb._store.conn
         conn.execute("INSERT INTO collections(id, name, path, created_at) VALUES (1, 'n', '/n', 0)")
         for doc in (1, 2):
             conn.execute("INSERT INTO documents(id, collection_id, path, title, sha256, size, mtime_ns, indexed_at) "

@@ -44,6 +44,13 @@ class ModelMismatchError(PmsError, RuntimeError):
     """The index holds vectors of another model than the one configured."""
 
 
+class SearchStopped(PmsError):
+    """A search ended early by its ``stop`` check: a newer query replaced it."""
+
+    def __init__(self) -> None:
+        super().__init__("The search was stopped: a newer query replaced it.")
+
+
 class SyncBusyError(PmsError, RuntimeError):
     """A sync is already running in this process."""
 

@@ -8,20 +8,22 @@ harness, scripts and tests.
         print(hit.score, hit.path, hit.start_line)
 
 Front ends import this module (and the other top-level contract modules: errors, results,
-config, markdown), never the rooms below it. The rooms receive what they need (the store,
+config, markdown, safe_text; the CLI also query_vectors), never the rooms below it. The rooms receive what they need (the store,
 the settings, the embedder, a callable or two), never the KnowledgeBase: data flows one way,
 files -> chunks -> store -> retrieval -> UI.
 
 The indexing half of the contract (sync, the embedding queue, watch, reindex, repair) is in
-``kb_indexing``, doctor's checks in ``kb_doctor``: mixins, so a script still calls one object.
+``kb_indexing``, doctor's checks in ``kb_doctor``, the link graph in ``kb_graph``, the one
+policy for requests and notes in ``kb_notes``: mixins, so a script still calls one object.
+What they share (the store, the embedder, the locks: private) is declared in ``kb_state``.
 What an evaluation reads beyond search (the lanes before fusion, chunk -> note) is
 ``kb_measure.Measure(kb)``, apart from what a front end uses.
 
 The documented API, kept by name since the first version: ``kb.search``; ``kb.retrieval.rrf``,
 ``.candidates``, ``.bm25_search``, ``.vector_search`` (the lanes and their fusion as hits);
 ``chunk_markdown`` (a note's text as passages) and ``extract_from_url`` (a page as Markdown).
-``__all__`` lists what may be imported from here: the front door, its data types and errors,
-those two functions, and what the reader needs to read a note as the index does.
+``__all__`` lists what the front ends import from here (a test keeps it so): the front door,
+those two functions, and what reading a note, a PDF or the bundled guide needs.
 """
 
 from __future__ import annotations
@@ -29,29 +31,18 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .config import DB_FILE, Settings, default_home, load_settings, load_state, save_state
-from .errors import (
-    ClipError,
-    CollectionError,
-    ConfigError,
-    EmbeddingModelError,
-    ModelMismatchError,
-    PmsError,
-    SkipFile,
-    StoreError,
-    SyncBusyError,
-    UsageError,
-    describe,
-)
-from .indexing.chunk import Chunk, chunk_markdown
+from .errors import CollectionError, EmbeddingModelError, ModelMismatchError, PmsError, SearchStopped, StoreError
+from .indexing.chunk import chunk_markdown
 from .indexing import facets as facet_rules
 from .indexing.collections import Collection, Collections
 from .indexing.embed import Embedder
 from .indexing.frontmatter import split_frontmatter
-from .indexing.notes import MAX_NOTE_BYTES, is_document_name, read_note, sha256_file
+from .indexing.notes import is_document_name, read_note
 from .indexing.documents import DocumentCounts, opener_command, page_lines, page_of_line, text_of_chunks
 from .indexing.documents import counts as document_counts
 from .indexing.guide import GUIDE_DESCRIPTION, GUIDE_NAME, guide_dir, is_guide_note, is_guide_path
@@ -59,26 +50,10 @@ from .indexing import guide as guide_rules
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
 from .kb_graph import GraphMixin
 from .kb_indexing import IndexingMixin
-from .kb_notes import EMPTY_INDEX, MAX_K, NoteRef, NotesMixin, check_span
-from .query_embedding import query_vector  # noqa: F401 - part of the engine's contract
-from .results import (
-    MODES,
-    SNIPPET_CLOSE,
-    SNIPPET_OPEN,
-    Evidence,
-    Hit,
-    Link,
-    Mention,
-    NoteExplanation,
-    RelatedNote,
-    PendingFile,
-    SearchResult,
-    SyncProgress,
-    SyncReport,
-    SyncStatus,
-)
+from .kb_notes import MAX_K, NoteRef, NotesMixin, check_span
+from .results import Evidence, Hit, ModelState, NoteExplanation, SearchResult, SyncProgress, SyncReport
 from .search.hits import hit_from_row, preview
-from .search.query_syntax import Ignored, ParsedQuery, as_text as as_query_text, parse as parse_query
+from .search.query_syntax import as_text as as_query_text, parse as parse_query
 from .search.retrieval import Retrieval
 from .search.vector_index import VectorIndex
 from .store import Store, transaction
@@ -92,38 +67,33 @@ from .store import meta
 from .store import vectors as vector_rows
 from .store.connection import is_interrupted, stop_when
 from .store.schema import ensure_vector_table
-from .store.writer_lock import EMBED_LOCK_FILE, WriterBusy, WriterLock
+from .store.writer_lock import EMBED_LOCK_FILE, WriterLock
 
 if TYPE_CHECKING:
     from .clip.note import ClipResult
-    from .query_service import QueryVectorServer
+    from .query_vectors.service import QueryVectorServer
 
+# What a front end imports from here; its data types, errors, settings and Markdown helpers
+# are in the other contract modules (results, errors, config, markdown, safe_text).
 __all__ = [
-    # the front door and its functions
-    "KnowledgeBase", "repair_home", "environment_checks", "indexing_fingerprint", "describe",
+    # the front door, and what opens, repairs or compacts a home without one open
+    "KnowledgeBase", "repair_home", "compact_home", "environment_checks", "Check", "indexing_fingerprint",
     # the documented functions of the first version
-    "chunk_markdown", "extract_from_url", "extract_from_html",
-    # data types
-    "Check", "Chunk", "ClipResult", "Collection", "Evidence", "ExtractedPage", "Hit", "Ignored",
-    "Link", "Mention", "NoteRef", "RelatedNote", "MAX_K", "EMPTY_INDEX", "check_span",
-    "NoteExplanation", "ParsedQuery", "parse_query", "PendingFile", "SearchResult", "Settings",
-    "SyncProgress", "SyncReport", "SyncStatus", "MODES", "SNIPPET_CLOSE", "SNIPPET_OPEN",
-    # errors
-    "ClipError", "CollectionError", "ConfigError", "EmbeddingModelError", "ModelMismatchError",
-    "PmsError", "SearchStopped", "SkipFile", "StoreError", "SyncBusyError", "UsageError", "WriterBusy",
-    # a note read as the index reads it (the reader shows the same text), its file's hash
-    "MAX_NOTE_BYTES", "read_note", "split_frontmatter", "sha256_file",
-    # PDF and Word files: which names are documents, the page a line of a PDF's text is on
+    "chunk_markdown", "extract_from_url",
+    # a note named by a request, and the lines it asks for; the most hits one request may ask
+    "NoteRef", "check_span", "MAX_K",
+    # a note's file read as the index reads it (the reader shows the same text)
+    "read_note", "split_frontmatter",
+    # PDF and Word files: which names are documents, how one opens, the page a line of a PDF is on
     "is_document_name", "opener_command", "page_lines", "page_of_line",
-    # the bundled guide (the app adds it on a first run)
-    "GUIDE_NAME", "GUIDE_DESCRIPTION", "guide_dir", "is_guide_note", "is_guide_path",
+    # the bundled guide (the app offers it on a first run)
+    "GUIDE_NAME", "guide_dir", "is_guide_note", "is_guide_path",
 ]
 
 
 # The clipper (trafilatura, lxml, httpx) is imported when a page is clipped, not to search:
 # it is most of what a one-shot `pms-tui search` would otherwise spend importing.
-_CLIP_NAMES = {"ExtractedPage": "html_to_markdown", "extract_from_html": "html_to_markdown",
-               "extract_from_url": "html_to_markdown", "ClipResult": "note"}
+_CLIP_NAMES = {"extract_from_url": "html_to_markdown"}
 
 
 def __getattr__(name: str):
@@ -132,13 +102,6 @@ def __getattr__(name: str):
 
         return getattr(importlib.import_module(f".clip.{_CLIP_NAMES[name]}", __package__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-class SearchStopped(PmsError):
-    """A search ended early by its ``stop`` check: a newer query replaced it."""
-
-    def __init__(self) -> None:
-        super().__init__("The search was stopped: a newer query replaced it.")
 
 
 class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
@@ -155,55 +118,55 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         self.home.mkdir(parents=True, exist_ok=True)
         self.settings = settings or load_settings(self.home)
         self.db_path = self.home / DB_FILE
-        self.store = Store(self.db_path, upgrade_progress)
+        self._store = Store(self.db_path, upgrade_progress)
         # One writer per home across processes (sync, reindex, remove, repair): a second one
         # waits its turn; ``on_writer_wait(pid)`` (the CLI says so) is told once.
         self.on_writer_wait = None
-        self.embedder: Embedder = embedder or Embedder(
+        self._embedder = embedder or Embedder(
             self.settings.model, self.settings.embed_batch_size, self.settings.max_tokens)
-        self._model_state = "not loaded"
-        self.model_error: str | None = None
-        self.model_mismatch: str | None = self._check_model()
-        self.vectors = VectorIndex(self.store, self._index_dim())
-        self.collections = Collections(self.store, clip=self.clip, writing=self.writing)
+        self._model_state = ModelState.NOT_LOADED
+        self.model_error = None
+        self.model_mismatch = self._check_model()
+        self._vectors = VectorIndex(self._store, self._index_dim())
+        self.collections = Collections(self._store, clip=self.clip, writing=self.writing)
         self.retrieval = Retrieval(
-            self.store, self.settings, self.embedder, self.vectors, self.collections.ids, self.require_vectors,
+            self._store, self.settings, self._embedder, self._vectors, self.collections.ids, self.require_vectors,
             lambda: [c.name for c in self.collections.list()], self.default_collection_ids,
             self._hidden_collection_ids,
         )
-        facet_rules.backfill(self.store)  # once, on an index older than its tags and dates
+        facet_rules.backfill(self._store)  # once, on an index older than its tags and dates
         self._sync_lock = threading.Lock()
         self._drain_lock = threading.Lock()
-        self.writer_lock = WriterLock(self.home)
-        self.embed_lock = WriterLock(self.home, EMBED_LOCK_FILE)  # one drain of the queue per home
+        self._writer_lock = WriterLock(self.home)
+        self._embed_lock = WriterLock(self.home, EMBED_LOCK_FILE)  # one drain of the queue per home
 
     # -- the embedding model -------------------------------------------------------------------
     def _check_model(self) -> str | None:
         """Record the model on a new index; on an old one, say if it was built with another."""
-        conn = self.store.conn
+        conn = self._store.conn
         stored, dim = meta.recorded_model(conn)
-        if stored is None and self.store.read_only:
+        if stored is None and self._store.read_only:
             return None  # an empty read-only index: nothing to compare
         if stored is None:
             with transaction(conn):
                 self._record_model(conn)
             return None
-        if stored != self.embedder.model_name or dim != self.embedder.dim:
+        if stored != self._embedder.model_name or dim != self._embedder.dim:
             return (
                 f"The index was built with the embedding model {stored!r} but the configured model is "
-                f"{self.embedder.model_name!r}; run `pms-tui reindex` to re-embed with it "
+                f"{self._embedder.model_name!r}; run `pms-tui reindex` to re-embed with it "
                 f"(vectors of two models are never mixed)."
             )
-        if not self.store.read_only:
-            ensure_vector_table(conn, self.embedder.dim)
+        if not self._store.read_only:
+            ensure_vector_table(conn, self._embedder.dim)
         return None
 
     def _record_model(self, conn) -> None:
-        meta.record_model(conn, self.embedder.model_name, self.embedder.dim)
-        ensure_vector_table(conn, self.embedder.dim)
+        meta.record_model(conn, self._embedder.model_name, self._embedder.dim)
+        ensure_vector_table(conn, self._embedder.dim)
 
     def _index_dim(self) -> int:
-        return meta.recorded_model(self.store.conn)[1] or self.embedder.dim
+        return meta.recorded_model(self._store.conn)[1] or self._embedder.dim
 
     def require_vectors(self) -> None:
         """Raise ModelMismatchError when the index's vectors are not the configured model's."""
@@ -211,39 +174,44 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
             raise ModelMismatchError(self.model_mismatch)
 
     @property
-    def model_state(self) -> str:
-        """``"not loaded"``, ``"loading"``, ``"ready"``, ``"error"`` (see ``model_error``) or
-        ``"mismatch"`` (see ``model_mismatch``)."""
+    def model_state(self) -> ModelState:
+        """Not loaded, loading, ready, error (see ``model_error``) or mismatch (see
+        ``model_mismatch``); a ``StrEnum``, so it reads as its value."""
         if self.model_mismatch:
-            return "mismatch"
-        if self.embedder.ready:
-            return "ready"
+            return ModelState.MISMATCH
+        if self._embedder.ready:
+            return ModelState.READY
         return self._model_state
+
+    @property
+    def read_only(self) -> bool:
+        """True when the index file cannot be written here (searching still works)."""
+        return self._store.read_only
 
     @property
     def model_ready(self) -> bool:
         """True when vector search can run now: the model is loaded and matches the index."""
-        return self.embedder.ready and not self.model_mismatch
+        return self._embedder.ready and not self.model_mismatch
 
     def load_model(self, serve_queries: bool = False) -> None:
         """Load the embedding model (slow the first time; safe from a worker thread).
         Raises EmbeddingModelError or ModelMismatchError with the sentence to show.
         ``serve_queries``: then :meth:`serve_query_vectors` (the app and the MCP server)."""
         self.require_vectors()
-        self._model_state = "loading"
+        self._model_state = ModelState.LOADING
         try:
-            self.embedder.load()
+            self._embedder.load()
         except EmbeddingModelError as exc:
-            self._model_state, self.model_error = "error", str(exc)
+            self._model_state, self.model_error = ModelState.ERROR, str(exc)
             raise
-        self._model_state, self.model_error = "ready", None
+        self._model_state, self.model_error = ModelState.READY, None
         if serve_queries:
             self.serve_query_vectors()
 
     def expect_query_vector(self, future) -> None:
         """Take a query's vector from ``future`` (a ``concurrent.futures.Future`` of what
-        :func:`query_vector` returns) instead of loading the model for it."""
-        self.embedder.expect_query_vector(future)
+        ``query_vectors.start`` gives) instead of loading the model for it."""
+        self._embedder.expect_query_vector(future)
 
     # -- clip --------------------------------------------------------------------------------
     def clip(self, url: str, collection: str | Collection, *, update: bool = False, **fetch_options) -> ClipResult:
@@ -283,7 +251,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         if stop is None:
             return self.retrieval.search(query, k, mode, collections, vector=vector, typing=typing)
         try:
-            with stop_when(self.store.conn, stop):
+            with stop_when(self._store.conn, stop):
                 return self.retrieval.search(query, k, mode, collections, vector=vector, typing=typing)
         except Exception as exc:
             if stop() and is_interrupted(exc):
@@ -293,7 +261,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
     def recent(self, limit: int = 30, collections: Sequence[str] | None = None) -> list[Hit]:
         """The first chunk of the most recently changed notes: what an empty query shows."""
         ids = self.collections.ids(collections)
-        rows = chunk_rows.first_chunks_by_recency(self.store.conn, limit,
+        rows = chunk_rows.first_chunks_by_recency(self._store.conn, limit,
                                                   self.default_collection_ids() if ids is None else ids)
         return [hit_from_row(row, preview(row.body)) for row in rows]
 
@@ -308,7 +276,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         similarity (``typing`` as :meth:`search`'s)."""
         self.check_request(query, 1, "hybrid", collections)
         found = self.note(note)
-        if vector and not self.model_mismatch and not self.embedder.ready:
+        if vector and not self.model_mismatch and not self._embedder.ready:
             try:
                 self.load_model()
             except PmsError:
@@ -318,12 +286,12 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         depth = self.settings.lane_depth
         result = self.search(query, k=depth, collections=collections, vector=vector, typing=typing)
         key = (found.collection.name, found.relpath)
-        explanation.fused_rank = next((i for i, h in enumerate(result, 1) if (h.collection, h.relpath) == key), None)
-        return explanation
+        return replace(explanation, fused_rank=next(
+            (i for i, h in enumerate(result, 1) if (h.collection, h.relpath) == key), None))
 
     def facet_values(self) -> dict[str, list[str]]:
         """What ``tag:``, ``path:`` and ``in:`` can take, the most used first (completion)."""
-        conn = self.store.conn
+        conn = self._store.conn
         return {
             "tag": [t for t, _ in facet_rows.tag_counts(conn)],
             "path": facet_rows.folders(conn),
@@ -332,7 +300,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
 
     def document_counts(self) -> dict[str, DocumentCounts]:
         """{collection: its PDF and Word files read, by kind, and those skipped with the reason}."""
-        return {c.name: document_counts(self.store.conn, c.id) for c in self.collections.list()}
+        return {c.name: document_counts(self._store.conn, c.id) for c in self.collections.list()}
 
     def document_text(self, collection: str | Collection, rel: str) -> str:
         """The text of an indexed PDF or Word file as the index holds it (Markdown, a PDF's
@@ -340,16 +308,16 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         Documents are never read as notes: their text lives in the index only."""
         col = self.collections.get(collection) if isinstance(collection, str) else collection
         return text_of_chunks([(row.start_line, row.body) for row in chunk_rows.of_document(
-            self.store.conn, col.id, rel)])
+            self._store.conn, col.id, rel)])
 
     def chunks_of(self, collection: str | Collection, rel: str) -> list[Hit]:
         """Every chunk of one indexed note, in order."""
         col = self.collections.get(collection) if isinstance(collection, str) else collection
-        return [hit_from_row(row) for row in chunk_rows.of_document(self.store.conn, col.id, rel)]
+        return [hit_from_row(row) for row in chunk_rows.of_document(self._store.conn, col.id, rel)]
 
     def note_names(self) -> list[str]:
         """``collection/relpath`` of every indexed note, sorted (what :meth:`explain` takes)."""
-        return document_rows.note_names(self.store.conn)
+        return document_rows.note_names(self._store.conn)
 
     # -- the bundled guide -------------------------------------------------------------------
     def guide(self) -> Collection | None:
@@ -385,7 +353,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         """The one sentence saying that the guide stepped aside, the first time it has (then
         remembered in the home's state.json, for every front end); None otherwise."""
         guide = self.guide_aside()
-        if guide is None or self.store.read_only or load_state(self.home).get(guide_rules.TOLD_STATE):
+        if guide is None or self._store.read_only or load_state(self.home).get(guide_rules.TOLD_STATE):
             return None
         try:
             save_state(self.home, **{guide_rules.TOLD_STATE: True})
@@ -395,7 +363,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
 
     # -- facts -------------------------------------------------------------------------------
     def stats(self) -> dict:
-        conn = self.store.conn
+        conn = self._store.conn
         size = sum(p.stat().st_size for p in self.home.glob(DB_FILE + "*") if p.is_file())
         return {
             "documents": document_rows.count(conn),
@@ -404,18 +372,18 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
             "vectors_pending": vector_rows.pending_count(conn),
             "collections": collection_rows.count(conn),
             "db_bytes": size,
-            "model": self.embedder.model_name,
+            "model": self._embedder.model_name,
         }
 
     def serve_query_vectors(self) -> bool:
         """Answer one-shot `pms-tui search` processes of this home with query vectors from this
-        process's loaded model (``query_service``: a Unix socket in the home, owner only) until
+        process's loaded model (``query_vectors.service``: a Unix socket in the home, owner only) until
         :meth:`close`. False where it cannot (the model not loaded, another process serving)."""
         if not self.model_ready or getattr(self, "_query_server", None) is not None:
             return False
-        from .query_service import QueryVectorServer
+        from .query_vectors.service import QueryVectorServer
 
-        server = QueryVectorServer(self.home, self.embedder, lambda query: parse_query(as_query_text(query)).text)
+        server = QueryVectorServer(self.home, self._embedder, lambda query: parse_query(as_query_text(query)).text)
         if not server.start():
             return False
         self._query_server = server
@@ -426,7 +394,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         if server is not None:
             server.stop()
         self.retrieval.close()
-        self.store.close()
+        self._store.close()
 
     def __enter__(self) -> "KnowledgeBase":
         return self
@@ -461,6 +429,6 @@ def compact_home(home: str | os.PathLike | None = None, wait: bool | float = Tru
     if not (home_path / DB_FILE).exists():
         raise StoreError(f"There is no index in {home_path} yet: nothing to compact.")
     with KnowledgeBase(home_path) as kb:
-        kb.store.require_writable()
+        kb._store.require_writable()
     with WriterLock(home_path).hold(wait, on_wait):
         return compaction.compact(home_path / DB_FILE)

@@ -8,20 +8,16 @@ import hashlib
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from .errors import describe
+from .kb_state import KnowledgeBaseState
 from .indexing import chunk as _chunk_module
 from .indexing import frontmatter as _frontmatter_module
 from .indexing import windows as _windows_module
 from .store import check_driver, health
 from .store import compact as compaction
 from .store.writer_lock import WriterBusy
-
-if TYPE_CHECKING:
-    from .indexing.embed import Embedder
-    from .store import Store
-    from .store.writer_lock import WriterLock
 
 
 class Check(NamedTuple):
@@ -32,23 +28,11 @@ class Check(NamedTuple):
     detail: str
 
 
-class DoctorMixin:
-    if TYPE_CHECKING:  # what KnowledgeBase.__init__ sets and defines, for the type checker
-        home: Path
-        db_path: Path
-        store: Store
-        embedder: Embedder
-        writer_lock: WriterLock
-        model_mismatch: str | None
-
-        def stats(self) -> dict: ...
-        def load_model(self, serve_queries: bool = False) -> None: ...
-        def link_counts(self) -> dict[str, dict[str, int]]: ...
-
+class DoctorMixin(KnowledgeBaseState):
     def diagnose(self) -> list[Check]:
         """What ``pms-tui doctor`` prints: the environment, this index, and the model."""
         checks = environment_checks()
-        checks.append(Check("home", True, str(self.home) + ("  (read-only)" if self.store.read_only else "")))
+        checks.append(Check("home", True, str(self.home) + ("  (read-only)" if self._store.read_only else "")))
         try:
             stats = self.stats()
         except Exception as exc:
@@ -58,7 +42,7 @@ class DoctorMixin:
             checks.append(Check("index", True, f"{self.db_path} ({stats['db_bytes'] / 1e6:.1f} MB, "
                                                f"{stats['documents']} notes, {stats['chunks']} chunks)"))
             try:
-                space = compaction.shape(self.store.conn, self.db_path)
+                space = compaction.shape(self._store.conn, self.db_path)
                 hint = "; `pms-tui compact` can make it smaller" if space.worth_compacting else ""
                 checks.append(Check("space", True, space.describe() + hint))
             except Exception as exc:  # noqa: BLE001 - told, never fatal: quick_check below judges damage
@@ -67,7 +51,7 @@ class DoctorMixin:
             checks.append(Check("queue", True, f"{stats['vectors']} stored, {pending} waiting to be embedded"
                                                + (" (`pms-tui sync` or the app embeds them)" if pending else "")))
         try:
-            with self.writer_lock.hold(wait=False):
+            with self._writer_lock.hold(wait=False):
                 pass
         except WriterBusy as exc:
             checks.append(Check("writer", True, f"pid {exc.pid} is writing to this index now"))
@@ -77,19 +61,19 @@ class DoctorMixin:
             checks.append(Check("links", True, f"{name}: " + ", ".join(
                 f"{counts.get(k, 0):,} {k}" for k in ("resolved", "dangling", "ambiguous", "file", "outside"))))
         damaged = False
-        for part in health.diagnose(self.store.conn):
+        for part in health.diagnose(self._store.conn):
             damaged |= not part.ok
             checks.append(Check(part.label, part.ok, part.detail))
         if damaged:
             checks.append(Check("repair", False, "run `pms-tui repair`: it rebuilds the index from your notes, "
                                                  "keeping every vector that is intact"))
-        checks.append(Check("model", self.model_mismatch is None, self.model_mismatch or self.embedder.model_name))
+        checks.append(Check("model", self.model_mismatch is None, self.model_mismatch or self._embedder.model_name))
         try:
             started = time.perf_counter()
             self.load_model()
-            self.embedder.embed_query("doctor")
+            self._embedder.embed_query("doctor")
             checks.append(Check("model load", True, f"{time.perf_counter() - started:.2f}s, "
-                                                     f"{self.embedder.dim} dimensions"))
+                                                     f"{self._embedder.dim} dimensions"))
         except Exception as exc:
             checks.append(Check("model load", False, describe(exc)))
         checks.append(_package_check())

@@ -10,50 +10,35 @@ dataclasses from ``results`` (``Link``, ``Mention``, ``RelatedNote``), each with
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from .indexing import guide as guide_rules
 from .indexing.collections import Collection
 from .indexing.links import anchor_key, markdown_anchor, markdown_target
+from .kb_notes import NotesMixin
 from .results import Link, Mention, RelatedNote
 from .search import graph
 from .store import links as link_rows
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .kb_notes import NoteRef
-    from .search.vector_index import VectorIndex
-    from .indexing.collections import Collections
-    from .store import Store
 
 
-class GraphMixin:
-    if TYPE_CHECKING:  # what KnowledgeBase.__init__ sets and defines, for the type checker
-        store: Store
-        vectors: VectorIndex
-        collections: Collections
-
-        def require_vectors(self) -> None: ...
-        def note(self, ref: object) -> NoteRef: ...
-
+class GraphMixin(NotesMixin):  # a note named as the notes' policy resolves it
     def links(self, note: str) -> list[Link]:
         """The links ``note`` makes, in order, each with where it leads (``status``,
         ``target_path`` and ``target_line``: the linked heading's or block's line)."""
         doc_id, _, _ = self.resolve_note(note)
-        return graph.links_of(self.store.conn, doc_id)
+        return graph.links_of(self._store.conn, doc_id)
 
     def backlinks(self, note: str) -> list[Link]:
         """The links to ``note`` from notes of its collection, each with the linking line (``text``)."""
         doc_id, _, _ = self.resolve_note(note)
-        return graph.backlinks_of(self.store.conn, doc_id)
+        return graph.backlinks_of(self._store.conn, doc_id)
 
     def mentions(self, note: str, limit: int = 30) -> list[Mention]:
         """Notes naming ``note``'s title, file name or an alias without linking to it."""
         doc_id, collection, rel = self.resolve_note(note)
-        found = link_rows.document(self.store.conn, collection.id, rel)
-        out = graph.mentions_of(self.store.conn, collection.id, doc_id, found[1] if found else rel, limit)
-        for mention in out:
-            mention.collection = collection.name
-        return out
+        found = link_rows.document(self._store.conn, collection.id, rel)
+        out = graph.mentions_of(self._store.conn, collection.id, doc_id, found[1] if found else rel, limit)
+        return [replace(mention, collection=collection.name) for mention in out]
 
     def related(self, note: str, k: int = 10) -> list[RelatedNote]:
         """The ``k`` notes nearest to ``note`` in meaning (any collection), best first, each
@@ -64,7 +49,7 @@ class GraphMixin:
         doc_id, collection, _ = self.resolve_note(note)
         guide = guide_rules.stepped_aside(self.collections.list())
         hidden = {guide.name} if guide is not None and guide.id != collection.id else set()
-        return graph.related_to(self.store.conn, self.vectors, doc_id, k, hidden=hidden)
+        return graph.related_to(self._store.conn, self._vectors, doc_id, k, hidden=hidden)
 
     def passage(self, link: Link, max_chars: int = 400) -> str:
         """The passage a resolved link names (its heading's section or its block), as one
@@ -72,7 +57,7 @@ class GraphMixin:
         if not link.resolved or link.target_path is None:
             return ""
         collection = self.collections.get(link.collection)
-        return graph.passage(self.store.conn, collection.id, link.target_path, link.target_line or 1,
+        return graph.passage(self._store.conn, collection.id, link.target_path, link.target_line or 1,
                              link.anchor.startswith("^"), max_chars)
 
     @staticmethod
@@ -93,11 +78,11 @@ class GraphMixin:
         if not anchor:
             return None
         key = anchor.lower() if anchor.startswith("^") else anchor_key(anchor)
-        return link_rows.anchor_line(self.store.conn, doc_id, key)
+        return link_rows.anchor_line(self._store.conn, doc_id, key)
 
     def link_counts(self) -> dict[str, dict[str, int]]:
         """{collection: {status: links}} (statuses: ``results.LINK_STATUSES``)."""
-        return link_rows.status_counts(self.store.conn)
+        return link_rows.status_counts(self._store.conn)
 
     def resolve_note(self, note: str) -> tuple[int, Collection, str]:
         """(document id, collection, relative path) of the indexed note ``note`` names (as

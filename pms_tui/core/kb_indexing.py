@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .errors import CollectionError, SyncBusyError
+from .kb_state import KnowledgeBaseState
 from .results import SyncProgress, SyncReport, SyncStatus
 from .store import documents as document_rows
 from .store import health
@@ -21,41 +22,15 @@ from .store.writer_lock import WriterBusy
 # use them: an index opened to search (the app's first screen, the MCP server, a one-shot
 # search) never needs them (6 ms of the app's import with bytecode, 14 ms compiling).
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from .config import Settings
-    from .indexing.collections import Collections
-    from .indexing.embed import Embedder
     from .indexing.embed_queue import DrainResult
-    from .search.vector_index import VectorIndex
-    from .store import Store
-    from .store.writer_lock import WriterLock
 
 
-class IndexingMixin:
-    if TYPE_CHECKING:  # what KnowledgeBase.__init__ sets and defines, for the type checker
-        home: Path
-        settings: Settings
-        store: Store
-        embedder: Embedder
-        vectors: VectorIndex
-        collections: Collections
-        writer_lock: WriterLock
-        embed_lock: WriterLock
-        on_writer_wait: Callable[[int | None], None] | None
-        model_mismatch: str | None
-        _sync_lock: threading.Lock
-        _drain_lock: threading.Lock
-
-        def require_vectors(self) -> None: ...
-        def _record_model(self, conn) -> None: ...
-        def _index_dim(self) -> int: ...
-
+class IndexingMixin(KnowledgeBaseState):
     def check_sync_status(self, collections: Sequence[str] | None = None) -> SyncStatus:
         """``to_add, to_delete, to_update`` (and ``.summary``, ``.skipped``) without changing anything."""
         from .indexing.plan import sync_status
 
-        return sync_status(self.store.conn, self.collections.select(collections),
+        return sync_status(self._store.conn, self.collections.select(collections),
                            self.settings.follow_external_links, self.settings.max_note_mb * 1_000_000)
 
     def sync(
@@ -93,7 +68,7 @@ class IndexingMixin:
         try:
             with self._writing(cancel, on_wait):
                 selected = self.collections.select(collections)
-                report = Indexer(self.store, self.settings, progress, cancel).run(selected, only_paths)
+                report = Indexer(self._store, self.settings, progress, cancel).run(selected, only_paths)
                 for collection in selected:  # a killed clip's temporary file, once old enough
                     remove_leftovers(collection.path)
         except WriterBusy:
@@ -108,7 +83,7 @@ class IndexingMixin:
             report.embed_seconds += drained.embed_seconds
             report.cancelled = report.cancelled or drained.cancelled
             report.embedding_elsewhere = drained.elsewhere
-        report.vectors_pending = vector_rows.pending_count(self.store.conn)
+        report.vectors_pending = vector_rows.pending_count(self._store.conn)
         report.seconds = time.perf_counter() - started
         progress(report.chunks_embedded, report.chunks_embedded, "done")
         return report
@@ -173,7 +148,7 @@ class IndexingMixin:
     @property
     def vectors_pending(self) -> int:
         """Texts waiting in the embedding queue."""
-        return vector_rows.pending_count(self.store.conn)
+        return vector_rows.pending_count(self._store.conn)
 
     def _drain(self, progress, cancel, on_wait) -> DrainResult:
         """Embed the queue unless it is being embedded already: by another call in this
@@ -184,20 +159,20 @@ class IndexingMixin:
         from .indexing.embed_queue import DrainResult, drain
 
         total = DrainResult()
-        while vector_rows.pending_count(self.store.conn):
+        while vector_rows.pending_count(self._store.conn):
             if not self._drain_lock.acquire(blocking=False):
                 return total
             try:
                 try:
-                    self.embed_lock.acquire(wait=False)
+                    self._embed_lock.acquire(wait=False)
                 except WriterBusy as exc:  # another process drains this home's queue
                     total.elsewhere = exc.pid
                     return total
                 try:
-                    part = drain(self.store, self.embedder, lambda: self.writer_lock.hold(True, None, cancel),
+                    part = drain(self._store, self._embedder, lambda: self._writer_lock.hold(True, None, cancel),
                                  progress, cancel)
                 finally:
-                    self.embed_lock.release()
+                    self._embed_lock.release()
             except WriterBusy:  # cancelled while waiting for another writer
                 total.cancelled = True
                 return total
@@ -213,12 +188,12 @@ class IndexingMixin:
     @contextmanager
     def _writing(self, cancel: threading.Event | None = None, on_wait=None) -> Iterator[None]:
         """Hold the writer lock (an embedding drain holds it only between its runs)."""
-        self.store.require_writable()  # a read-only index says so in one sentence
-        self.writer_lock.acquire(True, on_wait or self.on_writer_wait, cancel)  # WriterBusy only when cancelled
+        self._store.require_writable()  # a read-only index says so in one sentence
+        self._writer_lock.acquire(True, on_wait or self.on_writer_wait, cancel)  # WriterBusy only when cancelled
         try:
             yield
         finally:
-            self.writer_lock.release()
+            self._writer_lock.release()
 
     def reindex(self, progress: SyncProgress | None = None, cancel: threading.Event | None = None) -> SyncReport:
         """Read every note again and re-embed every text with the configured model, in place:
@@ -230,12 +205,12 @@ class IndexingMixin:
         if not self._sync_lock.acquire(blocking=False):
             raise SyncBusyError("A sync is already running; wait for it to finish.")
         try:
-            with self._writing(cancel), self.store.transaction() as conn:
+            with self._writing(cancel), self._store.transaction() as conn:
                 document_rows.mark_all_stale(conn)
-                vector_rows.retire_all(conn, self.embedder.dim)
+                vector_rows.retire_all(conn, self._embedder.dim)
                 self._record_model(conn)
             self.model_mismatch = None
-            self.vectors.reset(self.embedder.dim)
+            self._vectors.reset(self._embedder.dim)
         finally:
             self._sync_lock.release()
         report = self.sync(progress, cancel=cancel)
@@ -253,7 +228,7 @@ class IndexingMixin:
         out of step with the vector table (the notes using a lost vector are re-read, and only
         the missing texts embedded). A damaged file is handled by :func:`repair_home`."""
         with self.writing():
-            steps = health.repair_in_place(self.store.conn)
-            self.vectors.reset(self._index_dim())
+            steps = health.repair_in_place(self._store.conn)
+            self._vectors.reset(self._index_dim())
             report = self.sync(progress)
         return steps, report

@@ -7,13 +7,14 @@
     signals = measure.signals(parsed, lanes)     # what query-aware fusion reads off them
 
 A front end never needs these; they live here so that the KnowledgeBase carries what the
-front ends use, and an evaluation does not reach into ``kb.retrieval`` or ``kb.store``.
+front ends use, and an evaluation does not reach into ``kb.retrieval`` or the store.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .kb_state import KnowledgeBaseState
 from .search.lane_trust import Signals
 from .search.query_syntax import ParsedQuery
 from .store import chunks as chunk_rows
@@ -25,12 +26,12 @@ Ranked = list[tuple[int, float]]  # (chunk id, the lane's score) best first
 class Measure:
     """An evaluation's view of one open KnowledgeBase (``kb``: its store, retrieval, embedder)."""
 
-    def __init__(self, kb) -> None:
+    def __init__(self, kb: KnowledgeBaseState) -> None:
         self._kb = kb
 
     def clear_query_cache(self) -> None:
         """Forget cached query vectors, so a timed search pays for its embedding."""
-        self._kb.embedder.clear_query_cache()
+        self._kb._embedder.clear_query_cache()
 
     def lanes(self, query: str | ParsedQuery, depth: int, mode: str = "hybrid",
               collections: Sequence[str] | None = None, *,
@@ -45,8 +46,8 @@ class Measure:
 
     def chunk_notes(self) -> dict[int, str]:
         """Chunk id -> relative path of its note (ranked chunks become ranked notes)."""
-        return chunk_rows.note_paths(self._kb.store.conn)
+        return chunk_rows.note_paths(self._kb._store.conn)
 
     def indexed_paths(self) -> set[str]:
         """Relative paths of every indexed note, all collections together."""
-        return document_rows.all_paths(self._kb.store.conn)
+        return document_rows.all_paths(self._kb._store.conn)

@@ -4,8 +4,9 @@ the KnowledgeBase, so the same question gets the same answer, or the same senten
 
 A note is named by ``collection/relpath`` (what hits carry), by a path (absolute, relative to
 the working folder, or relative to a collection's folder), or by its name as a wikilink names
-it (``bravo`` for ``[[bravo]]``: its file name or an alias), each optionally followed by
-``:LINE`` or ``:START-END``. A note's file is read only from inside its collection's folder:
+it (``bravo`` for ``[[bravo]]``: its file name or an alias), or by its URI
+(``pms://note/COLLECTION/PATH``, ``results.note_uri``), each optionally followed by ``:LINE`` or
+``:START-END``. A note's file is read only from inside its collection's folder:
 a symlink swapped in after indexing that leads outside is refused with one sentence.
 """
 
@@ -16,21 +17,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .errors import CollectionError, PmsError, UsageError
 from .indexing.collections import Collection
 from .indexing.documents import text_of_chunks
 from .indexing.notes import MAX_NOTE_BYTES, is_document_name, read_note
-from .results import MODES
+from .kb_state import KnowledgeBaseState
+from .results import MODES, NOTE_URI_PREFIX
 from .safe_text import one_line
 from .store import chunks as chunk_rows
 from .store import links as link_rows
-
-if TYPE_CHECKING:
-    from .config import Settings
-    from .indexing.collections import Collections
-    from .store import Store
 
 MAX_QUERY_CHARS = 100_000  # a mistake, not a question: far past what the parser reads of a query
 MAX_K = 10_000  # hits one request may ask for (as deep as a lane may look: lane_depth)
@@ -72,14 +68,16 @@ def check_span(note_id: str, total: int, start: int | None, end: int | None) -> 
     return first, min(total, end if end is not None else total)
 
 
-class NotesMixin:
-    if TYPE_CHECKING:  # what KnowledgeBase.__init__ sets, for the type checker
-        store: Store
-        settings: Settings
-        collections: Collections
+def _id_of_uri(uri: str) -> str:
+    """``collection/relpath`` of a note's URI; UsageError for any other ``pms://`` URI."""
+    from urllib.parse import unquote
 
-        def stats(self) -> dict: ...
+    if not uri.startswith(NOTE_URI_PREFIX) or len(uri) <= len(NOTE_URI_PREFIX):
+        raise UsageError(f"Note URIs look like {NOTE_URI_PREFIX}COLLECTION/PATH; this one does not.")
+    return "/".join(unquote(part) for part in uri[len(NOTE_URI_PREFIX):].split("/"))
 
+
+class NotesMixin(KnowledgeBaseState):
     # -- what a request may ask --------------------------------------------------------------
     def check_request(self, query: object, k: int = 10, mode: str = "hybrid",
                       collections: Sequence[str] | None = None) -> None:
@@ -129,6 +127,8 @@ class NotesMixin:
         if len(ref) > MAX_REF_CHARS or "\x00" in ref:
             raise UsageError("That is not a note name: too long, or it holds a NUL character.")
         ref = ref.strip()
+        if ref.startswith("pms://"):
+            ref = _id_of_uri(ref)
         start = end = None
         if (m := _LINES.fullmatch(ref)) and not Path(ref).exists():
             ref, start = m.group(1), int(m.group(2))
@@ -145,7 +145,7 @@ class NotesMixin:
         collections = self.collections.list()
         if not collections:
             raise UsageError("The index has no collections yet; add one with `pms-tui add PATH`.")
-        conn = self.store.conn
+        conn = self._store.conn
         path = Path(ref).expanduser()
         candidates: list[tuple[Collection, str]] = []
         on_disk = path.is_absolute() or path.exists()
@@ -197,7 +197,7 @@ class NotesMixin:
         the file left the folder (a symlink swapped in), was deleted, or cannot be read."""
         if is_document_name(note.relpath):
             return text_of_chunks([(row.start_line, row.body) for row in chunk_rows.of_document(
-                self.store.conn, note.collection.id, note.relpath)])
+                self._store.conn, note.collection.id, note.relpath)])
         root = note.collection.path.resolve()
         real = Path(os.path.realpath(note.file))
         if not (self.settings.follow_external_links or root in real.parents):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
-from typing import NamedTuple
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from enum import Enum, StrEnum
+from typing import Any, NamedTuple, overload
 
 SNIPPET_OPEN = "«"
 SNIPPET_CLOSE = "»"
@@ -18,6 +19,39 @@ VECTORS_OTHER_MODEL = "vector lane off until `pms-tui reindex` re-embeds with th
 # English model): its ranking would be noise that fusion follows (core/search/query_script.py)
 VECTORS_UNREAD_SCRIPT = "vector lane left out: the model cannot read the query's script"
 MODES = ("hybrid", "bm25", "vector")
+
+
+class ModelState(StrEnum):
+    """The embedding model's state (``KnowledgeBase.model_state``): the value is what is shown."""
+
+    NOT_LOADED = "not loaded"
+    LOADING = "loading"
+    READY = "ready"
+    ERROR = "error"  # see KnowledgeBase.model_error
+    MISMATCH = "mismatch"  # the index's vectors are another model's (KnowledgeBase.model_mismatch)
+
+
+class VectorOut(Enum):
+    """Why a hybrid search left its vector lane out (``SearchResult.vector_out``); the search's
+    note says it in a sentence, which starts with the value."""
+
+    FILLING_IN = VECTORS_FILLING_IN
+    OTHER_MODEL = VECTORS_OTHER_MODEL
+    UNREAD_SCRIPT = VECTORS_UNREAD_SCRIPT
+
+
+# A note's URI (the MCP server's resources; ``KnowledgeBase.note`` takes it as a note's name):
+# ``pms://note/<collection>/<path inside it>``, each part percent-encoded
+NOTE_URI_PREFIX = "pms://note/"
+NOTE_URI_TEMPLATE = "pms://note/{collection}/{+path}"
+
+
+def note_uri(collection: str, relpath: str) -> str:
+    """The URI of the note ``relpath`` of ``collection`` (a space is %20; '/' separates parts)."""
+    from urllib.parse import quote
+
+    return NOTE_URI_PREFIX + "/".join(quote(part, safe="") for part in [collection, *relpath.split("/")])
+
 # ``progress(done, total, phase)`` of a sync. Phases: "scanning" (files seen, total 0),
 # "deleting" and "reading" (notes done of the notes to write: text, chunks, full-text rows),
 # "embedding" (queued texts embedded of those queued), then "done". Called at least ten
@@ -85,7 +119,7 @@ class ProgressMeter:
         return text
 
 
-@dataclass
+@dataclass(frozen=True)
 class Hit:
     """One ranked passage, with the evidence of both lanes."""
 
@@ -129,24 +163,49 @@ class Hit:
         return data
 
 
-class SearchResult(list):
-    """What a search found: a list of hits, best first, that also says which lanes answered
-    (``lanes``) and carries notes for the user (``notes``, e.g. "vector lane waiting for the
-    model"). ``for hit in kb.search(...)`` and ``kb.search(...)[0]`` work as on a list."""
+@dataclass(frozen=True)
+class SearchResult(Sequence[Hit]):
+    """What a search found: its hits, best first, the lanes that answered (``lanes``), notes
+    for the user (``notes``, e.g. "vector lane waiting for the model") and how the hits were
+    fused and match. A sequence of hits: ``for hit in kb.search(...)``, ``kb.search(...)[0]``,
+    ``len()``, ``.index(hit)``; a slice is a SearchResult with the same query, lanes and notes."""
 
-    def __init__(self, hits: Iterable[Hit] = (), lanes: Iterable[str] = (), notes: Iterable[str] = (),
-                 query=None, fusion=None, match=None):
-        super().__init__(hits)
-        self.lanes: list[str] = list(lanes)
-        self.notes: list[str] = list(notes)
-        # the parsed query (search.query_syntax.ParsedQuery): its filters, what was ignored
-        self.query = query
-        # the RRF parameters the hits were fused with (search.lane_trust.Fusion), None when
-        # nothing was fused
-        self.fusion = fusion
-        # how well the best passage matches (search.match_quality.MatchQuality), None when
-        # nothing was ranked
-        self.match = match
+    hits: tuple[Hit, ...] = ()
+    lanes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    # the parsed query (search.query_syntax.ParsedQuery): its filters, what was ignored
+    query: Any = None
+    # the RRF parameters the hits were fused with (search.lane_trust.Fusion), None when nothing
+    # was fused
+    fusion: Any = None
+    # how well the best passage matches (search.match_quality.MatchQuality), None when nothing
+    # was ranked
+    match: Any = None
+    # why the vector lane was left out of a hybrid search, when it was (the sentence is a note)
+    vector_out: VectorOut | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("hits", "lanes", "notes"):  # any iterable given: held as a tuple
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+
+    def __iter__(self) -> Iterator[Hit]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    @overload
+    def __getitem__(self, index: int) -> Hit: ...
+    @overload
+    def __getitem__(self, index: slice) -> SearchResult: ...
+    def __getitem__(self, index: int | slice) -> Hit | SearchResult:
+        if isinstance(index, slice):
+            return replace(self, hits=self.hits[index])
+        return self.hits[index]
+
+    def keeping(self, keep: Callable[[Hit], bool]) -> SearchResult:
+        """The same result with only the hits ``keep`` accepts."""
+        return replace(self, hits=tuple(hit for hit in self.hits if keep(hit)))
 
     @property
     def weak(self) -> bool:
@@ -157,16 +216,9 @@ class SearchResult(list):
     def by_note(self) -> list[list[Hit]]:
         """The hits grouped by note, each note at its best passage's rank."""
         groups: dict[tuple[str, str], list[Hit]] = {}
-        for hit in self:
+        for hit in self.hits:
             groups.setdefault((hit.collection, hit.relpath), []).append(hit)
         return list(groups.values())
-
-    @property
-    def hits(self) -> list[Hit]:
-        return self
-
-    def __repr__(self) -> str:
-        return f"SearchResult({list.__repr__(self)}, lanes={self.lanes!r}, notes={self.notes!r})"
 
 
 class PendingFile(NamedTuple):
@@ -257,7 +309,7 @@ class SyncReport:
         return data
 
 
-@dataclass
+@dataclass(frozen=True)
 class Evidence:
     """Why one hit ranks where it does (the evidence panel, ``pms-tui search --explain``)."""
 
@@ -326,7 +378,7 @@ def _stemmed(word: str, stems: dict[str, list[str]]) -> str:
     return word if found in ([], [word]) else f"{word} ({' '.join(found)})"
 
 
-@dataclass
+@dataclass(frozen=True)
 class NoteExplanation:
     """Where one note ranks for a query, lane by lane (``pms-tui explain QUERY NOTE``)."""
 
@@ -377,7 +429,7 @@ class NoteExplanation:
 LINK_STATUSES = ("resolved", "dangling", "ambiguous", "outside", "file")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Link:
     """One link between two notes of a collection, as written and as resolved."""
 
@@ -404,7 +456,7 @@ class Link:
         return asdict(self)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Mention:
     """A note naming another's title or alias without linking it (an unlinked mention)."""
 
@@ -419,7 +471,7 @@ class Mention:
         return asdict(self)
 
 
-@dataclass
+@dataclass(frozen=True)
 class RelatedNote:
     """A note near another in meaning: its passages' nearest neighbours, gathered per note."""
 

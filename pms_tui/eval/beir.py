@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.config import Settings
-from ..core.kb import KnowledgeBase, sha256_file
+from ..core.kb import KnowledgeBase
 from . import harness, metrics
 
 NOTE_FORMAT = 1  # bump when note_text / note_name change: the cache key includes it
@@ -196,7 +196,9 @@ def prepare(folder: str | os.PathLike, settings: Settings | None = None, *, quie
     topics = read_topics(files.topics)
     qrels = read_qrels(files.qrels)
     settings = settings or harness.eval_settings()
-    content = f"beir{NOTE_FORMAT}:{sha256_file(files.corpus)}"
+    with open(files.corpus, "rb") as handle:
+        corpus_hash = hashlib.file_digest(handle, "sha256").hexdigest()
+    content = f"beir{NOTE_FORMAT}:{corpus_hash}"
     key = harness.index_key("beir", content, settings)
     key_dir = harness.cache_root() / key
     key_dir.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,6 @@ collections exist and what they hold, how to search them and how to read what is
 
 from __future__ import annotations
 
-from ..core.kb import EMPTY_INDEX
 from ..core.safe_text import one_line
 
 MAX_COLLECTIONS_LISTED = 30
@@ -30,7 +29,7 @@ def write(kb, allow_writes: bool) -> str:
     """The instructions for a client connecting now."""
     cols = kb.collections.list()
     if not cols:
-        head = f"pms-tui: a private search engine over the user's Markdown notes. {EMPTY_INDEX}"
+        head = f"pms-tui: a private search engine over the user's Markdown notes. {kb.empty_index_notice()}"
         return "\n\n".join([head, SEARCH_LANGUAGE])
     stats = kb.stats()
     lines = [f"pms-tui: a private search engine over the user's Markdown notes, on this machine: "

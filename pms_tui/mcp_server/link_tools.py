@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..core.safe_text import one_line
 from . import notes
-from .uris import note_uri
+from ..core.results import note_uri
 
 MAX_RELATED = 50
 

@@ -15,10 +15,10 @@ import fnmatch
 import re
 
 from ..core.errors import UsageError
+from ..core.results import note_uri
 from ..core.kb import NoteRef, check_span, is_document_name, page_lines, page_of_line, split_frontmatter
 from ..core.safe_text import one_line, safe_text
 from . import budget
-from .uris import id_from_uri, note_uri
 
 _PAGE_REF = re.compile(r"(.+\.pdf)#page=(\d{1,6})", re.IGNORECASE)
 MAX_MULTI_BYTES = 1_000_000
@@ -27,10 +27,8 @@ MAX_MULTI_NOTES = 100
 
 
 def find(kb, ref: object) -> NoteRef:
-    """The indexed note ``ref`` names (the engine's one resolver; a resource URI first made
-    its id), or UsageError with the reason."""
-    if isinstance(ref, str) and ref.strip().startswith("pms://"):
-        ref = id_from_uri(ref.strip())
+    """The indexed note ``ref`` names (the engine's one resolver, which takes a resource URI
+    too), or UsageError with the reason."""
     return kb.note(ref)
 
 

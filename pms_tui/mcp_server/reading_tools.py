@@ -9,9 +9,7 @@ import time
 from ..core.errors import UsageError
 from ..core.safe_text import one_line, safe_text
 from . import budget, notes
-from .uris import note_uri
-
-MAX_K = 100  # hits in one answer: an agent's tool result stays small
+from ..core.results import note_uri
 
 
 def hit_json(hit) -> dict:
@@ -26,9 +24,6 @@ def search(runner, args: dict) -> dict:
     kb = runner.kb
     query, collections = args["query"], args.get("collections") or None
     k, notes_out = args["k"], []
-    if k > MAX_K:
-        notes_out.append(f"k capped at {MAX_K}")
-        k = MAX_K
     vector = args["mode"] == "bm25" or runner.vector_ready()
     started = time.perf_counter()
     result = kb.search(query, k=k, mode=args["mode"], collections=collections, vector=vector)
@@ -83,7 +78,7 @@ def status(runner, args: dict) -> dict:
         "model": stats["model"], "model_state": kb.model_state,
         "model_problem": kb.model_mismatch or kb.model_error,
         "last_sync": _when(max(syncs)) if syncs else None,
-        "index_bytes": stats["db_bytes"], "read_only": kb.store.read_only,
+        "index_bytes": stats["db_bytes"], "read_only": kb.read_only,
         "writes_allowed": runner.allow_writes,
     }
 

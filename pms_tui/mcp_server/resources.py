@@ -4,7 +4,7 @@ the get tool (only indexed notes, only inside their collection's folder)."""
 from __future__ import annotations
 
 from . import notes
-from .uris import note_uri
+from ..core.results import note_uri
 
 PAGE = 500
 READ_MAX_CHARS = 4_000_000  # a resource is the whole note (notes are indexed up to 2 MB)

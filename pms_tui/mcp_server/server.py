@@ -26,7 +26,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from ..core.errors import PmsError, describe
 from ..core.safe_text import one_line
 from . import arguments, budget, instructions, resources, tools
-from .uris import TEMPLATE
+from ..core.results import NOTE_URI_TEMPLATE
 
 MAX_NAME_SHOWN = 80
 
@@ -127,7 +127,7 @@ class PmsServer(Server):
     async def _list_templates(self, ctx: ServerRequestContext,
                               params: types.PaginatedRequestParams | None) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=[
-            types.ResourceTemplate(uri_template=TEMPLATE, name="note", mime_type="text/markdown",
+            types.ResourceTemplate(uri_template=NOTE_URI_TEMPLATE, name="note", mime_type="text/markdown",
                                    description="An indexed note by collection and path inside it.")])
 
     async def _read_resource(self, ctx: ServerRequestContext,

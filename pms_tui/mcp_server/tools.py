@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..core.kb import MAX_K
 from . import link_tools, reading_tools, writing_tools
 from .budget import DEFAULT_PAGE_CHARS, MAX_PAGE_CHARS, MIN_MULTI_BYTES, MIN_PAGE_CHARS
 from .notes import DEFAULT_MULTI_BYTES, MAX_MULTI_NOTES
@@ -57,9 +58,10 @@ READING: list[ToolSpec] = [
         "get), title, headings, lines, snippet (query words in «»), score (0..1, 1 = first in both lanes), "
         "bm25_rank and vector_rank (null where a lane did not return it), vector_pending (its vector is "
         "still being computed). Filters alone (tag:git) list the newest matching notes.",
-        {"query": QUERY, "k": _int("How many passages, at least 1 (capped at 100).", default=10),
-         "mode": {"type": "string", "enum": ["hybrid", "bm25", "vector"], "default": "hybrid",
-                  "description": "hybrid (both lanes), bm25 (keywords) or vector (meaning)."},
+        # k and mode are checked by the engine (KnowledgeBase.check_request), with the sentence
+        # the CLI and the app give, not by the schema
+        {"query": QUERY, "k": _int(f"How many passages, 1 to {MAX_K:,}.", default=10),
+         "mode": _string("hybrid (both lanes), bm25 (keywords) or vector (meaning).", default="hybrid"),
          "collections": COLLECTIONS},
         reading_tools.search, ("query",), title="Search notes",
     ),

@@ -7,11 +7,10 @@ only that it offered it.
 
 from __future__ import annotations
 
-from ..core.kb import GUIDE_DESCRIPTION as SAMPLE_DESCRIPTION
 from ..core.kb import GUIDE_NAME as SAMPLE_NAME
 from ..core.kb import guide_dir as sample_dir
 from ..core.kb import is_guide_path as is_sample_path
 
-__all__ = ["OFFERED_STATE", "SAMPLE_DESCRIPTION", "SAMPLE_NAME", "is_sample_path", "sample_dir"]
+__all__ = ["OFFERED_STATE", "SAMPLE_NAME", "is_sample_path", "sample_dir"]
 
 OFFERED_STATE = "sample_added"  # app state (state.json): a guide removed stays removed

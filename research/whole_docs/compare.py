@@ -130,7 +130,7 @@ def window_mean_runs(folder: str, cut, whole, depth: int = 300) -> dict[str, dic
         bm, vec, hyb = {}, {}, {}
         for q in qids:
             parsed = parse(as_text(topics[q]))
-            sims = matrix @ kb.embedder.embed_query(parsed.text)  # as search embeds it
+            sims = matrix @ kb._embedder.embed_query(parsed.text)  # as search embeds it
             ranked = (docs[i] for i in np.argsort(-sims))
             if parsed.phrases:  # a quoted phrase narrows search to passages holding it: the
                 allowed = set(lane_docs(cut, q, "vector", None))  # documents the product let through

@@ -161,10 +161,10 @@ def window_means(variant_dir: str) -> tuple[dict[str, "object"], object]:
     use_variant("cut")
     prep = beir.prepare(variant_dir, quiet=True)
     kb = prep.kb
-    kb.vectors.refresh()
-    ids, matrix = kb.vectors.snapshot()
+    kb._vectors.refresh()
+    ids, matrix = kb._vectors.snapshot()
     row = {int(v): i for i, v in enumerate(ids)}
-    rows = kb.store.conn.execute(
+    rows = kb._store.conn.execute(
         "SELECT c.vector_id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id").fetchall()
     per_doc: dict[str, list[int]] = {}
     for vector_id, relpath in rows:

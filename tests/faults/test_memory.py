@@ -21,7 +21,7 @@ import pytest
 from tests.faults.big_note_shapes import SHAPES, shape
 from tests.faults.faults_helpers import cli, cli_env
 
-from pms_tui.core.kb import MAX_NOTE_BYTES
+from pms_tui.core.indexing.notes import MAX_NOTE_BYTES
 
 LIMIT_MB = 600
 

@@ -12,7 +12,7 @@ from rich.cells import cell_len
 from textual.geometry import Region
 from textual.widgets import ProgressBar
 
-from pms_tui.core.results import VECTORS_FILLING_IN
+from pms_tui.core.results import VECTORS_FILLING_IN, VectorOut
 from pms_tui.tui.messages import ModelFailed
 from pms_tui.tui.widgets.status import StatusText
 from tests.tui.tui_helpers import make_app, run, settle, synced_home, type_query, until, wait_for_model, write_note
@@ -77,7 +77,7 @@ def test_the_status_line_keeps_what_matters_at_every_width(tui_home, width):
 
             # vectors pending, the vector lane left out and why
             status.update_status(sync="idle", pending=2_222, lanes=("bm25",), notes=(FILLING,), weak=False,
-                                 ignored=())
+                                 ignored=(), vector_out=VectorOut.FILLING_IN)
             await pilot.pause()
             assert not status.query_one(ProgressBar).display
             text = shown(app)
@@ -169,7 +169,7 @@ def test_the_status_line_says_the_vector_lane_waits_while_vectors_fill_in(tmp_pa
 
             def filling() -> bool:
                 status = screen.status.status
-                return status.lanes == ("bm25",) and any(n.startswith(VECTORS_FILLING_IN) for n in status.notes)
+                return status.lanes == ("bm25",) and status.vector_out is VectorOut.FILLING_IN
 
             assert await until(pilot, filling)
             assert screen.results.hits and screen.sync_running

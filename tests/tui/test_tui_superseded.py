@@ -8,7 +8,7 @@ import time
 
 from tests.tui.tui_helpers import make_app, run, settle, type_query, until, wait_for_model
 
-from pms_tui.core.kb import SearchStopped
+from pms_tui.core.errors import SearchStopped
 
 
 def test_a_search_typed_over_stops_and_the_newest_query_shows(tui_home):

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from ..config import Settings
 from ..errors import UsageError
 from ..indexing.embed import model_scripts
-from ..results import MODES, VECTORS_FILLING_IN, VECTORS_OTHER_MODEL, Hit, SearchResult
+from ..results import MODES, VECTORS_FILLING_IN, VECTORS_OTHER_MODEL, Hit, SearchResult, VectorOut
 from ..store import Store
 from ..store import chunks as chunk_rows
 from ..store import facets
@@ -63,6 +63,7 @@ class LaneEvidence:
 
     ranked: dict[str, Ranked] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    vector_out: VectorOut | None = None  # why the vector lane was left out (a note says it)
     signals: lane_trust.Signals | None = None
     # read while the vector lane was still running (see Retrieval._while_waiting)
     coverage: object = lane_trust.UNKNOWN  # BM25's first passage's coverage of the query
@@ -259,7 +260,7 @@ class Retrieval:
         hidden = self._hidden(collections, parsed)
         if not parsed.has_text and not filters.positive:
             if not parsed.has_filters:  # nothing at all (an empty query): no hits
-                return SearchResult([], [], [], query=parsed)
+                return SearchResult(query=parsed)
             # filters alone: the newest notes they allow
             rows = facets.browse(self.store.conn, filters.note, 2 * k + len(hidden), filters.excluded())
             keys = chunk_rows.passage_keys(self.store.conn, [r.chunk_id for r in rows])
@@ -269,7 +270,8 @@ class Retrieval:
                     first.setdefault(keys.get(row.chunk_id, row.chunk_id), row)
             rows = list(first.values())[:k]
             hits = [hit_from_row(r, preview(r.body)) for r in rows]
-            return SearchResult(hits, [], ["no words to rank by: the newest notes the filters allow"], query=parsed)
+            return SearchResult(tuple(hits), (), ("no words to rank by: the newest notes the filters allow",),
+                                query=parsed)
         lanes = self._gather(parsed, filters, mode, max(k, self.settings.lane_depth), vector, hits=k,
                              hidden=hidden)
         fusion = self.fusion_for(lanes)
@@ -277,7 +279,8 @@ class Retrieval:
         hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"), lanes)
         match = match_quality.assess(self.signal_sources(), parsed.match_text, lanes.ranked, fusion,
                                      self.settings.model)
-        return SearchResult(hits, list(lanes.ranked), lanes.notes, query=parsed, fusion=fusion, match=match)
+        return SearchResult(tuple(hits), tuple(lanes.ranked), tuple(lanes.notes), query=parsed, fusion=fusion, match=match,
+                            vector_out=lanes.vector_out)
 
     def lanes(self, query: str | ParsedQuery, depth: int, mode: str = "hybrid",
               collections: Sequence[str] | None = None, *,
@@ -316,11 +319,13 @@ class Retrieval:
             # another model's vectors (a model switch before or during `reindex`): BM25 answers
             use_vector = vector = False
             lanes.notes.append(VECTORS_OTHER_MODEL)
+            lanes.vector_out = VectorOut.OTHER_MODEL
         elif mode == "hybrid" and use_vector and (unread := self.unread_note(parsed.text)):
             # a lane that cannot read the query must not vote: an English model ranks a Chinese
             # query's passages at random and fusion followed it far below BM25 alone
             use_vector = vector = False
             lanes.notes.append(unread)
+            lanes.vector_out = VectorOut.UNREAD_SCRIPT
         elif mode == "hybrid" and use_vector:
             # vectors still filling in behind the text: the lane would rank the few embedded
             # passages first, which ranked worse than BM25 alone (research/partial_vectors.py)
@@ -329,6 +334,7 @@ class Retrieval:
                 use_vector = vector = False
                 lanes.notes.append(f"{VECTORS_FILLING_IN}: {share:.0%} of the passages "
                                    f"have one (it joins at {self.settings.vector_min_share:.0%})")
+                lanes.vector_out = VectorOut.FILLING_IN
         if mode == "hybrid" and use_vector:
             # the vector lane (embedding the query, then the scan) runs on another core while
             # this one ranks BM25; ONNX Runtime, NumPy and SQLite all release the GIL
@@ -446,13 +452,13 @@ class Retrieval:
 
     def rrf(self, query: str, k: int = 5, collections: Sequence[str] | None = None) -> list[Hit]:
         """Both lanes fused (the hybrid search's hits)."""
-        return self.search(query, k, "hybrid", collections).hits
+        return list(self.search(query, k, "hybrid", collections))
 
     def bm25_search(self, query: str, k: int = 5, collections: Sequence[str] | None = None) -> list[Hit]:
-        return self.search(query, k, "bm25", collections).hits
+        return list(self.search(query, k, "bm25", collections))
 
     def vector_search(self, query: str, k: int = 5, collections: Sequence[str] | None = None) -> list[Hit]:
-        return self.search(query, k, "vector", collections).hits
+        return list(self.search(query, k, "vector", collections))
 
     def _hits(self, fused: list[Fused], query: str, bm25_scores, distances,
               read: LaneEvidence | None = None) -> list[Hit]:

@@ -174,7 +174,7 @@ class QueryPart(SearchRuns):
             self.evidence.show_lines(f"Why passage #{self._rank_of(hit)}: {where}", lines)
 
     def _rank_of(self, hit) -> int:
-        hits: list[Hit] = self.last_result or []
+        hits: list[Hit] = list(self.last_result or [])
         return next((i for i, h in enumerate(hits, 1) if h.chunk_id == hit.chunk_id), 0)
 
     def action_explain_note(self) -> None:
@@ -305,7 +305,7 @@ class QueryPart(SearchRuns):
         def saved(name: str | None) -> None:
             if name is None:
                 return
-            hits: list[Hit] = self.last_result or []
+            hits: list[Hit] = list(self.last_result or [])
             history.save(name, query, fingerprint(self._notes_of(hits)))
             self.notify(f"Saved the search {name!r}; run it from the command palette.", timeout=4)
 

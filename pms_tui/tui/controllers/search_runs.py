@@ -19,7 +19,7 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from pms_tui.core.errors import describe
-from pms_tui.core.kb import SearchStopped
+from pms_tui.core.errors import SearchStopped
 
 from ..messages import SearchCompleted
 from . import opened, while_running
@@ -91,7 +91,7 @@ class SearchRuns(SearchState):
                 result = opened(self.kb).search(query, k=RESULT_COUNT * 3 if self.view == "notes" else RESULT_COUNT, mode=mode,
                                                 collections=collections, vector=vector, stop=replaced,
                                                 typing=True)
-                hits, lanes, notes = result.hits, result.lanes, result.notes
+                hits, lanes, notes = list(result.hits), list(result.lanes), list(result.notes)
             error = None
         except SearchStopped:
             self.searches_stopped += 1
@@ -119,7 +119,8 @@ class SearchRuns(SearchState):
                         for i in parsed.ignored) if parsed else ()
         self.chips.show_query(parsed.chips() if parsed else [], [i.text for i in parsed.ignored] if parsed else [])
         self.answer = Answer(lanes=tuple(message.lanes), hits=len(self.results.rows), elapsed_ms=message.elapsed_ms,
-                             recent=message.recent, ignored=ignored, weak=weak, notes=tuple(message.notes))
+                             recent=message.recent, ignored=ignored, weak=weak, notes=tuple(message.notes),
+                             vector_out=message.result.vector_out if message.result is not None else None)
         if message.error:
             self.notify(message.error, severity="error")
         started = self._search_started

@@ -18,6 +18,7 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from pms_tui.core.errors import describe
+from pms_tui.core.results import ModelState, VectorOut
 
 from ..keys import bound_key
 from ..sample import is_sample_path
@@ -35,8 +36,9 @@ if TYPE_CHECKING:
 STOPPING = "stopping…"  # the sync's words while a stopped sync finishes its note
 
 # what the status line says of the model, by ``model_state``
-MODEL_WORDS = {"loading": "loading", "ready": "ready", "error": "error (keywords only)",
-               "mismatch": "mismatch: reindex", "unavailable": "unavailable"}
+MODEL_WORDS = {ModelState.NOT_LOADED: "loading", ModelState.LOADING: "loading", ModelState.READY: "ready",
+               ModelState.ERROR: "error (keywords only)", ModelState.MISMATCH: "mismatch: reindex",
+               None: "unavailable"}  # None: no knowledge base to search
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ class Answer:
     ignored: tuple[str, ...] = ()
     weak: bool = False
     notes: tuple[str, ...] = ()
+    vector_out: VectorOut | None = None
 
 
 class SearchState(Screen[None]):
@@ -67,7 +70,7 @@ class SearchState(Screen[None]):
     # the state                                          its owner (who sets it)
     mode = var("hybrid")                                 # search: set_mode
     collection_filter: var[str | None] = var(None)       # search: set_collection_filter, refresh_collections
-    model_state = var("loading")                         # search: the model's worker and its messages
+    model_state: var[ModelState | None] = var(ModelState.LOADING)  # search: the model's worker, its messages
     counts = var(Counts())                               # refresh_stats, below
     answer = var(Answer())                               # search_runs: a search shown
     view = var("notes", init=False)                      # controllers.query: notes or passages
@@ -92,11 +95,11 @@ class SearchState(Screen[None]):
         counts, answer = self.counts, self.answer
         sync = " · ".join(words for words in (self.sync_words, self.text_words) if words)
         return Status(documents=counts.documents, chunks=counts.chunks, pending=counts.pending,
-                      model=MODEL_WORDS.get(self.model_state, self.model_state), sync=sync or "idle",
+                      model=MODEL_WORDS[self.model_state], model_state=self.model_state, sync=sync or "idle",
                       watch=self.watch_words, clip="clipping…" if self.clipping else "", mode=self.mode,
                       collection=self.collection_filter, view=self.view, sort=self.sort, lanes=answer.lanes,
                       hits=answer.hits, elapsed_ms=answer.elapsed_ms, recent=answer.recent,
-                      ignored=answer.ignored, weak=answer.weak, notes=answer.notes)
+                      ignored=answer.ignored, weak=answer.weak, notes=answer.notes, vector_out=answer.vector_out)
 
     def compute_progress_shown(self) -> bool:
         return bool(self.sync_words or self.text_words) and self.sync_words != STOPPING

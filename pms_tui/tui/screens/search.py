@@ -19,7 +19,7 @@ from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
 from pms_tui.core.errors import PmsError, describe
-from pms_tui.core.results import MODES, Hit, Link
+from pms_tui.core.results import MODES, Hit, Link, ModelState
 from pms_tui.core.safe_text import one_line
 
 from ..commands import ScreenCommands
@@ -127,13 +127,13 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
         self.search_bar.focus()
         self.call_after_refresh(self._first_screen_shown)
         if self.kb is None:
-            self.model_state = "unavailable"
+            self.model_state = None
             return
         self.refresh_collections()
         self.refresh_stats()
         self.load_query_state()
         if self.kb.model_mismatch:
-            self.model_state = "mismatch"
+            self.model_state = ModelState.MISMATCH
             self.notify(self.kb.model_mismatch, severity="warning", timeout=15)
         self.request_search(immediate=True)
         if self.first_run_sample and not self.collection_names and not self.sample_offered():
@@ -160,13 +160,13 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
 
     @while_running
     def on_model_loaded(self, message: ModelLoaded) -> None:
-        self.model_state = "ready"
+        self.model_state = ModelState.READY
         if self.mode != "bm25" and self.search_bar.value.strip():
             self.request_search(immediate=True)  # the vector ranks fill in
 
     @while_running
     def on_model_failed(self, message: ModelFailed) -> None:
-        self.model_state = "error"
+        self.model_state = ModelState.ERROR
         self.notify(f"{message.reason} Search falls back to keywords (bm25).", severity="error", timeout=15)
 
     # -- search -----------------------------------------------------------------------------------
@@ -207,7 +207,7 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
         if mode not in MODES:
             return
         self.mode = mode
-        if mode != "bm25" and not self.vector_ready and self.model_state in ("loading",):
+        if mode != "bm25" and not self.vector_ready and self.model_state is ModelState.LOADING:
             self.notify("The embedding model is still loading; vector ranks follow when it is ready.",
                         timeout=4)
         self.request_search(immediate=True)

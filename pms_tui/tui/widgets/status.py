@@ -12,7 +12,7 @@ from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import ProgressBar
 
-from pms_tui.core.results import VECTORS_FILLING_IN, VECTORS_OTHER_MODEL, VECTORS_UNREAD_SCRIPT
+from pms_tui.core.results import ModelState, VectorOut
 
 from ..status_fit import Part, Span, cut, fit, part, shorter_in_words
 
@@ -21,7 +21,8 @@ from ..status_fit import Part, Span, cut, fit, part, shorter_in_words
 class Status:
     documents: int = 0
     chunks: int = 0
-    model: str = "loading"  # loading | ready | error: ... | mismatch
+    model: str = "loading"  # shown: loading | ready | error: ... | mismatch: reindex
+    model_state: ModelState | None = None  # the state itself, when the model is known not to serve
     sync: str = "idle"  # idle | syncing | a short note
     pending: int = 0  # vectors waiting in the embedding queue
     watch: str = ""  # "" | watching | polling every 30 s
@@ -37,6 +38,7 @@ class Status:
     ignored: tuple[str, ...] = field(default_factory=tuple)  # parts of the query left out, with why
     weak: bool = False  # no note matches the query well (the hits are only the nearest)
     notes: tuple[str, ...] = field(default_factory=tuple)  # the search's notes on its lanes
+    vector_out: VectorOut | None = None  # why the search left its vector lane out (SearchResult's)
 
 
 # How important each part is to keep on a narrow line (status_fit.fit; higher stays longer):
@@ -65,11 +67,11 @@ def _vector_out(s: Status) -> tuple[str, str] | None:
     """Why hybrid or vector search ran without the vector lane: (in full, in a few words)."""
     if s.mode not in ("hybrid", "vector") or "vector" in s.lanes:
         return None
-    if any(n.startswith(VECTORS_FILLING_IN) for n in s.notes):
+    if s.vector_out is VectorOut.FILLING_IN:
         return "vector joins when more passages are embedded", "vectors filling in"
-    if any(n.startswith(VECTORS_UNREAD_SCRIPT) for n in s.notes):
+    if s.vector_out is VectorOut.UNREAD_SCRIPT:
         return "vector off: the model cannot read this script", "script unread"
-    if s.model.startswith("mismatch") or VECTORS_OTHER_MODEL in s.notes:
+    if s.model_state is ModelState.MISMATCH or s.vector_out is VectorOut.OTHER_MODEL:
         return "vector off until reindex", "reindex"
     if s.model == "loading":
         return "vector waiting for the model", "model loading"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-NOTE_HELP = "the note: collection/relative-path, a file path, or a note's name or alias"
+NOTE_HELP = "the note: collection/relative-path, a file path, a note's name or alias, or its pms://note/ URI"
 
 
 def link_summary(counts: dict[str, int]) -> str:

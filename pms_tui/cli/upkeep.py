@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .cli_progress import tell_waiting
-from .core.errors import describe
+from .progress import tell_waiting
+from ..core.errors import describe
 
 
 def print_mcp_clients(home: str | None, say: Callable) -> None:
     """One line per agent: where its config runs pms-tui, and with which home, or that it does not."""
     from pathlib import Path
 
-    from .core.config import default_home
-    from .mcp_server.clients import configured
+    from ..core.config import default_home
+    from ..mcp_server.clients import configured
 
     this_home = str((Path(home).expanduser() if home else default_home()).absolute())
     for found in configured():
@@ -38,7 +38,7 @@ def print_mcp_clients(home: str | None, say: Callable) -> None:
 
 def add_parsers(sub, say: Callable, print_report: Callable) -> None:
     def doctor(args) -> int:
-        from .core.kb import Check, KnowledgeBase, environment_checks
+        from ..core.kb import Check, KnowledgeBase, environment_checks
 
         try:
             kb = KnowledgeBase(home=args.home)
@@ -54,8 +54,8 @@ def add_parsers(sub, say: Callable, print_report: Callable) -> None:
         return 0 if all(check.ok for check in checks) else 1
 
     def repair(args) -> int:
-        from .cli_progress import SyncProgressBar
-        from .core.kb import repair_home
+        from .progress import SyncProgressBar
+        from ..core.kb import repair_home
 
         with SyncProgressBar(quiet=False) as bar:
             steps, report = repair_home(args.home, progress=bar, wait=True, on_wait=tell_waiting)
@@ -65,7 +65,7 @@ def add_parsers(sub, say: Callable, print_report: Callable) -> None:
         return 0
 
     def compact(args) -> int:
-        from .core.kb import compact_home
+        from ..core.kb import compact_home
 
         say("Compacting the index (a copy is written, then replaces it)...")
         before, after = compact_home(args.home, wait=True, on_wait=tell_waiting)

@@ -82,7 +82,7 @@ def tell_upgrade(done: int, total: int, phase: str) -> None:
 def upgrade_index(home) -> None:
     """Upgrade an older index before the app takes the screen, so its progress is seen;
     whatever fails here the app reports itself."""
-    from .core.kb import KnowledgeBase
+    from ..core.kb import KnowledgeBase
 
     try:
         KnowledgeBase(home=home, upgrade_progress=tell_upgrade).close()

@@ -1,21 +1,21 @@
 """A one-shot search's query vector, embedded in a helper process while the search opens the
-index and ranks BM25.
+index and ranks BM25 (``start``, called by the CLI before it imports the rest of the engine).
 
 A one-shot hybrid search used to spend most of its time loading the model: importing
 fastembed (its package imports every model family it has, huggingface_hub, requests and httpx)
 took about 0.45 s of CPU and opening the ONNX session 0.2 s, against about 0.3 s for the rest
 of the search (importing the engine, opening the index, both lanes). The helper now embeds the
-bundled model's query without importing fastembed (``core.indexing.query_model``: the same
+bundled model's query without importing fastembed (``model``: the same
 ONNX file, tokenizer settings and pooling, so the same vector; about 0.25 s of CPU with a
 session opened from a graph optimised once and kept on disk). Importing is Python work that
 holds the GIL, so a thread cannot overlap it with the rest; a process forked before the engine
 is imported can, on a second core. The child embeds the query
-(``core.query_embedding.query_vector``) and writes ``text``, a newline and the float32 vector
+(``embedding.query_vector``) and writes ``text``, a newline and the float32 vector
 to a pipe; the search takes it from a future (``kb.expect_query_vector``). Whatever goes wrong
 in the child (a missing model, a kill), the search embeds the query itself with fastembed.
 
 Before forking, a search asks a running app or `pms-tui mcp` of the same home for the vector
-(``core.query_service``: a Unix socket in the home; the same vector, from a model already
+(``service``: a Unix socket in the home; the same vector, from a model already
 loaded); the helper is forked only when none answers.
 
 The vectors the helper made (or a server gave) are kept in ``<home>/cache/query-vectors/`` (the newest
@@ -40,22 +40,10 @@ from pathlib import Path
 CACHE_FILES = 1000  # query vectors kept on disk, the oldest dropped first
 
 
-def open_kb(args, upgrade_progress=None):
-    """The command's KnowledgeBase; for a search that embeds its query (``args.mode`` not
-    bm25), the helper is started first, before the engine is imported. ``upgrade_progress``:
-    see KnowledgeBase."""
-    query = getattr(args, "query", None)
-    helper = start(args.home, query) if query and getattr(args, "mode", "bm25") in ("hybrid", "vector") else None
-    from .core.kb import KnowledgeBase
-
-    kb = KnowledgeBase(home=args.home, upgrade_progress=upgrade_progress)
-    if helper is not None:
-        kb.expect_query_vector(helper)
-    return kb
-
-
 def start(home: str | None, query: str) -> Future | None:
-    """Fork the helper (before any thread starts); None where it cannot be used."""
+    """The query's vector as a future (for ``KnowledgeBase.expect_query_vector``): from the
+    disk cache, a running app or `pms-tui mcp` of the home, or a helper forked now (before any
+    thread starts); None where none can be used."""
     if not sys.platform.startswith("linux") or os.environ.get("PMS_TUI_QUERY_HELPER", "1") == "0":
         return None
     if threading.active_count() > 1:  # forking a threaded process is not safe
@@ -100,7 +88,7 @@ def _child(home: str | None, query: str, out: int) -> None:  # pragma: no cover 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)  # nothing of the child's reaches the terminal
         os.dup2(devnull, 2)
-        from .core.query_embedding import query_vector
+        from .embedding import query_vector
 
         text, vector = query_vector(query, home)
         payload = json.dumps(text).encode("utf-8") + b"\n" + vector.astype("<f4").tobytes()
@@ -152,7 +140,7 @@ def _decoded(payload: bytes):
 def _cache_file(home: str | None, query: str) -> Path | None:
     """Where the vector of ``query`` under this home's model is kept (None: no readable config)."""
     try:
-        from .core.config import default_home, load_settings
+        from ..config import default_home, load_settings
 
         root = Path(home).expanduser() if home else default_home()
         settings = load_settings(root)
@@ -163,10 +151,10 @@ def _cache_file(home: str | None, query: str) -> Path | None:
 
 
 def _ask_server(home: str | None, query: str) -> bytes | None:
-    """The query's vector from a running app or `pms-tui mcp` of this home (``query_service``)."""
+    """The query's vector from a running app or `pms-tui mcp` of this home (``service``)."""
     try:
-        from .core.config import default_home, load_settings
-        from .core.query_service import ask
+        from ..config import default_home, load_settings
+        from .service import ask
 
         root = Path(home).expanduser() if home else default_home()
         settings = load_settings(root)

@@ -1,7 +1,7 @@
 """Query vectors served by a running app or `pms-tui mcp` to one-shot searches of its home.
 
 A one-shot `pms-tui search` spends most of its CPU making its query vector (a helper process
-loads the model: ``cli_query_vector``). When the app or the MCP server of the same home is
+loads the model: ``helper``). When the app or the MCP server of the same home is
 running, its model is loaded already: it listens on a Unix socket in the home
 (``<home>/run/query.sock``; the folder owner-only, 0700, the socket 0600, and a connection from
 another user is refused by its peer credentials), and the CLI asks it first. A request is one

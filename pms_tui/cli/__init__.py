@@ -1,7 +1,8 @@
 """The command line: ``pms-tui`` opens the terminal UI; subcommands serve scripts and tests.
 
-Every error ends as one sentence on stderr and a non-zero exit, never a traceback.
-One file on purpose (~500 lines): a short function per subcommand and the parser naming them.
+Every error ends as one sentence on stderr and a non-zero exit, never a traceback. A short
+function per subcommand and the parser naming them; the link graph's commands are in ``graph``,
+doctor, repair and compact in ``upkeep``, progress and waiting messages in ``progress``.
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ import re
 import sys
 import time
 
-from .cli_progress import tell_upgrade, tell_waiting, upgrade_index
-from .core.errors import UsageError, describe
-from .core.results import MODES
-from .cli_graph import NOTE_HELP, add_parsers as add_graph_parsers, link_summary
-from .cli_upkeep import add_parsers as add_upkeep_parsers
-from .core.safe_text import UNSAFE, safe_text
+from .progress import tell_upgrade, tell_waiting, upgrade_index
+from ..core.errors import UsageError, describe
+from ..core.results import MODES
+from .graph import NOTE_HELP, add_parsers as add_graph_parsers, link_summary
+from .upkeep import add_parsers as add_upkeep_parsers
+from ..core.safe_text import UNSAFE, safe_text
 
 NO_COLLECTIONS = "No collections yet. Add a folder of notes with `pms-tui add PATH`."
 
@@ -29,9 +30,18 @@ def say(*parts: object, file=None) -> None:
 
 
 def _kb(args):
-    from .cli_query_vector import open_kb  # a search's query is embedded in a helper meanwhile
+    """The command's KnowledgeBase. A search that embeds its query starts the query-vector
+    service first, before the engine is imported: the vector is made meanwhile."""
+    query, helper = getattr(args, "query", None), None
+    if query and getattr(args, "mode", "bm25") in ("hybrid", "vector"):
+        from ..core.query_vectors import start
 
-    kb = open_kb(args, upgrade_progress=tell_upgrade)
+        helper = start(args.home, query)
+    from ..core.kb import KnowledgeBase
+
+    kb = KnowledgeBase(home=args.home, upgrade_progress=tell_upgrade)
+    if helper is not None:
+        kb.expect_query_vector(helper)
     for warning in kb.settings.warnings:
         say(f"pms-tui: {warning}", file=sys.stderr)
     kb.on_writer_wait = tell_waiting  # a second writer waits its turn, and says for whom
@@ -77,7 +87,7 @@ def _cancel_on_ctrl_c(work):
 
 
 def _sync_with_bar(args, run) -> int:
-    from .cli_progress import SyncProgressBar
+    from .progress import SyncProgressBar
 
     def work(cancel):
         with SyncProgressBar(quiet=args.quiet) as bar:
@@ -140,7 +150,7 @@ def cmd_remove(args) -> int:
 
 
 def cmd_status(args) -> int:
-    from .core.results import SyncStatus
+    from ..core.results import SyncStatus
 
     with _kb(args) as kb:
         cols = kb.collections.select(args.collection)
@@ -251,7 +261,7 @@ def cmd_reindex(args) -> int:
 
 
 def _plain_snippet(text: str) -> str:
-    from .core.results import SNIPPET_CLOSE, SNIPPET_OPEN
+    from ..core.results import SNIPPET_CLOSE, SNIPPET_OPEN
 
     text = safe_text(" ".join(text.split()))
     if sys.stdout.isatty():
@@ -264,7 +274,8 @@ def cmd_search(args) -> int:
         started = time.perf_counter()
         result = kb.search(args.query, k=args.k, mode=args.mode, collections=args.collection)
         elapsed = (time.perf_counter() - started) * 1000
-        result[:] = [h for h in result if args.min_score is None or h.score >= args.min_score]  # for scripts
+        if args.min_score is not None:  # for scripts
+            result = result.keeping(lambda hit: hit.score >= args.min_score)
         if args.json:
             hits = [{**h.to_json(), "evidence": kb.evidence(result, h).to_json()} for h in result]
             _print_json({"query": result.query.to_json(), "lanes": result.lanes, "notes": result.notes,
@@ -336,14 +347,14 @@ def cmd_clip(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from .eval.cli import run_eval
+    from ..eval.cli import run_eval
 
     return run_eval(args)
 
 
 def cmd_tui(args) -> int:
     try:
-        from .tui.app import run_app
+        from ..tui.app import run_app
     except ImportError as exc:
         raise UsageError(f"The terminal UI cannot start: {exc}.") from None
     upgrade_index(args.home)
@@ -356,7 +367,7 @@ class _VersionAction(argparse.Action):
     email parser it brings were 20-30 ms of every ``pms-tui`` start, the app's included)."""
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        from . import __version__
+        from .. import __version__
 
         print(f"{parser.prog} {__version__}")
         parser.exit()
@@ -407,7 +418,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query")
     p.add_argument("-k", type=int, default=10)
     p.add_argument("-c", "--collection", action="append")
-    p.add_argument("--mode", choices=MODES, default="hybrid")
+    # not argparse's choices: the engine checks the mode, with the sentence every front end gives
+    p.add_argument("--mode", default="hybrid", metavar="{" + ",".join(MODES) + "}")
     p.add_argument("--json", action="store_true", help="hits with their evidence, and the parsed query")
     p.add_argument("--explain", action="store_true", help="print why each hit ranks where it does")
     p.add_argument("--min-score", type=float, metavar="X", help="drop hits whose fused score (0..1) is below X")
@@ -425,7 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
 
-    from .mcp_server.command import add_mcp_parser  # argparse only: the MCP SDK loads when `mcp` runs
+    from ..mcp_server.command import add_mcp_parser  # argparse only: the MCP SDK loads when `mcp` runs
     add_mcp_parser(sub)
     p = sub.add_parser("clip", help="save a web page as a note and index it")
     p.add_argument("url")
@@ -466,7 +478,3 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the last line of defence: one sentence, no traceback
         say(f"pms-tui: {describe(exc)}", file=sys.stderr)
         return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
