@@ -141,3 +141,14 @@ def test_a_line_longer_than_a_page_is_read_in_parts_and_said_so(client):
 def test_max_chars_is_capped(client):
     page = data(client.call("get", {"note": "notes/big.md", "max_chars": 10**9}))
     assert len(page["text"]) <= 100_000 and "max_chars capped" in page["capped"]
+
+
+def test_a_search_for_many_hits_answers_within_a_page(client):
+    """k may be as large as the engine allows, but the answer stays as long as a page of get:
+    the best hits first, and a sentence saying how many were left out."""
+    got = data(client.call("search", {"query": "telescope mirror lenses glass light", "k": 10_000, "mode": "bm25"}))
+    size = len(json.dumps(got, ensure_ascii=False, separators=(",", ":")))
+    assert size <= CLIENT_CHARS
+    [left] = [n for n in got["notes"] if "more hits were left out" in n]
+    assert int(left.split()[0].replace(",", "")) > 0 and len(got["hits"]) > 10
+    assert [h["score"] for h in got["hits"]] == sorted((h["score"] for h in got["hits"]), reverse=True)

@@ -131,6 +131,18 @@ def answers(kind: str, request: dict, home: Path, kb, client) -> dict[str, tuple
             if got[side][0] == "ok":
                 got[side] = "ok", [h["id"] for h in got[side][1]["hits"]]  # type: ignore[index]
         return got
+    if kind == "related":
+        ref, k = request["ref"], request.get("k", 10)
+        got = {
+            "kb": _kb(lambda: [f"{r.collection}/{r.path}" for r in kb.related(ref, k)]),
+            "cli": _cli(home, "related", ref, "-k", str(k), "--json"),
+            "mcp": _mcp(client, "related", {"note": ref, "k": k}),
+        }
+        if got["cli"][0] == "ok":
+            got["cli"] = "ok", [f"{r['collection']}/{r['path']}" for r in got["cli"][1]]  # type: ignore[union-attr]
+        if got["mcp"][0] == "ok":
+            got["mcp"] = "ok", [r["id"] for r in got["mcp"][1]["related"]]  # type: ignore[index]
+        return got
     assert kind == "explain"
     query, ref = request["query"], request["ref"]
     got = {
@@ -163,6 +175,9 @@ TABLE = [
      "Unknown search mode 'fast'; use one of hybrid, bm25, vector."),
     ("k past the engine's limit", "search", {"query": "bread", "k": 1_000_000}, "error", "at most 10,000"),
     ("a search", "search", {"query": "sourdough bread"}, "ok", None),
+    ("related with k=0", "related", {"ref": "bread", "k": 0}, "error", "must be at least 1"),
+    ("related past the engine's limit", "related", {"ref": "bread", "k": 1_000_000}, "error", "at most 10,000"),
+    ("related notes", "related", {"ref": "bread", "k": 3}, "ok", None),
     ("explain by name", "explain", {"query": "sourdough bread", "ref": "bread"}, "ok", None),
     ("explain a missing note", "explain", {"query": "bread", "ref": "notes/nope.md"}, "error", "does not exist"),
 ]
@@ -180,6 +195,8 @@ def test_every_front_end_gives_the_same_answer(what, kind, request_, outcome, ex
         assert answer == expected
     elif kind == "search":
         assert answer and answer[0] == BREAD  # type: ignore[index]
+    elif kind == "related":
+        assert answer and BREAD not in answer  # type: ignore[operator]
     else:
         assert answer[0] == BREAD and answer[3] == 1  # type: ignore[index]  # the fused rank, in the CLI too
 

@@ -42,7 +42,7 @@ from .indexing import facets as facet_rules
 from .indexing.collections import Collection, Collections
 from .indexing.embed import Embedder
 from .indexing.frontmatter import split_frontmatter
-from .indexing.notes import is_document_name, read_note
+from .indexing.notes import is_document_name
 from .indexing.documents import DocumentCounts, opener_command, page_lines, page_of_line, text_of_chunks
 from .indexing.documents import counts as document_counts
 from .indexing.guide import GUIDE_DESCRIPTION, GUIDE_NAME, guide_dir, is_guide_note, is_guide_path
@@ -82,8 +82,8 @@ __all__ = [
     "chunk_markdown", "extract_from_url",
     # a note named by a request, and the lines it asks for; the most hits one request may ask
     "NoteRef", "check_span", "MAX_K",
-    # a note's file read as the index reads it (the reader shows the same text)
-    "read_note", "split_frontmatter",
+    # a note's frontmatter and body, split as the index splits them
+    "split_frontmatter",
     # PDF and Word files: which names are documents, how one opens, the page a line of a PDF is on
     "is_document_name", "opener_command", "page_lines", "page_of_line",
     # the bundled guide (the app offers it on a first run)

@@ -15,7 +15,7 @@ from dataclasses import replace
 from .indexing import guide as guide_rules
 from .indexing.collections import Collection
 from .indexing.links import anchor_key, markdown_anchor, markdown_target
-from .kb_notes import NotesMixin
+from .kb_notes import NotesMixin, check_k
 from .results import Link, Mention, RelatedNote
 from .search import graph
 from .store import links as link_rows
@@ -45,6 +45,7 @@ class GraphMixin(NotesMixin):  # a note named as the notes' policy resolves it
         marked when the note links to it (``linked``) or it links here (``links_here``); the
         bundled guide's notes only when it has not stepped aside (``guide_aside``) or the note
         is its own. Empty until the note's passages are embedded."""
+        check_k(k)
         self.require_vectors()
         doc_id, collection, _ = self.resolve_note(note)
         guide = guide_rules.stepped_aside(self.collections.list())

@@ -55,6 +55,13 @@ class NoteRef:
         return self.collection.path / self.relpath
 
 
+def check_k(k: object) -> None:
+    """UsageError, in the sentence every front end shows, unless ``k`` (how many hits or notes a
+    request asks for) is a whole number from 1 to MAX_K."""
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise UsageError(f"k (how many hits) must be at least 1 and at most {MAX_K:,}.")
+
+
 def check_span(note_id: str, total: int, start: int | None, end: int | None) -> tuple[int, int]:
     """(first, last) file lines of ``start``..``end`` in a note of ``total`` lines; UsageError
     for a span that is backwards or starts past the note's end."""
@@ -89,8 +96,7 @@ class NotesMixin(KnowledgeBaseState):
             raise UsageError("The query is empty; give words, a \"phrase\" or a filter such as tag:NAME.")
         if len(query) > MAX_QUERY_CHARS:
             raise UsageError(f"The query is {len(query):,} characters long; a query may hold up to {MAX_QUERY_CHARS:,}.")
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-            raise UsageError(f"k (how many hits) must be at least 1 and at most {MAX_K:,}.")
+        check_k(k)
         if mode not in MODES:
             raise UsageError(f"Unknown search mode {one_line(str(mode))[:40]!r}; use one of {', '.join(MODES)}.")
         self.check_collections(collections)

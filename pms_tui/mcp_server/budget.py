@@ -65,6 +65,19 @@ class Page:
     cut: str | None  # the sentence saying a line was cut
 
 
+def fit_hits(hits: list[dict], max_chars: int = DEFAULT_PAGE_CHARS) -> tuple[list[dict], int]:
+    """The first of ``hits`` whose JSON stays within ``max_chars`` (at least one), and how many
+    were left out: a search may ask for up to the engine's k, but a client takes a result only
+    as long as a page of ``get``."""
+    kept, used = [], 0
+    for hit in hits:
+        used += len(compact_json(hit)) + 1
+        if kept and used > max_chars:
+            break
+        kept.append(hit)
+    return kept, len(hits) - len(kept)
+
+
 def _size(text: str) -> int:
     """Characters ``text`` takes in the answer: made inert (``safe_text``), then escaped as JSON
     (a newline, a quote or a backslash takes two), so a page of ``max_chars`` is that long on the wire."""

@@ -8,9 +8,6 @@ from ..core.safe_text import one_line
 from . import notes
 from ..core.results import note_uri
 
-MAX_RELATED = 50
-
-
 def _link(link) -> dict:
     data = link.to_json()
     for key in ("source", "source_title", "target", "anchor", "label", "target_path", "target_title", "text"):
@@ -43,7 +40,7 @@ def backlinks(runner, args: dict) -> dict:
 def related(runner, args: dict) -> dict:
     kb = runner.kb
     note = notes.find(kb, args["note"])
-    k = min(args.get("k") or 10, MAX_RELATED)
+    k = args.get("k", 10)
     ready = runner.vector_ready()
     found = kb.related(note.id, k) if ready else []
     data = {"note": note.id, "related": [

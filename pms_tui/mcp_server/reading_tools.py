@@ -29,8 +29,12 @@ def search(runner, args: dict) -> dict:
     result = kb.search(query, k=k, mode=args["mode"], collections=collections, vector=vector)
     if not result and (empty := kb.empty_index_notice()):
         notes_out.append(empty)
+    hits, left_out = budget.fit_hits([hit_json(h) for h in result])
+    if left_out:
+        notes_out.append(f"{left_out:,} more hits were left out to keep the answer within "
+                         f"{budget.DEFAULT_PAGE_CHARS:,} characters; ask with a smaller k or narrower filters.")
     return {
-        "hits": [hit_json(h) for h in result],
+        "hits": hits,
         "lanes": result.lanes,
         "weak": result.weak,  # no note matches the query well: the hits are only the nearest
         "notes": notes_out + [safe_text(n, keep="") for n in result.notes],

@@ -129,7 +129,7 @@ READING: list[ToolSpec] = [
         "related",
         "Notes near a note in meaning (its passages' nearest neighbours, gathered per note), best first, "
         "each marked linked (the note links to it) and links_here (it links to the note).",
-        {"note": NOTE, "k": _int("How many notes (capped at 50).", minimum=1, default=10)},
+        {"note": NOTE, "k": _int(f"How many notes, 1 to {MAX_K:,}.", default=10)},
         link_tools.related, ("note",), title="Related notes",
     ),
 ]

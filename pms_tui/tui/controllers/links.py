@@ -18,7 +18,7 @@ from textual.widgets import Markdown
 from textual.worker import get_current_worker
 
 from pms_tui.core.errors import PmsError, describe
-from pms_tui.core.kb import KnowledgeBase, is_document_name, read_note, split_frontmatter
+from pms_tui.core.kb import KnowledgeBase, is_document_name, split_frontmatter
 from pms_tui.core.markdown import headings
 from pms_tui.core.results import Hit, Link
 from pms_tui.core.safe_text import one_line
@@ -320,9 +320,11 @@ def _shown(link: Link) -> str:
 
 
 def _note_text(hit: Hit, kb: KnowledgeBase) -> tuple[str, int]:
-    """The note's body (frontmatter left out) and the file line before its first line; a PDF's
-    or Word file's text from the index (its outline is its pages)."""
+    """The note's body (frontmatter left out) and the file line before its first line, read as
+    the engine reads a note (only from inside its collection's folder); a PDF's or Word file's
+    text from the index (its outline is its pages)."""
+    text = kb.note_text(kb.note(f"{hit.collection}/{hit.relpath}"))
     if is_document_name(hit.relpath):
-        return kb.document_text(hit.collection, hit.relpath), 0
-    _, body, offset = split_frontmatter(read_note(hit.path).text)
+        return text, 0
+    _, body, offset = split_frontmatter(text)
     return body, offset
