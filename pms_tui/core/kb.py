@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .config import DB_FILE, Settings, default_home, load_settings, load_state, save_state
-from .errors import CollectionError, EmbeddingModelError, ModelMismatchError, PmsError, SearchStopped, StoreError
+from .errors import CollectionError, EmbeddingModelError, ModelMismatchError, PmsError, StoreError
 from .indexing.chunk import chunk_markdown
 from .indexing import facets as facet_rules
 from .indexing.collections import Collection, Collections
@@ -65,7 +65,6 @@ from .store import documents as document_rows
 from .store import facets as facet_rows
 from .store import meta
 from .store import vectors as vector_rows
-from .store.connection import is_interrupted, stop_when
 from .store.schema import ensure_vector_table
 from .store.writer_lock import EMBED_LOCK_FILE, WriterLock
 
@@ -248,15 +247,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         also matches as a prefix ("conf" finds "config"); otherwise words match whole.
         UsageError (:meth:`check_request`) for what cannot be asked: an empty query, k < 1."""
         self.check_request(query, k, mode, collections)
-        if stop is None:
-            return self.retrieval.search(query, k, mode, collections, vector=vector, typing=typing)
-        try:
-            with stop_when(self._store.conn, stop):
-                return self.retrieval.search(query, k, mode, collections, vector=vector, typing=typing)
-        except Exception as exc:
-            if stop() and is_interrupted(exc):
-                raise SearchStopped() from None
-            raise
+        return self.retrieval.search(query, k, mode, collections, vector=vector, typing=typing, stop=stop)
 
     def recent(self, limit: int = 30, collections: Sequence[str] | None = None) -> list[Hit]:
         """The first chunk of the most recently changed notes: what an empty query shows."""

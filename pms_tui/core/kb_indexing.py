@@ -4,15 +4,17 @@ on one object; it holds no state of its own (``KnowledgeBase.__init__`` creates 
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from .errors import CollectionError, SyncBusyError
 from .kb_state import KnowledgeBaseState
 from .results import SyncProgress, SyncReport, SyncStatus
+from .store import IndexClosed
 from .store import documents as document_rows
 from .store import health
 from .store import vectors as vector_rows
@@ -25,6 +27,29 @@ if TYPE_CHECKING:
     from .indexing.embed_queue import DrainResult
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_Self = TypeVar("_Self", bound=KnowledgeBaseState)
+
+
+def _ends_when_closed(stopped: Callable[[], _R]):
+    """A writing method that the index's ``close()`` overtakes ends quietly: its next step met
+    the closed store (nothing was written after the close) and it returns ``stopped()``, as a
+    cancelled one does. Called on an index already closed, it raises IndexClosed."""
+    def wrap(method: Callable[Concatenate[_Self, _P], _R]) -> Callable[Concatenate[_Self, _P], _R]:
+        @functools.wraps(method)
+        def run(self: _Self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+            was_open = not self._store.closed
+            try:
+                return method(self, *args, **kwargs)
+            except IndexClosed:
+                if not was_open:
+                    raise
+                return stopped()
+        return run
+    return wrap
+
+
 class IndexingMixin(KnowledgeBaseState):
     def check_sync_status(self, collections: Sequence[str] | None = None) -> SyncStatus:
         """``to_add, to_delete, to_update`` (and ``.summary``, ``.skipped``) without changing anything."""
@@ -33,6 +58,7 @@ class IndexingMixin(KnowledgeBaseState):
         return sync_status(self._store.conn, self.collections.select(collections),
                            self.settings.follow_external_links, self.settings.max_note_mb * 1_000_000)
 
+    @_ends_when_closed(lambda: SyncReport(cancelled=True))
     def sync(
         self,
         progress: SyncProgress | None = None,
@@ -88,6 +114,7 @@ class IndexingMixin(KnowledgeBaseState):
         progress(report.chunks_embedded, report.chunks_embedded, "done")
         return report
 
+    @_ends_when_closed(lambda: 0)
     def embed_pending(
         self,
         progress: SyncProgress | None = None,

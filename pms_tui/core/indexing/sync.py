@@ -99,7 +99,6 @@ class Indexer:
         cancel: threading.Event | None = None,
     ):
         self.store = store
-        self.conn = store.conn
         self.settings = settings
         self.progress = progress or (lambda done, total, phase: None)
         self.cancel = cancel
@@ -108,6 +107,12 @@ class Indexer:
         self.total = 0
         self._phase = ""
         self._last_progress = 0.0
+
+    @property
+    def conn(self):
+        """The store's connection for this moment: the writer inside a transaction (where the
+        transaction's reads must see its writes), this thread's reader outside."""
+        return self.store.conn
 
     def _cancelled(self) -> bool:
         if self.cancel is not None and self.cancel.is_set():
@@ -166,9 +171,10 @@ class Indexer:
         self._compact_fts()
         if not self.report.cancelled:
             now = time.time()
-            for plan in plans:
-                if not plan.problem:
-                    collection_rows.set_last_sync(self.conn, plan.collection.id, now)
+            with self.store.transaction() as conn:
+                for plan in plans:
+                    if not plan.problem:
+                        collection_rows.set_last_sync(conn, plan.collection.id, now)
         self.report.seconds = time.perf_counter() - started
         return self.report
 

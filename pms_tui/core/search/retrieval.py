@@ -23,13 +23,14 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..config import Settings
-from ..errors import UsageError
+from ..errors import SearchStopped, UsageError
 from ..indexing.embed import model_scripts
 from ..results import MODES, VECTORS_FILLING_IN, VECTORS_OTHER_MODEL, Hit, SearchResult, VectorOut
 from ..store import Store
 from ..store import chunks as chunk_rows
 from ..store import facets
 from ..store import vectors as vector_rows
+from ..store.connection import is_interrupted, stop_when
 from . import evidence as evidence_mod
 from . import lane_trust, match_quality
 from . import query as fts_query
@@ -52,6 +53,8 @@ NARROW_MIN = 2_000
 # A scan whose nearest passages are then checked (a filter, a collection choice) fetches this
 # many times the depth at first, and this many times more each round until enough pass.
 WIDEN = 4
+# How often a search waiting for its vector lane asks its ``stop`` check (a newer query typed).
+STOP_POLL_SECONDS = 0.02
 
 Ranked = list[tuple[int, float]]  # (chunk id, the lane's score) best first
 
@@ -134,7 +137,7 @@ class Retrieval:
     def close(self) -> None:
         with self._pool_lock:
             if self._pool is not None:
-                self._pool.shutdown(wait=False)
+                self._pool.shutdown(wait=False, cancel_futures=True)  # a queued lane would meet a closed index
                 self._pool = None
 
     # -- lanes: ids only -------------------------------------------------------------
@@ -247,13 +250,31 @@ class Retrieval:
         *,
         vector: bool = True,
         typing: bool = False,
+        stop: Callable[[], bool] | None = None,
     ) -> SearchResult:
         """The engine's one search path. ``query`` is the search language
         (:mod:`.query_syntax`), parsed here unless already parsed; the result carries it as
         ``.query``. ``vector=False`` answers from BM25 alone (for a UI whose model is still
         loading). ``typing``: the query is still being typed (search as you type), so its last
         word, when nothing follows it, also matches as a prefix; a finished query (a script's,
-        an agent's) matches whole words only."""
+        an agent's) matches whole words only. ``stop``: asked while the search runs; once true
+        (a newer query replaced this one) the search stops at its next step in SQLite, or its
+        vector lane before its embedding or scan (:meth:`_vector_lane`), and raises
+        :class:`SearchStopped`. The search runs on a reader borrowed for its length
+        (``Store.reading``)."""
+        with self.store.reading() as conn:
+            if stop is None:
+                return self._search(query, k, mode, collections, vector, typing, None)
+            try:
+                with stop_when(conn, stop):
+                    return self._search(query, k, mode, collections, vector, typing, stop)
+            except Exception as exc:
+                if stop() and is_interrupted(exc):
+                    raise SearchStopped() from None
+                raise
+
+    def _search(self, query: str | ParsedQuery, k: int, mode: str, collections: Sequence[str] | None,
+                vector: bool, typing: bool, stop: Callable[[], bool] | None) -> SearchResult:
         if mode not in MODES:
             raise UsageError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}.")
         parsed, filters = self._prepare(query, collections, typing)
@@ -273,7 +294,7 @@ class Retrieval:
             return SearchResult(tuple(hits), (), ("no words to rank by: the newest notes the filters allow",),
                                 query=parsed)
         lanes = self._gather(parsed, filters, mode, max(k, self.settings.lane_depth), vector, hits=k,
-                             hidden=hidden)
+                             hidden=hidden, stop=stop)
         fusion = self.fusion_for(lanes)
         fused = distinct(self.store.conn, fuse(lanes.ids(), fusion.k, fusion.weights), k)
         hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"), lanes)
@@ -308,7 +329,8 @@ class Retrieval:
         return frozenset(chunk_rows.ids_in_collections(self.store.conn, ids)) if ids else frozenset()
 
     def _gather(self, parsed: ParsedQuery, filters: Plan, mode: str, depth: int, vector: bool, *,
-                signals: bool = True, hits: int = 0, hidden: frozenset[int] = frozenset()) -> LaneEvidence:
+                signals: bool = True, hits: int = 0, hidden: frozenset[int] = frozenset(),
+                stop: Callable[[], bool] | None = None) -> LaneEvidence:
         """Each lane's ranking at ``depth``, and (``signals``, both lanes, query-aware
         fusion on) what query-aware fusion reads off them. ``hits``: how many hits the search
         shows (what :meth:`_while_waiting` may read ahead)."""
@@ -339,8 +361,8 @@ class Retrieval:
             # the vector lane (embedding the query, then the scan) runs on another core while
             # this one ranks BM25; ONNX Runtime, NumPy and SQLite all release the GIL
             self._require_vectors()
-            pending = self._embedding_pool().submit(self.vector_ranked, parsed.text, depth + len(hidden), None, None,
-                                                    filters)
+            pending = self._embedding_pool().submit(self._vector_lane, parsed.text, depth + len(hidden), filters,
+                                                    stop)
         if mode in ("hybrid", "bm25"):
             try:
                 lanes.ranked["bm25"] = without(self.bm25.ranked(parsed.match_text, depth + len(hidden), None, filters),
@@ -354,8 +376,9 @@ class Retrieval:
         if mode in ("hybrid", "vector"):
             if use_vector:
                 lanes.ranked["vector"] = without(
-                    pending.result() if pending is not None
-                    else self.vector_ranked(parsed.text, depth + len(hidden), None, None, filters), hidden, depth)
+                    self._lane_result(pending, stop) if pending is not None
+                    else self._vector_lane(parsed.text, depth + len(hidden), filters, stop, own_thread=False),
+                    hidden, depth)
             elif lanes.notes:
                 pass  # the lane was turned off above, and the note says why
             elif not vector:
@@ -365,6 +388,48 @@ class Retrieval:
         if signals and self.settings.query_aware_fusion and len(lanes.ranked) >= 2:
             lanes.signals = self.lane_signals(parsed, lanes.ranked["bm25"], lanes.ranked["vector"], lanes.coverage)
         return lanes
+
+    def _vector_lane(self, text: str, depth: int, filters: Plan, stop: Callable[[], bool] | None, *,
+                     own_thread: bool = True) -> Ranked:
+        """One search's vector lane, on the lane's thread (one at a time: the query's embedding
+        takes the other core). A search replaced by a newer query (``stop()`` true) before its
+        turn comes embeds nothing and scans nothing: typing over a query never leaves a queue
+        of stale embeddings in front of the newest one. Once begun, it stops between the
+        embedding and the scan, and its SQL at the next step (``own_thread`` False: it runs on
+        the search's thread, whose connection the search's own stop check already watches)."""
+        if stop is None:
+            return self.vector_ranked(text, depth, None, None, filters)
+        if stop():
+            raise SearchStopped()
+        if not text.strip() or depth <= 0:
+            return []
+        self._require_vectors()
+        qvec = self.embedder.embed_query(text)
+        if stop():
+            raise SearchStopped()
+        if not own_thread:
+            return self.vector_ranked(text, depth, None, qvec, filters)
+        try:
+            with stop_when(self.store.conn, stop):
+                return self.vector_ranked(text, depth, None, qvec, filters)
+        except Exception as exc:
+            if stop() and is_interrupted(exc):
+                raise SearchStopped() from None
+            raise
+
+    @staticmethod
+    def _lane_result(pending, stop: Callable[[], bool] | None) -> Ranked:
+        """The vector lane's ranking; with ``stop``, :class:`SearchStopped` as soon as a newer
+        query replaces this one, its lane dropped from the queue if it has not begun."""
+        if stop is None:
+            return pending.result()
+        from concurrent.futures import wait
+
+        while not wait([pending], timeout=STOP_POLL_SECONDS).done:
+            if stop():
+                pending.cancel()
+                raise SearchStopped()
+        return pending.result()
 
     def unread_note(self, text: str) -> str:
         """Why hybrid search leaves the vector lane out of ``text`` (query_script.unread_note)."""

@@ -39,8 +39,9 @@ def _vec0_path() -> str:
 def connect(path: Path | str, read_only: bool = False) -> sqlite3.Connection:
     """Open a connection with sqlite-vec loaded, WAL, a busy timeout and foreign keys on.
 
-    ``check_same_thread`` is off because the store hands the connection of a thread that has
-    ended to the next thread (one thread uses a connection at a time, never two).
+    ``check_same_thread`` is off because the store's writer connection serves one thread's
+    transaction at a time, under the store's lock, and a reader whose thread has ended is closed
+    from the thread that notices it (one thread uses a connection at a time, never two).
     ``read_only`` opens the file with ``mode=ro``, and where even that cannot work (a WAL
     file on read-only media, whose shared-memory file cannot be made) as ``immutable``.
     """
