@@ -47,7 +47,7 @@ Eighth round (what is left to choose inside RRF itself):
 
 Prints one line per collection and lever: the headline metric (nDCG@10 or MRR@10) of every
 group and, after ``below:``, each group where the fusion is below the better of its lanes.
-Takes a few minutes once the indexes exist (``research/LOG.md``, fifth round).
+Takes a few minutes once the indexes exist.
 """
 
 from __future__ import annotations
