@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Indexing that never gets in the way (issue 10), measured: one runner, numbers beside targets.
+"""Indexing that never gets in the way, measured: one runner, numbers beside targets.
 
     python benchmarks/indexing.py            # full run, ~15-20 minutes on 2 busy cores
     python benchmarks/indexing.py --quick    # smaller folders and shorter windows, a few minutes
@@ -25,10 +25,9 @@ the runner says so and skips when the corpus is absent):
   random, real model for edits) and the edit-to-searchable latency of three watched edits.
   Skipped with a message while ``pms-tui watch`` does not exist.
 
-This is the one runner of issue 10's targets: it replaces ``benchmarks/indexing_live.py`` (the
-issue-10 helper's first runner, measuring first-sync findability, latency while embedding,
-progress cadence, watch idle CPU and edit latency, throughput by max_tokens), whose figures
-are all here, with kill -9 convergence and the app's latency added.
+This is the one runner of these targets: first-sync findability, latency while embedding,
+progress cadence, watch idle CPU and edit latency, throughput by max_tokens, kill -9
+convergence and the app's latency.
 
 One file of ~700 lines on purpose (over the usual ~400): the runner starts itself again as its
 worker processes (``--worker NAME``), so each part sits beside the worker it spawns.
@@ -495,7 +494,7 @@ def part_watch(files: int, idle_seconds: float) -> dict:
     pms = shutil.which("pms-tui") or str(Path(sys.executable).parent / "pms-tui")
     probe = subprocess.run([pms, "watch", "--help"], capture_output=True, text=True)
     if probe.returncode != 0:
-        return {"skipped": "`pms-tui watch` does not exist on this branch yet (issue 10's watch mode)."}
+        return {"skipped": "`pms-tui watch` does not exist in this tree."}
     import vaults
     from pms_tui.core.kb import KnowledgeBase
 

@@ -359,7 +359,7 @@ def w_queries(home: str, reps: int, compare_plain: bool = True, vec0_reference: 
         result["plans"] = {
             q: {k: v for k, v in p.items() if k not in ("ids", "plain_ids")} for q, p in plans.items()
         }
-    if vec0_reference:  # the plain sqlite-vec scan the issue starts from, a few queries
+    if vec0_reference:  # the plain sqlite-vec scan, for scale, a few queries
         conn = kb.store.conn
         times = []
         for _, q in queries[:6]:

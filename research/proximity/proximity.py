@@ -1,4 +1,4 @@
-"""Words side by side (issue 25, goal 5; measured, not kept): a term-proximity score folded
+"""Words side by side (measured, not kept): a term-proximity score folded
 into the BM25 lane's ranking.
 
 BM25 scores each query word apart, so a passage holding three of the words scattered can
