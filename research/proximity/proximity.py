@@ -19,7 +19,7 @@ word's stem is stemmed by the index's own tokenizer (``Bm25Planner.stems``, cach
 passage word counts exactly when BM25 would have matched it.
 
 What it does on every evaluation set, and why the product does not use it: docs/evaluation.md
-("Words side by side"); ``measure.py`` here measures it.
+("Tried and dropped"); ``measure.py`` here measures it.
 """
 
 from __future__ import annotations
