@@ -898,7 +898,10 @@ def _short_error(text: str) -> str:
 
 
 def write_doc(text: str, results: dict) -> None:
-    run = doc_sections.Run(**results["run"]) if "run" in results else doc_sections.start()
+    m = results["machine"]
+    run = doc_sections.Run(**results["run"]) if "run" in results else doc_sections.Run(  # an older results file
+        command="python benchmarks/run.py" + (" --quick" if results.get("quick") else ""), started=m["date"],
+        load=tuple(m["load_before"]), cpus=m["cores"], commit="not recorded")
     doc_sections.write_section(DOC, DOC_KEY, text, run, tuple(results["machine"].get("load_after") or ()) or None)
 
 
