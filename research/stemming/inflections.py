@@ -24,8 +24,8 @@ BM25 lane, finished queries, the whole tldr-pages-i18n folder as one text-only c
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import sys
 import time
 from collections import defaultdict
