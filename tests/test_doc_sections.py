@@ -54,3 +54,20 @@ def test_what_a_printing_runner_prints_becomes_its_section(tmp_path, monkeypatch
     text = doc.read_text()
     assert "```text\np50 0.7 s\n```" in text and "--write-doc --runs 3`" in text
     assert "p50 0.7 s" in capsys.readouterr().out  # still printed
+
+
+def test_an_evaluation_set_is_written_as_its_lanes_and_hybrid_by_kind():
+    import evaluation
+
+    stats = {"n": 2, "recall@1": 0.5, "recall@5": 1.0, "mrr@10": 0.75}
+    mode = {"overall": stats, "by_kind": {"paraphrase": stats}, "median_ms": 3.0}
+    report = {"file": "docs/known-item-til.jsonl", "queries": 2, "index": {"documents": 1873},
+              "retrieval": {"rrf_k": 3}, "modes": {"bm25": mode, "vector": mode, "hybrid": mode},
+              "against_better_lane": {"all": {"n": 2, "better_lane": "bm25", "diff": 0.1, "ci95": [0.0, 0.2]}}}
+    lines = evaluation.table("til", report).splitlines()
+    assert "| all | 2 | 0.750 (0.50) | 0.750 (0.50) | 0.750 (0.50) | +0.100 [+0.000, +0.200] (bm25) |" in lines
+    assert "| paraphrase | 2 | 0.750 (0.50) | 0.750 (0.50) | 0.750 (0.50) |  |" in lines
+    beir = {"queries": 300, "documents": 5183, "retrieval": {"rrf_k": 3},
+            "modes": {m: {"ndcg@10": 0.7, "recall@100": 0.9, "mrr@10": 0.6} for m in ("bm25", "vector", "hybrid")},
+            "against_better_lane": {}}
+    assert "| ndcg@10 | 0.7000 | 0.7000 | 0.7000 |  |" in evaluation.table("scifact", beir).splitlines()
