@@ -154,12 +154,14 @@ def run_main(main: Callable[[], int | None], key: str, variants: tuple[str, ...]
              doc: Path | None = None) -> int:
     """Run a printing runner's ``main``; with ``--write-doc`` among its arguments (taken out
     before ``main`` parses them) what it prints replaces its section of ``doc``. A runner with
-    several kinds of output names them in ``variants`` (``--trace``): each has its own section."""
+    several kinds of output names them in ``variants``: an option (``--trace``) anywhere, or a
+    first argument (``follow``); each has its own section."""
     write = "--write-doc" in sys.argv[1:]
     run = start()
     if write:
         sys.argv.remove("--write-doc")
-    key = next((f"{key} {flag}" for flag in variants if flag in sys.argv[1:]), key)
+    key = next((f"{key} {flag}" for flag in variants if flag in sys.argv[1:2] or flag.startswith("-")
+                and flag in sys.argv[1:]), key)
     with printed_section(key, write, doc, run):
         code = main()
     return code or 0

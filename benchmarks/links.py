@@ -364,4 +364,5 @@ if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import doc_sections
 
-    sys.exit(doc_sections.run_main(lambda: main(sys.argv[1:]), "benchmarks/links.py"))
+    sys.exit(doc_sections.run_main(lambda: main(sys.argv[1:]), "benchmarks/links.py",
+                                     ("graph", "speed", "cost", "follow", "big", "overlap")))
