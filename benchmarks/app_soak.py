@@ -5,8 +5,8 @@
 Queries are typed key by key into the search bar, as a person types them; between queries the
 results are walked (down, up, the whole note and back, the evidence panel), the mode and the
 view are switched, help is opened and closed. Every error the app shows (a notification of
-severity "error") and any exception that ends the app are counted. It prints, beside the goals
-of issue 22: errors (goal 0), RSS after warm-up and at the end (no growth beyond noise), and the
+severity "error") and any exception that ends the app are counted. It prints, beside its goals:
+errors (goal 0), RSS after warm-up and at the end (no growth beyond noise), and the
 keystroke-to-results time of the first and the last hundred queries (the last as fast as the
 first). ``tests/tui/test_app_soak.py`` runs it for half a minute; the full hour runs under
 ``-m slow``. Nothing here asserts a time.
@@ -174,4 +174,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import doc_sections
+
+    sys.exit(doc_sections.run_main(main, "benchmarks/app_soak.py"))

@@ -361,4 +361,8 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import doc_sections
+
+    sys.exit(doc_sections.run_main(lambda: main(sys.argv[1:]), "benchmarks/links.py",
+                                     ("graph", "speed", "cost", "follow", "big", "overlap")))

@@ -224,4 +224,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import doc_sections
+
+    sys.exit(doc_sections.run_main(main, "benchmarks/mcp_latency.py"))

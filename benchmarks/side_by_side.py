@@ -1,6 +1,6 @@
 """The 100,000-chunk part of benchmarks/run.py, side by side with an earlier commit in one run.
 
-The earlier commit (default 38ea43d, which generated the figures issue 27 starts from) is
+The earlier commit (default 38ea43d, the baseline the speed targets are held against) is
 checked out in a temporary git worktree under /tmp and runs its own run.py workers through
 ``tree_worker.py`` with the same interpreter and packages; this tree runs through the same
 shim, so both pay the same. An older commit cannot be trusted to read today's index (and

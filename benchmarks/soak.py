@@ -9,7 +9,7 @@ seven) and hostile text. Meanwhile notes are edited, created, renamed and delete
 ``pms-tui watch`` process indexes them as they are saved, this process syncs and clips pages
 from a server on 127.0.0.1, and a second process searches the same index.
 
-It prints, beside the goals of issue 22: exceptions (goal 0), RSS after warm-up and at the end
+It prints, beside its goals: exceptions (goal 0), RSS after warm-up and at the end
 (growth <= 10 %), latency p50/p95 of the first and last thousand queries (no drift beyond
 noise), open file descriptors and threads after warm-up and at the end (equal), and whether the
 last edits are found. ``tests/soak`` runs it short in the default suite and whole under
@@ -477,4 +477,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import doc_sections
+
+    sys.exit(doc_sections.run_main(main, "benchmarks/soak.py"))

@@ -298,13 +298,7 @@ def _start_main(argv: list[str]) -> None:
                        args.bytecode)
 
 
-if __name__ == "__main__":
-    if sys.argv[1:] == ["follow"]:
-        measure_follow()
-        sys.exit(0)
-    if sys.argv[1:2] == ["start"]:
-        _start_main(sys.argv[2:])
-        sys.exit(0)
+def _measure_main() -> int:
     args = sys.argv[1:]
     cold = "--no-cold-start" not in args
     args = [a for a in args if a != "--no-cold-start"]
@@ -316,3 +310,16 @@ if __name__ == "__main__":
           f"{result['keystroke_to_results_median_ms']:.0f} ms, p90 {result['keystroke_to_results_p90_ms']:.0f} ms")
     print(f"load average {os.getloadavg()[0]:.2f} (1 min) at the end")
     print(json.dumps(result))
+    return 0
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["follow"]:
+        measure_follow()
+        sys.exit(0)
+    if sys.argv[1:2] == ["start"]:
+        _start_main(sys.argv[2:])
+        sys.exit(0)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import doc_sections
+
+    sys.exit(doc_sections.run_main(_measure_main, "benchmarks/ui_latency.py"))

@@ -1,4 +1,4 @@
-"""Levers on the lanes and on their fusion, measured offline (issue 13's fifth to eighth rounds).
+"""Levers on the lanes and on their fusion, measured offline.
 
     python research/fusion_levers.py --beir DIR [--beir DIR ...] --known-item FILE DIR [...]
 
@@ -22,7 +22,7 @@ per group (a collection, and each query kind of a known-item set):
 * ``vector-trust k``: when BM25 does not hold the query and the vector lane's first note is
   not among BM25's first 50 passages, the vector lane's ranks count with k (instead of RRF's).
 
-Seventh round (the shape of the losses left at k 3):
+Aimed at the shape of the losses left at k 3:
 
 * ``vector-margin t k``: when the vector lane's first note is more similar to the query than
   its second note by ``t`` (cosine) or more, the vector lane's ranks count with k.
@@ -32,7 +32,7 @@ Seventh round (the shape of the losses left at k 3):
 * ``note-inherit b``: a passage missing from one lane adds ``b`` times what its note's best
   passage there earns (a note's evidence split over two passages is counted once).
 
-Eighth round (what is left to choose inside RRF itself):
+What is left to choose inside RRF itself:
 
 * ``tie by``: RRF's ties (a passage only one lane found against another lane's passage at the
   same rank, whenever both lanes count with one k) broken by ``by`` instead of by the better
@@ -47,7 +47,7 @@ Eighth round (what is left to choose inside RRF itself):
 
 Prints one line per collection and lever: the headline metric (nDCG@10 or MRR@10) of every
 group and, after ``below:``, each group where the fusion is below the better of its lanes.
-Takes a few minutes once the indexes exist (``research/LOG.md``, fifth round).
+Takes a few minutes once the indexes exist.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ from pms_tui.eval import beir, known_item, metrics  # noqa: E402
 import fusion_cv  # noqa: E402  (research/fusion_cv.py)
 
 DEFAULT = lane_trust.Thresholds.of(Settings())
-RRF_K = Settings.rrf_k  # the fifth round's table was made with the k of then, 60 (``--rrf-k 60``)
+RRF_K = Settings.rrf_k  # ``--rrf-k 60``: the levers at the customary k
 
 
 class Lanes(fusion_cv.Collection):
@@ -155,7 +155,7 @@ def first_per_note(col: Lanes, ranked: list) -> dict:
 
 
 def note_levers(col: Lanes, name: str, arg: float, lanes: dict, bm25: list[int], vector: list[int]) -> list[int]:
-    """The seventh round's levers that count a note's evidence over its passages."""
+    """The levers that count a note's evidence over its passages."""
     ids = {"bm25": bm25, "vector": vector}
     fusion = fusion_of(lanes, ids)
     k, w = fusion.k, fusion.weights

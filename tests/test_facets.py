@@ -106,7 +106,7 @@ def look_alike_kb(tmp_path):
 @pytest.mark.parametrize("query", ["tag:git", "rebase tag:git"])
 def test_only_a_real_inline_tag_is_a_tag_in_the_index(look_alike_kb, query):
     """A heading link ``[[#Git]]``, an anchor link, a code span, a URL's fragment, an escaped
-    ``\\#`` and a fence hold ``#git`` without tagging their note (issue: obsidian-help's "Sync
+    ``\\#`` and a fence hold ``#git`` without tagging their note (obsidian-help's "Sync
     your notes across devices" matched tag:git by its ``[[#Git]]``)."""
     hits = look_alike_kb.search(query, mode="bm25")
     assert [h.relpath for h in hits] == ["real.md"]

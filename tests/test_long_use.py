@@ -1,7 +1,7 @@
 """Long use: the caches on the search path at and past their capacity, and connections that
 must not pile up when every search runs on a new thread (as the app's workers do).
 
-The failing pattern (issue 22): a query whose words were cached by earlier queries, sent after
+The failing pattern: a query whose words were cached by earlier queries, sent after
 the cache has filled, with enough new words to evict its own cached ones. The stem cache read
 every word back after inserting the new ones and raised KeyError. The soak suite
 (``tests/soak``, marked slow) keeps one knowledge base busy for thousands of queries.
@@ -84,7 +84,7 @@ def test_frequencies_past_capacity(text_kb, monkeypatch):
 
 
 def test_paragraph_queries_past_the_stem_cache(text_kb, monkeypatch):
-    """The issue's pattern end to end: paragraph-long hybrid searches that share common words
+    """The pattern end to end: paragraph-long hybrid searches that share common words
     run past a small stem cache without an error, and rank as a cold engine ranks them."""
     monkeypatch.setattr(bm25_planner, "STEM_CACHE_SIZE", 64)
     text_kb.load_model()

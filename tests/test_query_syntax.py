@@ -135,7 +135,7 @@ QUERY_ALPHABET = st.sampled_from(list('ab  "-:#/\\*()^') + ["tag:", "path:", "in
 
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.text(max_size=200), st.lists(QUERY_ALPHABET, max_size=60).map("".join)))
-@example('TAG:"0 0')  # an unterminated quoted value holding a space (found by the lead)
+@example('TAG:"0 0')  # an unterminated quoted value holding a space
 @example('in:"a b" path:"x y/" -tag:"p q"')
 def test_parse_never_raises_and_is_consistent(query):
     q = parse(query, TODAY)

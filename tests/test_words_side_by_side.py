@@ -1,9 +1,9 @@
-"""Issue 25, goal 5, the example: "vendor api rate limit" must find the note that says "The
+"""Words side by side, the example: "vendor api rate limit" must find the note that says "The
 vendor API may rate limit us" above command pages holding three of the words apart. The
 pages here are written for the test in the shape of tldr pages (a title, a summary, commands
 with a line each). BM25 already ranks the note first (its four words, one of them rare), so a
 proximity signal inside the BM25 lane has nothing to lift; measured anyway in
-research/proximity/ (docs/evaluation.md, "Words side by side")."""
+research/proximity/ (docs/evaluation.md, "Tried and dropped")."""
 
 from __future__ import annotations
 

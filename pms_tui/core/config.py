@@ -43,7 +43,7 @@ class Settings:
     model: str = DEFAULT_MODEL
     # -- Ranking. Every number that orders results lives here, once; each range is in RULES.
     # How they were chosen (leave-one-collection-out cross-validation over six collections) is
-    # in research/LOG.md; docs/evaluation.md lists them with the figures they give.
+    # in research/README.md; docs/evaluation.md lists them with the figures they give.
     # RRF's k: a lane's rank r counts w / (k + r). A small k lets each lane's first places lead
     # (the customary 60 let notes both lanes rank lower bury a note one lane ranks first).
     rrf_k: int = 3

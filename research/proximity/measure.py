@@ -1,4 +1,4 @@
-"""Words side by side (issue 25, goal 5): proximity signals folded into the BM25 lane, measured
+"""Words side by side: proximity signals folded into the BM25 lane, measured
 on known-item and BEIR sets with the product's own lanes and fusion; plus the step's own cost.
 
     python research/proximity/measure.py --out /tmp/prox/lanes.jsonl \\

@@ -1,4 +1,4 @@
-"""Words side by side (issue 25, goal 5; measured, not kept): a term-proximity score folded
+"""Words side by side (measured, not kept): a term-proximity score folded
 into the BM25 lane's ranking.
 
 BM25 scores each query word apart, so a passage holding three of the words scattered can
@@ -19,7 +19,7 @@ word's stem is stemmed by the index's own tokenizer (``Bm25Planner.stems``, cach
 passage word counts exactly when BM25 would have matched it.
 
 What it does on every evaluation set, and why the product does not use it: docs/evaluation.md
-("Words side by side"); ``measure.py`` here measures it.
+("Tried and dropped"); ``measure.py`` here measures it.
 """
 
 from __future__ import annotations

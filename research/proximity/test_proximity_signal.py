@@ -1,4 +1,4 @@
-"""The proximity signal measured for issue 25 (goal 5; not used by the product): its score on
+"""The proximity signal measured and not kept (not used by the product): its score on
 hand-made occurrence lists (pure logic), and its re-ranking on a real store."""
 
 from __future__ import annotations

@@ -24,13 +24,16 @@ BM25 lane, finished queries, the whole tldr-pages-i18n folder as one text-only c
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "markdown" / "tldr-pages-i18n"
+# the shared corpora beside the repository, or PMS_TUI_CORPORA, as benchmarks/corpora.py
+CORPORA = Path(os.environ.get("PMS_TUI_CORPORA") or Path(__file__).resolve().parents[2].parent / "shared" / "corpora")
+CORPUS = CORPORA / "markdown" / "tldr-pages-i18n"
 LANGUAGES = ("de", "es", "fr", "ru")
 _WORD = re.compile(r"[^\W_]+")
 _EXAMPLE = re.compile(r"^- (\S+)", re.MULTILINE)

@@ -92,7 +92,7 @@ def test_a_write_landing_while_the_note_is_parsed_is_picked_up(home, notes, monk
 
 
 def _parse_function_owner():
-    """The sync module that calls parse_note (its room moved in issue 9)."""
+    """The sync module that calls parse_note (wherever its room is)."""
     import importlib
 
     for name in ("pms_tui.core.indexing.sync", "pms_tui.core.sync"):

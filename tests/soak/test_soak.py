@@ -1,4 +1,4 @@
-"""Long use of one knowledge base (issue 22): ``benchmarks/soak.py`` run in its own process.
+"""Long use of one knowledge base: ``benchmarks/soak.py`` run in its own process.
 
 The default suite runs a short soak (hundreds of queries, a few dozen edits, clips, a watch
 process and a second reader); ``-m slow`` runs the whole one (20,000 queries). Both check what

@@ -1,4 +1,4 @@
-"""Long use of the app (issue 22): ``benchmarks/app_soak.py`` types at it through Pilot in its
+"""Long use of the app: ``benchmarks/app_soak.py`` types at it through Pilot in its
 own process. The default suite types for under a minute; ``-m slow`` for an hour. Both check
 that no error was shown and the app did not end with an exception; the hour also holds memory
 growth to 10 %. Keystroke-to-results times are printed beside each other, never asserted.

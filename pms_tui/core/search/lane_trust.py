@@ -20,7 +20,7 @@ settings (``Settings.confident_coverage`` and the three after it, ``core/config.
   the query): BM25's weight becomes ``contradicted_weight`` of itself. BM25 found some of
   the query's words, but in a note far from what the query means (a paraphrase).
 
-How they were chosen is in ``research/LOG.md``; ``docs/evaluation.md`` gives their figures.
+How they were chosen is in ``research/README.md``; ``docs/evaluation.md`` gives their figures.
 """
 
 from __future__ import annotations
