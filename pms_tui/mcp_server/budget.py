@@ -69,7 +69,8 @@ def fit_hits(hits: list[dict], max_chars: int = DEFAULT_PAGE_CHARS) -> tuple[lis
     """The first of ``hits`` whose JSON stays within ``max_chars`` (at least one), and how many
     were left out: a search may ask for up to the engine's k, but a client takes a result only
     as long as a page of ``get``."""
-    kept, used = [], 0
+    kept: list[dict] = []
+    used = 0
     for hit in hits:
         used += len(compact_json(hit)) + 1
         if kept and used > max_chars:
