@@ -3,8 +3,8 @@
 
 def __getattr__(name: str) -> str:
     """``__version__``, read from the installed package's metadata when first asked (by
-    ``pms-tui --version``): importlib.metadata and the email parser it brings cost the app's
-    start 22-27 ms of CPU before its first screen (after textual's imports, load ~10)."""
+    ``pms-tui --version``): importlib.metadata and the email parser it brings would otherwise
+    delay every start of the app before its first screen."""
     if name != "__version__":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from importlib.metadata import PackageNotFoundError, version

@@ -364,7 +364,7 @@ def cmd_tui(args) -> int:
 # -- parser ---------------------------------------------------------------------------------
 class _VersionAction(argparse.Action):
     """``--version``: the package's version is read only when asked (importlib.metadata and the
-    email parser it brings were 20-30 ms of every ``pms-tui`` start, the app's included)."""
+    email parser it brings would otherwise be part of every ``pms-tui`` start, the app's included)."""
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
         from .. import __version__

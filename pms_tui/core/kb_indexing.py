@@ -22,7 +22,7 @@ from .store.writer_lock import WriterBusy
 
 # The indexing modules (sync, plan, the embedding queue, watch) are imported by the methods that
 # use them: an index opened to search (the app's first screen, the MCP server, a one-shot
-# search) never needs them (6 ms of the app's import with bytecode, 14 ms compiling).
+# search) never needs them, and importing them would delay its start.
 if TYPE_CHECKING:
     from .indexing.embed_queue import DrainResult
 

@@ -36,7 +36,7 @@ def _parser(block_only: bool) -> MarkdownIt:
 
 def _normalize(state) -> None:
     """markdown-it's own ``normalize`` rule, the same text out: its two regex passes held the
-    GIL 0.1-0.4 s on a 20 MB line (the app's loop stalled while a big note was indexed); a
+    GIL for a long time on a 20 MB line (the app's loop stalled while a big note was indexed); a
     text without ``\\r`` or NUL, all of them once ``normalize_newlines`` has run, is not copied."""
     src = state.src
     if "\r" in src:
@@ -84,7 +84,7 @@ def normalize_newlines(text: str) -> str:
 
 
 # Lines are split this many characters at a time: one ``str.split`` of a 20 MB note holds the
-# GIL for 0.1-0.3 s, which the app's event loop (the sync runs in a thread) waits out.
+# GIL long enough for the app's event loop (the sync runs in a thread) to stall.
 SPLIT_PIECE_CHARS = 1 << 18
 
 

@@ -77,7 +77,7 @@ class KbRunner:
 
     def _warm_up(self) -> None:
         """One search on the reader thread before the first call: it loads the vector mirror
-        and the BM25 lane's per-connection state (~0.1 s on 8,000 passages)."""
+        and the BM25 lane's per-connection state, so the first call does not pay for them."""
         try:
             self._kb.search("warm up", k=1, vector=self._kb.model_ready)
         except Exception:  # noqa: BLE001 - only a warm-up; the real call says what is wrong

@@ -35,9 +35,9 @@ if TYPE_CHECKING:
 
 def _freeze_imports() -> None:
     """Move what the imports made (modules, classes, functions: 43k objects, alive until the
-    process ends) out of the garbage collector's reach, once per process. A full collection
-    fell before the first screen and scanned them all: 18-32 ms at load 1-2; now every
-    collection skips them."""
+    process ends) out of the garbage collector's reach, once per process: a full collection
+    fell before the first screen and scanned them all, delaying it; now every collection skips
+    them."""
     if gc.get_freeze_count() == 0:
         gc.freeze()
 
@@ -138,7 +138,7 @@ class PmsApp(App[int]):
     # -- help -------------------------------------------------------------------------------------
     def key_rows(self) -> list[KeyRow]:
         """Every key, with remaps applied."""
-        from .dialogs.help import KeyRow  # the help screen's, imported when first shown (DataTable: 8 ms)
+        from .dialogs.help import KeyRow  # the help screen's, imported when first shown (DataTable is a costly import)
 
         rows = [
             KeyRow("↑ ↓ pgup pgdn", "Move through the results (from the search bar too)", ""),

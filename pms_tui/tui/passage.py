@@ -2,8 +2,8 @@
 
 A passage of a big note can be 256 KB (a part of a fence of a million lines: 13,000 lines) or
 16,000 characters on one line. Textual's Markdown lays out and renders every line of a code
-block at once (a 13,473-line fence took 1.4-1.9 s per render and as long again to lay out,
-twice per hit shown, on the event loop), so the reader shows the first ``MAX_LINES`` lines /
+block at once (a fence of thousands of lines took seconds to render and as long again to
+lay out, twice per hit shown, on the event loop), so the reader shows the first ``MAX_LINES`` lines /
 ``MAX_CHARS`` characters and says what it left out; copying the chunk still copies all of it.
 """
 

@@ -67,7 +67,7 @@ def inline_tags(body: str, structure: Structure | None = None) -> list[str]:
     if "#" not in text:
         return []
     if not any("#" in line and _INLINE.search(line) for line in split_lines(text)):
-        return []  # in pieces: a 20 MB note's one split held the GIL for 0.1-0.3 s
+        return []  # split in pieces: a 20 MB note's one split held the GIL and stalled the app
     out: list[str] = []
     for _, line in prose_lines(text, _has_candidate, structure):
         if "#" not in line:

@@ -384,7 +384,7 @@ class Indexer:
 
         Every flush adds FTS5 segments; automerge keeps a few dozen, and each query then seeks
         every query word in each of them (about a third of a short query's time at 100,000
-        chunks). Merging costs ~0.6 s per 100,000 chunks, so it is done only when the sync
+        chunks). Merging rewrites the whole index, so it is done only when the sync
         wrote a good share of the index; the WAL it grows is checkpointed away.
         """
         written = self.report.chunks_written

@@ -46,9 +46,9 @@ def fuse(lanes: Mapping[str, Sequence[int]], k: int | dict[str, int],
     return sorted(fused.values(), key=lambda f: (-f.rrf, min(f.ranks.values()), f.chunk_id))
 
 
-# A longer text is not scanned whole by the word pattern (a hit of a big note can be 256 KB:
-# 70 ms a hit at load 10, 3.6 s for a list of such hits): the pattern runs on a slice this long
-# from the first place a word's letters occur (found by str.find, 1 ms), or on the head.
+# A longer text is not scanned whole by the word pattern (a hit of a big note can be 256 KB, and
+# a list of such hits would take seconds): the pattern runs on a slice this long from the first
+# place a word's letters occur (found by str.find, far cheaper), or on the head.
 MARK_SCAN_CHARS = 20_000
 
 
@@ -86,8 +86,8 @@ def _marks(pattern: re.Pattern, text: str):
     What the marks are: a CJK run (group 1) anywhere; a stem (group 2), case-insensitively, at a
     word boundary or right after a CJK character, with the word characters after it up to the
     next CJK character. The boundary and the stop are checked here, against patterns compiled
-    once: written into the query's own pattern, the CJK class made compiling it cost 3-16 ms
-    (a new pattern for every new query typed)."""
+    once: written into the query's own pattern, the CJK class made compiling it costly, and a
+    new pattern is compiled for every new query typed."""
     at = 0
     while True:
         m = pattern.search(text, at)

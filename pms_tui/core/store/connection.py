@@ -117,8 +117,8 @@ def read_snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 
 
 # SQLite asks the stop check every this many virtual-machine steps of a statement (counted per
-# step, so a short statement may never ask): ~30 checks in a BM25 search of the user guide, no
-# measurable cost (2.2-2.4 ms of CPU a search with or without, 1000 or 100 or 10 steps).
+# step, so a short statement may never ask): a few dozen checks in a BM25 search of the user
+# guide, with no measurable cost at 1000, 100 or 10 steps.
 STOP_CHECK_STEPS = 100
 
 

@@ -238,8 +238,8 @@ class SnippetSource(NamedTuple):
 
 # Characters of a body the snippet is looked for in. FTS5's snippet() grows faster than the
 # text with the matches in it: a 256 KB chunk of a 20 MB code fence whose every line holds the
-# query word took 3-4 s per hit (a search of 10 such hits: 84-124 s at load 15), its first
-# 10,000 characters milliseconds. Chunks of prose are far shorter; a big chunk whose word comes
+# query word took seconds per hit (a search of 10 such hits: minutes), its first 10,000
+# characters almost nothing. Chunks of prose are far shorter; a big chunk whose word comes
 # later gets the caller's own marked window (``fusion.mark_words``) instead.
 SNIPPET_BODY_CHARS = 10_000
 

@@ -1,8 +1,8 @@
 """Document frequencies of the full-text index's terms, kept by the writer (schema 10).
 
 The BM25 planner needs the rows holding each query term. FTS5 keeps no such count: its
-fts5vocab table finds it by reading the term's whole doclist (about 1 ms for a word in half of
-100,000 chunks, 3-8 ms for a query of common words, cold). ``fts_df`` holds the counts instead:
+fts5vocab table finds it by reading the term's whole doclist, which grows with the index and is
+read again for every query. ``fts_df`` holds the counts instead:
 
 * ``fts_df(term, doc)``: the counts as of the last fold;
 * ``fts_df_added`` / ``fts_df_removed``: contentless FTS5 tables with the index's columns and
@@ -72,7 +72,7 @@ def migrate_term_counts(conn, progress=None) -> None:
         conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
     for trigger in TRIGGERS:
         conn.execute(trigger)
-    recount(conn)  # no progress to tell: 0.2 s at 100,000 chunks
+    recount(conn)  # no progress to tell: one pass over the vocabulary
 
 
 def recount(conn) -> None:

@@ -272,7 +272,7 @@ class SyncPart(SearchRuns):
         if self.kb is None or self.kb.model_mismatch:
             return
         # after the next paint (the app's first screen, at start): watchfiles sets up its watches
-        # holding the GIL, 95 ms over the 100k-chunk vault's 23k files, the UI thread stopped.
+        # holding the GIL (over a vault of tens of thousands of files the UI thread stops while it does).
         # Right after the paint, no one has reacted to the screen yet (only keys typed ahead
         # wait); a timer would land on the first query instead.
         self.app.call_after_refresh(self._start_watch_worker)
