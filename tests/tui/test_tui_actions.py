@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from tests.tui.tui_helpers import make_app, run, settle, type_query, wait_for_model, write_note
 from tests.webserver import LocalWebServer, default_routes
+from tests.tui.test_tui_status import shown
 
 from pms_tui.core.config import load_state
 from pms_tui.tui.dialogs.add_collection import AddCollectionDialog
@@ -426,11 +427,13 @@ def test_the_guide_steps_aside_once_the_user_adds_notes(tmp_path):
             await type_query(app, pilot, "sourdough starter feeding schedule")
             assert screen.results.hits[0].collection == "guide"  # the guide alone answers
             assert not any("guide now stays out" in n.message for n in app.notified)
+            assert "in all collections" in shown(app)
             await add_in_dialog(app, pilot, folder, "journal")
             await settle(app, pilot)
             assert "journal" in screen.collection_names
             told = [n for n in app.notified if "guide now stays out" in n.message]
             assert len(told) == 1 and "in:guide" in told[0].message
+            assert "in all but guide" in shown(app)  # the status line says where it searches
             screen.search_bar.value = ""
             await type_query(app, pilot, "sourdough starter feeding schedule")
             assert {h.collection for h in screen.results.hits} <= {"journal"}

@@ -70,6 +70,7 @@ class SearchState(Screen[None]):
     # the state                                          its owner (who sets it)
     mode = var("hybrid")                                 # search: set_mode
     collection_filter: var[str | None] = var(None)       # search: set_collection_filter, refresh_collections
+    aside = var("")                                      # refresh_collections: the guide, when it steps aside
     model_state: var[ModelState | None] = var(ModelState.LOADING)  # search: the model's worker, its messages
     counts = var(Counts())                               # refresh_stats, below
     answer = var(Answer())                               # search_runs: a search shown
@@ -97,8 +98,8 @@ class SearchState(Screen[None]):
         return Status(documents=counts.documents, chunks=counts.chunks, pending=counts.pending,
                       model=MODEL_WORDS[self.model_state], model_state=self.model_state, sync=sync or "idle",
                       watch=self.watch_words, clip="clipping…" if self.clipping else "", mode=self.mode,
-                      collection=self.collection_filter, view=self.view, sort=self.sort, lanes=answer.lanes,
-                      hits=answer.hits, elapsed_ms=answer.elapsed_ms, recent=answer.recent,
+                      collection=self.collection_filter, aside=self.aside, view=self.view, sort=self.sort,
+                      lanes=answer.lanes, hits=answer.hits, elapsed_ms=answer.elapsed_ms, recent=answer.recent,
                       ignored=answer.ignored, weak=answer.weak, notes=answer.notes, vector_out=answer.vector_out)
 
     def compute_progress_shown(self) -> bool:
@@ -157,6 +158,8 @@ class SearchState(Screen[None]):
             return
         self.collection_names = [c.name for c in collections]
         self.has_sample_collection = any(is_sample_path(c.path) for c in collections)
+        guide = self.kb.guide_aside()
+        self.aside = guide.name if guide is not None else ""
         notice = self.kb.guide_notice()  # the guide steps aside: said once, here or by the CLI
         if notice:
             self.notify(notice, title="Your notes first", timeout=12)

@@ -29,6 +29,7 @@ class Status:
     clip: str = ""  # "" | clipping
     mode: str = "hybrid"
     collection: str | None = None  # the filter; None for all
+    aside: str = ""  # a collection left out unless named (the bundled guide, once it steps aside)
     lanes: tuple[str, ...] = field(default_factory=tuple)
     hits: int | None = None
     elapsed_ms: float | None = None
@@ -109,7 +110,8 @@ def status_parts(s: Status, show_timings: bool = True) -> list[Part]:
         named = [("in ", ""), (s.collection, "$text-primary")]
         parts.append(part(FILTER, named, cut(named, 20)))
     else:
-        parts.append(part(ALL_COLLECTIONS, [("in ", ""), ("all collections", "")]))
+        everywhere = [("all but ", ""), (s.aside, "")] if s.aside else [("all collections", "")]
+        parts.append(part(ALL_COLLECTIONS, [("in ", ""), *everywhere]))
     if s.recent:
         parts.append(part(RECENT, [("recent notes", "")]))
     elif s.lanes:
