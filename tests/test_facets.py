@@ -131,10 +131,10 @@ def test_an_index_read_by_earlier_tag_rules_is_read_again_once(look_alike_kb):
     from pms_tui.core.store import facets as facet_rows
 
     conn = look_alike_kb._store.conn
-    with look_alike_kb._store.transaction():
-        for (doc_id,) in conn.execute("SELECT id FROM documents").fetchall():
-            facet_rows.write(conn, doc_id, ["git", "working"], None)
-        conn.execute("DELETE FROM meta WHERE key = 'tag_rules'")
+    with look_alike_kb._store.transaction() as writer:
+        for (doc_id,) in writer.execute("SELECT id FROM documents").fetchall():
+            facet_rows.write(writer, doc_id, ["git", "working"], None)
+        writer.execute("DELETE FROM meta WHERE key = 'tag_rules'")
     home = look_alike_kb.home
     look_alike_kb.close()
     with KnowledgeBase(home, embedder=None) as kb:

@@ -91,7 +91,7 @@ def test_writes_outside_a_transaction_are_counted_before_any_fold(kb):
     assert truth["sextant"] == 1
     assert kept(conn, set(truth) | set(WORDS)) == truth
     assert fts.prefix_frequency(conn, "sext") == (1, 1)
-    with kb._store.transaction():
+    with kb._store.transaction() as writer:
         pass
     assert delta_rows(conn) == 0
     assert kept(conn, set(truth) | set(WORDS)) == truth
@@ -110,14 +110,14 @@ def test_an_index_from_schema_9_is_upgraded_in_place_and_ranks_the_same(kb):
     lane = kb.retrieval.bm25
     queries = ["file command value", "running system output", "quokka fjord", "how to get the value of the file"]
     before = {q: lane.ranked(q, 20) for q in queries}
-    with kb._store.transaction():  # back to schema 9: its triggers, no counts
+    with kb._store.transaction() as writer:  # back to schema 9: its triggers, no counts
         for table in ("fts_df_added_v", "fts_df_removed_v", "fts_df_added", "fts_df_removed", "fts_df"):
-            conn.execute(f"DROP TABLE {table}")
+            writer.execute(f"DROP TABLE {table}")
         for trigger in ("chunks_ai", "chunks_ad", "chunks_au"):
-            conn.execute(f"DROP TRIGGER {trigger}")
+            writer.execute(f"DROP TRIGGER {trigger}")
         for trigger in TRIGGERS_V5:
-            conn.execute(trigger)
-        conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+            writer.execute(trigger)
+        writer.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
     home = kb.home
     kb.close()
     old = KnowledgeBase(home, embedder=None)
@@ -140,8 +140,8 @@ def test_without_the_counts_the_vocabulary_answers(kb):
     conn = kb._store.conn
     truth = vocabulary(conn)
     kb.retrieval.planner.stems(conn, ["file"])  # makes the connection's temp tables
-    with kb._store.transaction():
-        conn.execute("DROP TABLE fts_df")
+    with kb._store.transaction() as writer:
+        writer.execute("DROP TABLE fts_df")
     assert fts.document_frequencies(conn, ["file", "quokka"]) == {"file": truth["file"], "quokka": truth.get("quokka", 0)}
     assert fts.prefix_frequency(conn, "run")[1] == sum(n for t, n in truth.items() if t.startswith("run"))
 
@@ -149,10 +149,10 @@ def test_without_the_counts_the_vocabulary_answers(kb):
 def test_repair_recounts_whatever_the_counts_held(kb):
     conn = kb._store.conn
     truth = vocabulary(conn)
-    with kb._store.transaction():
-        conn.execute("DROP TABLE vec_vectors")  # no model here: repair would forget notes without vectors
-        conn.execute("UPDATE fts_df SET doc = doc + 7 WHERE term IN ('file', 'quokka')")
-        conn.execute("DELETE FROM fts_df WHERE term = 'fjord'")
+    with kb._store.transaction() as writer:
+        writer.execute("DROP TABLE vec_vectors")  # no model here: repair would forget notes without vectors
+        writer.execute("UPDATE fts_df SET doc = doc + 7 WHERE term IN ('file', 'quokka')")
+        writer.execute("DELETE FROM fts_df WHERE term = 'fjord'")
     assert kept(conn, truth) != truth
     health.repair_in_place(conn)
     assert kept(conn, truth) == vocabulary(conn) == truth
@@ -164,17 +164,17 @@ def test_an_index_from_schema_5_gets_its_counts_from_the_rebuilt_index(kb):
     transaction as the counts are taken: they must see the rebuilt index."""
     conn = kb._store.conn
     truth = vocabulary(conn)
-    with kb._store.transaction():
+    with kb._store.transaction() as writer:
         for table in ("fts_df_added_v", "fts_df_removed_v", "fts_df_added", "fts_df_removed", "fts_df"):
-            conn.execute(f"DROP TABLE {table}")
+            writer.execute(f"DROP TABLE {table}")
         for trigger in ("chunks_ai", "chunks_ad", "chunks_au"):
-            conn.execute(f"DROP TRIGGER {trigger}")
-        conn.execute("DROP TABLE chunks_fts")
-        conn.execute("ALTER TABLE chunks DROP COLUMN cjk")
-        conn.execute("CREATE VIRTUAL TABLE chunks_fts USING fts5(title, heading, body, content='chunks', "
+            writer.execute(f"DROP TRIGGER {trigger}")
+        writer.execute("DROP TABLE chunks_fts")
+        writer.execute("ALTER TABLE chunks DROP COLUMN cjk")
+        writer.execute("CREATE VIRTUAL TABLE chunks_fts USING fts5(title, heading, body, content='chunks', "
                      "content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')")
-        conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
-        conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+        writer.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+        writer.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     home = kb.home
     kb.close()
     old = KnowledgeBase(home, embedder=None)
