@@ -73,3 +73,16 @@ def test_an_explanation_ranks_a_long_text_as_the_lane_does(kb):
     assert len(hits) == 10
     ranks = [(h.bm25_rank, kb.explain(query, h.path, vector=False).bm25_rank) for h in hits]
     assert all(shown == explained for shown, explained in ranks), ranks
+
+
+def test_a_long_text_s_words_past_its_opening_are_ranked_too(kb):
+    """A pasted paragraph whose distinctive words come late: the planner chooses from every
+    word, not from the first ``query.MAX_TERMS`` (which here are one common word said 60 times)."""
+    from pms_tui.core.search.query import MAX_TERMS
+
+    rare = WORDS[-5:]
+    query = "filler " * (MAX_TERMS + 12) + " ".join(rare) + " "
+    ranked = kb.retrieval.bm25_ranked(query, 50)
+    expected = plain(kb, " OR ".join(['"filler"'] * (MAX_TERMS + 12) + [f'"{w}"' for w in rare]), 50)
+    assert [c for c, _ in ranked] == [c for c, _ in expected]
+    assert kb.retrieval.planner.last.dropped == 0
