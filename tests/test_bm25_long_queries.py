@@ -9,9 +9,9 @@ from tests.kb_helpers import text_only_kb, write
 from pms_tui.core.search import bm25_planner
 from pms_tui.core.search.bm25_planner import MAX_PHRASES
 
-# 30 made-up words (porter leaves them alone); word i is in every (i + 2)-th note, so a later
+# 40 made-up words (porter leaves them alone); word i is in every (i + 2)-th note, so a later
 # word is rarer (a larger idf)
-WORDS = [f"zqk{chr(ord('b') + i // 20)}{chr(ord('b') + i % 20)}" for i in range(30)]
+WORDS = [f"zqk{chr(ord('b') + i // 20)}{chr(ord('b') + i % 20)}" for i in range(40)]
 
 
 @pytest.fixture(scope="module")
@@ -67,9 +67,22 @@ def test_strongest_keeps_the_query_order_and_puts_unmatched_last():
 
 def test_an_explanation_ranks_a_long_text_as_the_lane_does(kb):
     """`explain` scores the phrases the lane ranked by: the rank it gives a note is the rank the
-    search showed (scored with all 30 phrases, notes holding the dropped common ones moved)."""
+    search showed (scored with all 40 phrases, notes holding the dropped common ones moved)."""
     query = " ".join(WORDS) + " "
     hits = kb.search(query, k=10, mode="bm25").hits
     assert len(hits) == 10
     ranks = [(h.bm25_rank, kb.explain(query, h.path, vector=False).bm25_rank) for h in hits]
     assert all(shown == explained for shown, explained in ranks), ranks
+
+
+def test_a_long_text_s_words_past_its_opening_are_ranked_too(kb):
+    """A pasted paragraph whose distinctive words come late: the planner chooses from every
+    word, not from the first ``query.MAX_TERMS`` (which here are one common word said 60 times)."""
+    from pms_tui.core.search.query import MAX_TERMS
+
+    rare = WORDS[-5:]
+    query = "filler " * (MAX_TERMS + 12) + " ".join(rare) + " "
+    ranked = kb.retrieval.bm25_ranked(query, 50)
+    expected = plain(kb, " OR ".join(['"filler"'] * (MAX_TERMS + 12) + [f'"{w}"' for w in rare]), 50)
+    assert [c for c, _ in ranked] == [c for c, _ in expected]
+    assert kb.retrieval.planner.last.dropped == 0

@@ -1,5 +1,6 @@
 """An over-long prose line stays one passage (BM25, the reader) and the model reads it by
-windows cut at sentence ends (the embed text's parts, joined by WINDOW_SEP)."""
+windows cut at sentence ends (the embed text: the passage whole, then its windows, joined by
+WINDOW_SEP)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ SENTENCE = "The quick brown fox jumps over the lazy dog near the river bank."  #
 
 
 def windows(chunk) -> list[str]:
-    return chunk.embed_text.split(WINDOW_SEP)
+    whole, *parts = chunk.embed_text.split(WINDOW_SEP)
+    assert whole == chunk.embed_text.split("\n\n")[0] + "\n\n" + chunk.text  # the passage whole comes first
+    return parts
 
 
 def test_a_5000_char_line_is_one_passage_read_in_windows_cut_at_sentence_ends():

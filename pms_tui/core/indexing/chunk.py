@@ -35,11 +35,12 @@ top-level headings are structure: a heading inside a list item or blockquote is 
 
 Cuts go between lines. A prose line longer than the target (a one-line paragraph: every
 BEIR abstract) stays whole in its chunk for BM25 and the reader; the model, which reads
-only the first ``max_tokens`` tokens, reads it by *windows* (the line cut at sentence ends
-into balanced parts of at most ``target`` chars, at spaces where a sentence is longer, and
-packed again with the chunk's lines, each led by the header), joined by ``WINDOW_SEP`` in the
-embed text; the vector is their mean (``windows``; measured: docs/evaluation.md, "Whole
-paragraphs"). Fences, indented code and HTML blocks are never cut, except where a chunk
+only the first ``max_tokens`` tokens, reads it whole when it fits, else by *windows* (the
+line cut at sentence ends into balanced parts of at most ``target`` chars, at spaces where a
+sentence is longer, and packed again with the chunk's lines, each led by the header): the
+embed text is the passage whole then its windows, joined by ``WINDOW_SEP``, and the vector is
+the whole's or the windows' mean (``windows``; measured: docs/evaluation.md, "Whole
+paragraphs", and research/long_queries). Fences, indented code and HTML blocks are never cut, except where a chunk
 would grow past bounds: a line longer than ``MAX_CHUNK_FACTOR`` times the
 target is cut by size, a block of lines longer than ``MAX_BLOCK_FACTOR`` times it (a fence of a
 million lines) between lines.
@@ -356,7 +357,8 @@ def _build_chunks(
                     end_line=end + 1 + line_offset,
                     heading_path=path,
                     text=text,
-                    embed_text=join_windows([lead + part for part in parts]) if len(parts) > 1 else lead + text,
+                    embed_text=(join_windows(lead + text, [lead + part for part in parts]) if len(parts) > 1
+                                else lead + text),
                 )
             )
     return chunks

@@ -350,6 +350,15 @@ class Embedder:
         except Exception:  # an unexpected tokenizer object: fall back to the estimate
             return None
 
+    def fits_window(self, texts: Sequence[str]) -> list[bool]:
+        """Whether the model reads each text whole: fewer tokens than its window (a text at
+        the limit may have been cut). All False when the tokenizer cannot be reached."""
+        self.load()
+        lengths = self.token_lengths(texts)
+        if lengths is None:
+            return [False] * len(texts)
+        return [n < self.max_tokens for n in lengths]
+
     def embed_documents(
         self, texts: Sequence[str], progress: Callable[[int], None] | None = None
     ) -> np.ndarray:

@@ -78,6 +78,7 @@ def drain(
     budget = getattr(embedder, "run_budget", 1024)
     batch = max(getattr(embedder, "batch_size", 32) * 2, 1)
     token_lengths = getattr(embedder, "token_lengths", lambda texts: None)
+    fits = getattr(embedder, "fits_window", None)  # a long paragraph the model can read whole
     done = 0
     stop = lambda: cancel is not None and cancel.is_set()  # noqa: E731
     with ThreadPoolExecutor(workers, thread_name_prefix="pms-embed", initializer=background_priority) as pool:
@@ -95,7 +96,7 @@ def drain(
             while queue or in_flight:
                 while queue and len(in_flight) < workers and not stop():
                     run = queue.pop(0)
-                    in_flight[pool.submit(_timed, run_texts, [texts[i] for i in run])] = run
+                    in_flight[pool.submit(_timed, run_texts, [texts[i] for i in run], fits)] = run
                 if not in_flight:
                     break
                 finished, _ = wait(in_flight, timeout=HEARTBEAT, return_when=FIRST_COMPLETED)
@@ -145,7 +146,7 @@ def _load_with_heartbeat(embedder, beat: Callable[[], None]) -> None:
                 beat()
 
 
-def _timed(fn, texts):
+def _timed(fn, texts, fits=None):
     started = time.perf_counter()
-    vectors = embed_windowed(fn, texts)  # a long paragraph: the mean of its windows' vectors
+    vectors = embed_windowed(fn, texts, fits)  # a long paragraph: whole if it fits, else its windows' mean
     return time.perf_counter() - started, vectors

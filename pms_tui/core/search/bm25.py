@@ -14,6 +14,12 @@ from .bm25_planner import Bm25Planner
 from .filters import Plan
 
 SNIPPET_TOKENS = 24
+# Words of a text the planner may choose its strongest phrases from (bm25_planner.MAX_PHRASES
+# of them rank it). A pasted paragraph's most distinctive words are often past its opening:
+# cut at its first query.MAX_TERMS words, as an unplanned query is, it lost them (nDCG@10 on
+# paragraph-long queries, research/long_queries/README.md). The parser's own cut of a pasted
+# page (query_syntax.MAX_QUERY_CHARS) leaves fewer words than this.
+PLANNED_TERMS = 1000
 
 
 class Bm25Lane:
@@ -36,6 +42,8 @@ class Bm25Lane:
         if depth <= 0:
             return []
         filters = filters or Plan()
+        if text and self.plan and filters.positive:  # runs as written: its strongest phrases
+            text = self.as_ranked(text)
         expression = filters.match(text)
         if expression is None:
             return []
@@ -74,9 +82,11 @@ class Bm25Lane:
         return language.query_languages(fts_query.words(text), language.present(self.store.conn))
 
     def build_match(self, text: str, prefix: bool = True) -> str | None:
-        """The OR-query this lane runs for ``text`` (query.build_match, with the stems of its
-        words in the languages it may be in, among those of the index's notes)."""
-        return fts_query.build_match(text, prefix=prefix, stem_languages=self.languages(text))
+        """The OR-query this lane ranks ``text`` by (query.build_match, with the stems of its
+        words in the languages it may be in, among those of the index's notes): with the
+        planner, every word of a long text, of which it keeps the strongest (``as_ranked``)."""
+        max_terms = PLANNED_TERMS if self.plan else fts_query.MAX_TERMS
+        return fts_query.build_match(text, prefix=prefix, stem_languages=self.languages(text), max_terms=max_terms)
 
     def as_ranked(self, match: str) -> str:
         """The OR-query this lane ranks ``match`` by (a long text: its strongest phrases)."""

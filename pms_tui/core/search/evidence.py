@@ -88,7 +88,7 @@ def explain_note(retrieval, parsed: ParsedQuery, collection_id: int, relpath: st
     words = query_words(parsed)
     bm25_rank = bm25_line = None
     text_match = retrieval.bm25.build_match(parsed.text, prefix=False) if parsed.has_text else None
-    if text_match and not fplan.positive:  # ranked as the lane ranks it (a long text: its strongest phrases)
+    if text_match:  # ranked as the lane ranks it (a long text: its strongest phrases)
         text_match = retrieval.bm25.as_ranked(text_match)
     expression = fplan.match(text_match)
     if expression and chunk_ids:

@@ -24,10 +24,11 @@ from .migrate_cjk import migrate_cjk
 from .migrate_hashes import migrate_hashes
 from .migrate_stems import TOKENIZE as STEMS_TOKENIZE
 from .migrate_stems import migrate_stems
+from .migrate_windows import migrate_windows
 from .term_counts import TOKENIZE as TERM_COUNTS_TOKENIZE
 from .term_counts import migrate_term_counts
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -153,6 +154,10 @@ MIGRATIONS: list[str | Callable[..., None]] = [
     # or Spanish word finds its other inflections. Filled from the chunks; the full-text index
     # and its term counts are rebuilt with progress (store.migrate_stems).
     migrate_stems,
+    # 11 -> 12: a long paragraph's embed text holds the passage whole before its windows, read
+    # whole when it fits the model's window (core/indexing/windows.py): the notes holding one
+    # are re-read by the next sync, and only their changed texts are embedded again
+    migrate_windows,
 ]
 
 
