@@ -93,10 +93,10 @@ def test_a_paragraph_longer_than_the_target_that_fits_the_window_is_read_whole(t
         kb.sync()
         embedder = Embedder()
         assert embedder.fits_window([f"Fits\n\n# Fits\n\n{fits}", f"Long\n\n# Long\n\n{long}"]) == [True, False]
-        kb.vectors.refresh()
-        ids, matrix = kb.vectors.snapshot()
+        kb._vectors.refresh()
+        ids, matrix = kb._vectors.snapshot()
         stored = {}
-        for path, vector_id in kb.store.conn.execute(
+        for path, vector_id in kb._store.conn.execute(
                 "SELECT d.path, c.vector_id FROM chunks c JOIN documents d ON d.id = c.document_id"):
             stored[path] = matrix[list(ids).index(vector_id)]
         whole = embedder.embed_documents([f"Fits\n\n# Fits\n\n{fits}"])[0]
@@ -133,7 +133,7 @@ def test_schema_7_re_reads_notes_the_former_cut_split_and_no_other(tmp_path):
 def test_schema_12_re_reads_the_notes_holding_a_long_line_and_no_other(tmp_path):
     kb = KnowledgeBase(home=tmp_path / "home")
     try:
-        conn = kb.store.conn
+        conn = kb._store.conn
         conn.execute("INSERT INTO collections(id, name, path, created_at) VALUES (1, 'n', '/n', 0)")
         for doc in (1, 2, 3):
             conn.execute("INSERT INTO documents(id, collection_id, path, title, sha256, size, mtime_ns, indexed_at) "

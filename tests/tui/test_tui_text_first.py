@@ -25,7 +25,10 @@ def _home(tmp_path: Path) -> Path:
     from pms_tui.core.kb import KnowledgeBase
 
     folder = tmp_path / "big"
-    _long_folder(folder, 400)  # 1,200 texts: half a minute or more of embedding even on an idle machine
+    # 2,400 texts: minutes of embedding. Pilot waits for the app to be idle after each key, which
+    # it never is while the model embeds, so typing a query here takes tens of seconds: the
+    # embedding must outlast that, and the test stops it once it has seen what it needs.
+    _long_folder(folder, 800)
     home = tmp_path / "home"
     with KnowledgeBase(home=home) as kb:
         kb.collections.create(folder, name="big")
