@@ -19,10 +19,9 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 
-from ..markdown import WINDOW_CHARS, Structure, scan, split_lines
+from ..markdown import WIKILINK, WINDOW_CHARS, Structure, scan, split_lines
 
 GAP = "\x00"
-_WIKI = re.compile(r"!?\[\[[^\n]*?\]\]")
 _URL = re.compile(r"(?:\b[A-Za-z][A-Za-z0-9+.-]*://|\bwww\.)[^\s<>]*")
 
 
@@ -80,7 +79,7 @@ def inline_prose(source: str) -> str:
             parts.append(GAP)
     text = "".join(parts)
     if "[[" in text:
-        text = _WIKI.sub(GAP, text)
+        text = WIKILINK.sub(GAP, text)  # the engine's one wikilink grammar
     if "/" in text or "www." in text:
         text = _URL.sub(GAP, text)
     return text
