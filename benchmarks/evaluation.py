@@ -43,6 +43,7 @@ SETS: dict[str, tuple[str, Path | None, Path]] = {
                    MARKDOWN / "powershell-docs" / "reference" / "7.5"),
     "obsidian-help": ("known-item", REPO / "docs" / "known-item-obsidian-help.jsonl",
                       MARKDOWN / "obsidian-help"),
+    "til-questions": ("known-item", REPO / "docs" / "known-item-til-questions.jsonl", MARKDOWN / "jbranchaud-til"),
 }
 MODES = ("bm25", "vector", "hybrid")
 
