@@ -34,10 +34,11 @@ LONG_QUERY_GROUPS = 8
 # A longer text (more distinct phrases than this) is ranked by its strongest phrases only (the
 # largest count * idf, as Lucene's MoreLikeThis keeps a text's most distinctive terms): each
 # phrase costs a full read of its doclist for bm25()'s idf however little it adds. 20 cost no
-# nDCG@10 on CISI's queries (a sentence or two); paragraph-long queries lose with 20 and reach
-# what no cap gives at 32-48 (research/long_queries/README.md); docs/benchmarks.md reports
-# the time of every set.
-MAX_PHRASES = 32
+# nDCG@10 on CISI's queries (a sentence or two). On paragraph-long queries, 20 chosen from all
+# their words keeps most of what no cap gives; 32 keeps a little more but makes a pasted
+# paragraph's BM25 lane slower at 100,000 chunks (research/long_queries/README.md,
+# docs/benchmarks.md).
+MAX_PHRASES = 20
 # Caches (each bounded; a request never reads back what its own insertions may evict)
 STEM_CACHE_SIZE = 4096  # words -> FTS5 tokens, per connection, least recently used first out
 DF_CACHE_SIZE = 50_000  # document frequencies, per connection, dropped whole when full
