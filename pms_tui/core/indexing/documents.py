@@ -29,7 +29,6 @@ import importlib.util
 import json
 import os
 import signal
-import subprocess
 import sys
 import threading
 from dataclasses import dataclass
@@ -86,6 +85,7 @@ def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
     (``DOCUMENT_SECONDS`` and ``DOCUMENT_MEMORY_BYTES`` unless given; ``seconds=0``: no CPU
     limit, the wall clock's 10 s only); else SkipFile with the reason (which limit, or what is
     wrong with the file)."""
+    import subprocess  # here: a search that opens no document does not import it
     seconds = DOCUMENT_SECONDS if seconds is None else seconds
     memory_bytes = DOCUMENT_MEMORY_BYTES if memory_bytes is None else memory_bytes
     try:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,11 +26,12 @@ TOLD_STATE = "guide_aside_told"
 
 @cache
 def guide_dir() -> Path | None:
-    """The bundled guide's folder, resolved; None when the installation lacks it."""
-    try:
-        folder = Path(str(resources.files("pms_tui") / "sample"))
-    except (ModuleNotFoundError, TypeError):
-        return None
+    """The bundled guide's folder, resolved; None when the installation lacks it. The package's
+    own folder, not ``importlib.resources``: a guide is indexed where it lies on disk (never
+    from inside a zip), and its readers would be imported by every one-shot search."""
+    import pms_tui
+
+    folder = Path(pms_tui.__file__).parent / "sample"
     try:
         return folder.resolve() if folder.is_dir() else None
     except OSError:
