@@ -8,9 +8,9 @@ harness, scripts and tests.
         print(hit.score, hit.path, hit.start_line)
 
 Front ends import this module (and the other top-level contract modules: errors, results,
-config, markdown, safe_text; the CLI also query_vectors), never the rooms below it. The rooms receive what they need (the store,
-the settings, the embedder, a callable or two), never the KnowledgeBase: data flows one way,
-files -> chunks -> store -> retrieval -> UI.
+config, markdown, safe_text; the CLI also query_vectors), never the rooms below it. The rooms
+receive what they need (the store, the settings, the embedder, a callable or two), never the
+KnowledgeBase: data flows one way, files -> chunks -> store -> retrieval -> UI.
 
 The indexing half of the contract (sync, the embedding queue, watch, reindex, repair) is in
 ``kb_indexing``, doctor's checks in ``kb_doctor``, the link graph in ``kb_graph``, the one
