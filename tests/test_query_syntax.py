@@ -44,19 +44,19 @@ def test_the_word_being_typed(query, match_text, typing):
 
 def test_filters():
     q = p('tag:#Git tag:tools path:notes/git/ path:./b in:work title:"Undo It" after:2024-05 before:2025')
-    assert q.tags == ["git", "tools"]
-    assert q.paths == ["notes/git/", "b"]
-    assert q.collections == ["work"]
-    assert q.titles == ["undo", "it"]
-    assert (q.after, q.before) == ("2024-05-01", "2025-01-01")
+    assert q.values("tag") == ["git", "tools"]
+    assert q.values("path") == ["notes/git/", "b"]
+    assert q.values("in") == ["work"]
+    assert q.values("title") == ["undo", "it"]
+    assert (q.value("after"), q.value("before")) == ("2024-05-01", "2025-01-01")
     assert not q.has_text and q.note_filters and q.ignored == []
     assert "tag:git" in q.chips() and "after:2024-05-01" in q.chips()
 
 
 def test_negated_filters_and_aliases():
     q = p("-tag:draft -path:archive/ -in:old file:x/ collection:c since:2024 until:2024-02-03")
-    assert (q.not_tags, q.not_paths, q.not_collections) == (["draft"], ["archive/"], ["old"])
-    assert (q.paths, q.collections, q.after, q.before) == (["x/"], ["c"], "2024-01-01", "2024-02-03")
+    assert (q.values("tag", True), q.values("path", True), q.values("in", True)) == (["draft"], ["archive/"], ["old"])
+    assert (q.values("path"), q.values("in"), q.value("after"), q.value("before")) == (["x/"], ["c"], "2024-01-01", "2024-02-03")
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -72,7 +72,7 @@ def test_dates(value, expected):
 
 def test_narrowest_date_bounds_win():
     q = p("after:2020 after:2024 before:2026 before:2025-06")
-    assert (q.after, q.before) == ("2024-01-01", "2025-06-01")
+    assert (q.value("after"), q.value("before")) == ("2024-01-01", "2025-06-01")
 
 
 @pytest.mark.parametrize("query, reason", [
@@ -99,7 +99,7 @@ def test_unknown_name_stays_text_urls_and_times_are_text():
 
 def test_unbalanced_quote_is_text_and_lone_dash_is_nothing():
     q = p('undo "last com tag:x')
-    assert q.terms == ["undo", "last", "com", "tag:x"] and q.phrases == [] and q.tags == []
+    assert q.terms == ["undo", "last", "com", "tag:x"] and q.phrases == [] and q.values("tag") == []
     q = p("- -- -\"\" \"\"")
     assert (q.terms, q.phrases, q.exclude) == ([], [], [])
     assert p("git -").terms == ["git"]
@@ -126,7 +126,7 @@ def test_control_characters_and_surrogates():
 def test_huge_input_is_cut():
     q = p('tag:a "x" -yy ' * 2000)
     assert len(q.raw) <= MAX_QUERY_CHARS
-    assert q.tags == ["a"] and q.phrases == ["x"] and q.exclude == ["yy"]
+    assert q.values("tag") == ["a"] and q.phrases == ["x"] and q.exclude == ["yy"]
 
 
 QUERY_ALPHABET = st.sampled_from(list('ab  "-:#/\\*()^') + ["tag:", "path:", "in:", "title:", "after:",
@@ -140,17 +140,17 @@ QUERY_ALPHABET = st.sampled_from(list('ab  "-:#/\\*()^') + ["tag:", "path:", "in
 def test_parse_never_raises_and_is_consistent(query):
     q = parse(query, TODAY)
     json.dumps(q.to_json())
-    for value in [*q.terms, *q.phrases, *q.exclude, *q.tags, *q.paths, *q.collections, *q.titles]:
+    for value in [*q.terms, *q.phrases, *q.exclude, *q.values("tag"), *q.values("path"), *q.values("in"), *q.values("title")]:
         assert value and "\x00" not in value
     for phrase in q.phrases + q.exclude:
         assert phrase == phrase.strip() and '"' not in phrase
     assert all(i.reason for i in q.ignored)
-    if q.after and q.before:
-        dt.date.fromisoformat(q.after), dt.date.fromisoformat(q.before)
+    if q.value("after") and q.value("before"):
+        dt.date.fromisoformat(q.value("after")), dt.date.fromisoformat(q.value("before"))
     # parsing what it shows as chips gives the same filters back
     again = parse(" ".join(q.chips()), TODAY)
-    assert (again.tags, again.collections, again.titles, again.after, again.before) == (
-        q.tags, q.collections, q.titles, q.after, q.before)
+    assert (again.values("tag"), again.values("in"), again.values("title"), again.value("after"), again.value("before")) == (
+        q.values("tag"), q.values("in"), q.values("title"), q.value("after"), q.value("before"))
 
 
 @settings(max_examples=100, deadline=None)

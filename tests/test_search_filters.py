@@ -138,7 +138,7 @@ def test_ignored_parts_are_reported(vault_kb):
 
 def test_search_result_carries_parsed_query_and_groups_by_note(vault_kb):
     result = vault_kb.search("commit tag:git", k=10)
-    assert result.query.tags == ["git"]
+    assert result.query.values("tag") == ["git"]
     groups = result.by_note()
     assert len(groups) == len({h.relpath for h in result})
     assert all(h.modified for h in result)

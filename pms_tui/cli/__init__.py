@@ -12,6 +12,7 @@ import json
 import re
 import sys
 import time
+from collections.abc import Callable
 
 from .progress import tell_upgrade, tell_waiting, upgrade_index
 from ..core.errors import UsageError, describe
@@ -19,6 +20,26 @@ from ..core.results import MODES
 from .graph import NOTE_HELP, add_parsers as add_graph_parsers, link_summary
 from .upkeep import add_parsers as add_upkeep_parsers
 from ..core.safe_text import UNSAFE, safe_text
+
+class _Parser(argparse.ArgumentParser):
+    """A subcommand's parser whose description may come from a function, called when help is shown,
+    so that the engine (the search language's filters) is imported only then. A search starts
+    its query vector before the engine loads."""
+
+    describe: Callable[[], str] | None = None
+
+    def format_help(self) -> str:
+        if self.describe is not None:
+            self.description = self.describe()
+        return super().format_help()
+
+
+def _search_description() -> str:
+    from ..core.kb import FILTERS
+
+    return (f'Search with words, "phrases", -exclusions and filters: {FILTERS.summary()}. '
+            "A query that starts with - goes after --.")
+
 
 NO_COLLECTIONS = "No collections yet. Add a folder of notes with `pms-tui add PATH`."
 
@@ -378,7 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "With no command, opens the terminal UI.")
     parser.add_argument("--home", help="folder of the index and config.toml (default: PMS_TUI_HOME or user data dir)")
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser("add", help="add a folder of notes as a collection")
     p.add_argument("path")
@@ -412,9 +433,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_reindex)
 
-    p = sub.add_parser("search", help="hybrid search (the search language: see the README)",
-                       description='Search with words, "phrases", -exclusions and filters: tag:, path:, '
-                                   'in:, title:, after:, before:. A query that starts with - goes after --.')
+    p = sub.add_parser("search", help="hybrid search (the search language: see the README)")
+    p.describe = _search_description
     p.add_argument("query")
     p.add_argument("-k", type=int, default=10)
     p.add_argument("-c", "--collection", action="append")

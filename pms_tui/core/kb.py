@@ -52,6 +52,7 @@ from .kb_graph import GraphMixin
 from .kb_indexing import IndexingMixin
 from .kb_notes import MAX_K, NoteRef, NotesMixin, check_span
 from .results import Evidence, Hit, ModelState, NoteExplanation, SearchResult, SyncProgress, SyncReport
+from .search.filter_specs import FILTERS
 from .search.hits import hit_from_row, preview
 from .search.query_syntax import as_text as as_query_text, parse as parse_query
 from .search.retrieval import Retrieval
@@ -62,7 +63,6 @@ from .store import health
 from .store import chunks as chunk_rows
 from .store import collections as collection_rows
 from .store import documents as document_rows
-from .store import facets as facet_rows
 from .store import meta
 from .store import vectors as vector_rows
 from .store.schema import ensure_vector_table
@@ -87,6 +87,8 @@ __all__ = [
     "is_document_name", "opener_command", "page_lines", "page_of_line",
     # the bundled guide (the app offers it on a first run)
     "GUIDE_NAME", "guide_dir", "is_guide_note", "is_guide_path",
+    # the search language's filters: their help texts and the completion of their values
+    "FILTERS",
 ]
 
 
@@ -281,13 +283,9 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
             (i for i, h in enumerate(result, 1) if (h.collection, h.relpath) == key), None))
 
     def facet_values(self) -> dict[str, list[str]]:
-        """What ``tag:``, ``path:`` and ``in:`` can take, the most used first (completion)."""
-        conn = self._store.conn
-        return {
-            "tag": [t for t, _ in facet_rows.tag_counts(conn)],
-            "path": facet_rows.folders(conn),
-            "in": [c.name for c in self.collections.list()],
-        }
+        """What the filters that complete (``tag:``, ``path:``, ``in:``) can take, the most used
+        first (completion)."""
+        return FILTERS.choices(self._store.conn)
 
     def document_counts(self) -> dict[str, DocumentCounts]:
         """{collection: its PDF and Word files read, by kind, and those skipped with the reason}."""

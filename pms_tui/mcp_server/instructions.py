@@ -3,17 +3,16 @@ collections exist and what they hold, how to search them and how to read what is
 
 from __future__ import annotations
 
+from ..core.kb import FILTERS
 from ..core.safe_text import one_line
 
 MAX_COLLECTIONS_LISTED = 30
 
-SEARCH_LANGUAGE = """\
-The search language (the same as the pms-tui app): plain words rank by keywords and by meaning \
-(a question works); "exact phrase" keeps passages holding it; -word and -"a phrase" leave passages \
-out; filters narrow before ranking: tag:NAME (frontmatter tags or #tags), path:FOLDER/ (a prefix of \
-the path inside the collection), in:COLLECTION, title:WORD, after:2024-05, before:2025, after:7d \
-(d, w, m, y ago); -tag:, -path: and -in: exclude. Filters alone (tag:git) list the newest matching \
-notes. A filter with a bad value is ignored and the reason comes back under "ignored"."""
+SEARCH_LANGUAGE = (
+    "The search language (the same as the pms-tui app): plain words rank by keywords and by meaning "
+    '(a question works); "exact phrase" keeps passages holding it; -word and -"a phrase" leave passages '
+    f"out; filters narrow before ranking: {FILTERS.prose()} Filters alone (tag:git) list the newest "
+    'matching notes. A filter with a bad value is ignored and the reason comes back under "ignored".')
 
 HOW_TO = """\
 How to work: search with a few distinctive words or a short question (k 5-10); each hit is a \

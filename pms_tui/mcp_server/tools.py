@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..core.kb import MAX_K
+from ..core.kb import FILTERS, MAX_K
 from . import link_tools, reading_tools, writing_tools
 from .budget import DEFAULT_PAGE_CHARS, MAX_PAGE_CHARS, MIN_MULTI_BYTES, MIN_PAGE_CHARS
 from .notes import DEFAULT_MULTI_BYTES, MAX_MULTI_NOTES
@@ -43,8 +43,7 @@ def _int(description: str, **more) -> dict:
     return {"type": "integer", "description": description, **more}
 
 
-QUERY = _string("The search language: words, \"exact phrase\", -word, -\"phrase\", tag:NAME, path:PREFIX/, "
-                "in:COLLECTION, title:WORD, after:2024-05, before:2025, after:7d (a minus negates tag:, path:, in:).")
+QUERY = _string(f"The search language: words, \"exact phrase\", -word, -\"phrase\", {FILTERS.summary()}.")
 COLLECTIONS = {"type": "array", "items": {"type": "string"}, "maxItems": 64,
                "description": "Only these collections (see status); default: all."}
 NOTE = _string("A note: its id (collection/path, as search hits give it), a path inside a collection's "

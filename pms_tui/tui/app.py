@@ -154,10 +154,11 @@ class PmsApp(App[int]):
         return rows
 
     def action_help(self) -> None:
+        from ..core.kb import FILTERS
         from .dialogs.help import HelpScreen, help_intro
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.key_rows(), help_intro(self.key_name)))
+            self.push_screen(HelpScreen(self.key_rows(), help_intro(self.key_name, FILTERS.summary())))
 
     async def wait_for_work(self) -> None:
         """Wait until the work that ends by itself has ended: every worker but watch mode's

@@ -131,15 +131,9 @@ def _failed_filters(retrieval, fplan, parsed: ParsedQuery, chunk_ids: list[int])
     if not chunk_ids:
         return []
     failed = []
-    for chip in parsed.chips():
-        one = plan(_only(parsed, chip), fplan.note.collection_ids, retrieval.collection_map()).resolve(conn)
+    for chip, alone in parsed.singles():
+        one = plan(alone, fplan.note.collection_ids, retrieval.collection_map()).resolve(conn)
         allowed = facets.chunks_of_documents(conn, one.doc_ids, one.words(), one.excluded(), among=chunk_ids)
         if not allowed:
             failed.append(chip)
     return failed
-
-
-def _only(parsed: ParsedQuery, chip: str) -> ParsedQuery:
-    from .query_syntax import parse
-
-    return parse(chip)

@@ -13,11 +13,9 @@ from dataclasses import dataclass, field
 
 from ..store import cjk, facets
 from ..store.facets import NoteFilter
+from .filter_specs import Context, fts_quote
 from .query_syntax import ParsedQuery
 
-
-def fts_quote(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"'
 
 
 def fts_phrase(text: str) -> str:
@@ -60,9 +58,7 @@ class Plan:
 
     @property
     def on_notes(self) -> bool:
-        n = self.note
-        return bool(n.tags or n.not_tags or n.paths or n.not_paths or n.collections or n.not_collections
-                    or n.after or n.before or n.collection_ids or n.links_to or n.linked_from)
+        return bool(self.note.conditions or self.note.collection_ids)
 
     @property
     def restricts(self) -> bool:
@@ -92,26 +88,13 @@ class Plan:
 def plan(q: ParsedQuery, collection_ids: Sequence[int] | None = None,
          collections: dict[str, int] | None = None) -> Plan:
     """``collections`` (name -> id) lets ``path:NAME/rest`` mean ``rest`` inside collection NAME."""
-    return Plan(
-        positive=[fts_phrase(p) for p in q.phrases] + [f"title : {fts_quote(t)}" for t in q.titles],
-        negative=[fts_phrase(x) for x in q.exclude],
-        note=NoteFilter(
-            tags=tuple(q.tags), not_tags=tuple(q.not_tags),
-            paths=_prefixes(q.paths, collections), not_paths=_prefixes(q.not_paths, collections),
-            collections=tuple(q.collections), not_collections=tuple(q.not_collections),
-            after=q.after, before=q.before, collection_ids=tuple(collection_ids or ()),
-            links_to=tuple(q.links_to), linked_from=tuple(q.linked_from),
-        ),
-    )
-
-
-def _prefixes(paths: Sequence[str], collections: dict[str, int] | None) -> tuple:
-    """Each path prefix as (None, prefix) - in any collection - plus (id, rest) for each
-    collection whose name it starts with (``notes/git/`` is ``git/`` in the collection notes)."""
-    out: list[tuple[int | None, str]] = []
-    for prefix in paths:
-        out.append((None, prefix))
-        for name, cid in (collections or {}).items():
-            if prefix == name or prefix.startswith(name + "/"):
-                out.append((cid, prefix[len(name) + 1:]))
-    return tuple(out)
+    ctx = Context(collections or {})
+    positive = [fts_phrase(p) for p in q.phrases]
+    conditions = []
+    for spec, negated, values in q.applied():
+        if spec.words is not None:
+            positive += spec.words(values)
+        elif spec.notes is not None:
+            conditions.append(spec.notes(values, negated, ctx))
+    return Plan(positive=positive, negative=[fts_phrase(x) for x in q.exclude],
+                note=NoteFilter(conditions=tuple(conditions), collection_ids=tuple(collection_ids or ())))

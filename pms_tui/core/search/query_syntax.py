@@ -5,13 +5,10 @@
 
 * words are text; ``"a phrase"`` must appear (both lanes keep only passages holding it, and
   it scores in BM25); ``-word`` and ``-"a phrase"`` drop passages holding them;
-* filters ``name:value`` (or ``name:"a value"``): ``tag:`` (AND; ``tag:a`` also matches the
-  nested ``a/b``), ``path:`` (a prefix of the path inside the collection; OR), ``in:`` (a
-  collection; OR), ``title:`` (a word of the note's title; AND), ``after:``/``before:`` (the
-  note's date: ``2024``, ``2024-05``, ``2024-05-17``, ``today``, ``yesterday`` or relative
-  ``7d``, ``2w``, ``3m``, ``1y``). ``after:X`` keeps notes dated on or after the first day
-  of X, ``before:X`` those dated before it, so ``after:2024 before:2025`` is the year 2024.
-  ``-tag:``, ``-path:`` and ``-in:`` exclude.
+* filters ``name:value`` (or ``name:"a value"``), each a spec of ``filter_specs.FILTERS``
+  (its name and aliases, whether a minus negates it, how its value is read, how several
+  combine). ``after:X`` keeps notes dated on or after the first day of X, ``before:X`` those
+  dated before it, so ``after:2024 before:2025`` is the year 2024.
 * a command-line flag is text, not an exclusion: ``--show-toplevel`` (two dashes) and a
   one-letter ``-t`` (``git rev-parse --show-toplevel``, ``vim -t Tag`` find the notes about
   them); ``-word`` of two letters or more excludes.
@@ -25,21 +22,16 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
+
+from .filter_specs import FILTERS, FilterSpec, Refused, parse_date
+
 
 MAX_QUERY_CHARS = 4000  # a pasted page is cut here before parsing (parsing stays linear anyway)
 MAX_ITEMS = 64  # phrases, exclusions and filters each kept at most this many
 MAX_TERMS = 256
 
-FILTERS = ("tag", "path", "in", "title", "after", "before", "linksto", "linkedfrom")
-ALIASES = {"tags": "tag", "file": "path", "collection": "in", "col": "in", "since": "after", "until": "before",
-           "links": "linksto", "linkto": "linksto", "from": "linkedfrom"}
-NEGATABLE = ("tag", "path", "in")
 _NAME = re.compile(r"([A-Za-z][A-Za-z_.-]{1,23}):(.*)", re.DOTALL)  # two letters or more: C:\\ is a path
-_REL = re.compile(r"(\d{1,5})\s*([dwmy])", re.IGNORECASE)
-_YEAR = re.compile(r"(\d{4})")
-_MONTH = re.compile(r"(\d{4})-(\d{1,2})")
-_DAY = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -58,17 +50,8 @@ class ParsedQuery:
     terms: list[str] = field(default_factory=list)  # free words, as typed
     phrases: list[str] = field(default_factory=list)  # "..." that must appear
     exclude: list[str] = field(default_factory=list)  # -word / -"phrase": must not appear
-    tags: list[str] = field(default_factory=list)  # all must be present (lower case, no '#')
-    not_tags: list[str] = field(default_factory=list)
-    paths: list[str] = field(default_factory=list)  # any prefix
-    not_paths: list[str] = field(default_factory=list)
-    collections: list[str] = field(default_factory=list)  # any
-    not_collections: list[str] = field(default_factory=list)
-    titles: list[str] = field(default_factory=list)  # each must be a word of the title
-    after: str | None = None  # ISO day, inclusive
-    before: str | None = None  # ISO day, exclusive
-    links_to: list[str] = field(default_factory=list)  # linksto:NOTE - notes linking to each
-    linked_from: list[str] = field(default_factory=list)  # linkedfrom:NOTE - notes each links to
+    # the filters' values by (filter name, negated), in the order typed (filter_specs.FILTERS)
+    filters: dict[tuple[str, bool], list[str]] = field(default_factory=dict)
     ignored: list[Ignored] = field(default_factory=list)
     typing: bool = True  # the last free word may still be being typed (nothing follows it)
 
@@ -96,38 +79,46 @@ class ParsedQuery:
     @property
     def note_filters(self) -> bool:
         """A filter on the note (not on the passage's words)."""
-        return bool(
-            self.tags or self.not_tags or self.paths or self.not_paths or self.collections
-            or self.not_collections or self.titles or self.after or self.before
-            or self.links_to or self.linked_from
-        )
+        return any(self.filters.values())
+
+    def values(self, name: str, negated: bool = False) -> list[str]:
+        """The values of the filter ``name`` (``tag``), or of its negation."""
+        return list(self.filters.get((name, negated), ()))
+
+    def value(self, name: str) -> str | None:
+        """The one value of a filter that keeps one (``after``), or None."""
+        return next(iter(self.filters.get((name, False), ())), None)
+
+    def applied(self) -> list[tuple[FilterSpec, bool, list[str]]]:
+        """(spec, negated, values) of each filter given, in the specs' order."""
+        return [(spec, negated, self.filters[(spec.name, negated)])
+                for spec in FILTERS for negated in (False, True) if self.filters.get((spec.name, negated))]
+
+    def singles(self) -> list[tuple[str, "ParsedQuery"]]:
+        """Each chip with a query of that part alone (explain checks a note against each)."""
+        out = [(f'"{p}"', ParsedQuery(raw=self.raw, phrases=[p])) for p in self.phrases]
+        out += [(f'-"{p}"' if " " in p else f"-{p}", ParsedQuery(raw=self.raw, exclude=[p])) for p in self.exclude]
+        for spec, negated, values in self.applied():
+            for v in values:
+                out.append((spec.chip(v, negated), ParsedQuery(raw=self.raw, filters={(spec.name, negated): [v]})))
+        return out
 
     def chips(self) -> list[str]:
         """The filters as short labels, in a stable order (the app shows them as chips)."""
-        out = [f'"{p}"' for p in self.phrases]
-        out += [f'-"{p}"' if " " in p else f"-{p}" for p in self.exclude]
-        out += [f"tag:{_value(t)}" for t in self.tags] + [f"-tag:{_value(t)}" for t in self.not_tags]
-        out += [f"path:{_value(p)}" for p in self.paths] + [f"-path:{_value(p)}" for p in self.not_paths]
-        out += [f"in:{_value(c)}" for c in self.collections] + [f"-in:{_value(c)}" for c in self.not_collections]
-        out += [f"title:{t}" for t in self.titles]
-        if self.after:
-            out.append(f"after:{self.after}")
-        if self.before:
-            out.append(f"before:{self.before}")
-        out += [f"linksto:{_value(n)}" for n in self.links_to]
-        out += [f"linkedfrom:{_value(n)}" for n in self.linked_from]
-        return out
+        return [chip for chip, _ in self.singles()]
 
     def to_json(self) -> dict:
-        data = asdict(self)
-        data["text"] = self.text
+        data: dict = {"raw": self.raw, "terms": list(self.terms), "phrases": list(self.phrases),
+                      "exclude": list(self.exclude)}
+        for spec in FILTERS:
+            for negated in (False, True) if spec.negatable else (False,):
+                key = f"not_{spec.field}" if negated else spec.field
+                values = self.values(spec.name, negated)
+                data[key] = (values[0] if values else None) if spec.single else values
         data["ignored"] = [{"text": i.text, "reason": i.reason} for i in self.ignored]
+        data["typing"] = self.typing
+        data["text"] = self.text
         return data
-
-
-def _value(text: str) -> str:
-    """A filter value as typed back: quoted when it holds a space."""
-    return f'"{text}"' if any(c.isspace() for c in text) else text
 
 
 def clean(text: str) -> str:
@@ -205,14 +196,13 @@ def _add(out: ParsedQuery, negated: bool, quoted: bool | None, token: str, today
         return
     named = _NAME.fullmatch(token)
     if named and not named.group(2).startswith("//"):
-        name = named.group(1).lower()
-        name = ALIASES.get(name, name)
-        if name in FILTERS:
-            _filter(out, name, named.group(2).strip(), negated, token, today)
+        filter_spec = FILTERS.get(named.group(1))
+        if filter_spec is not None:
+            _filter(out, filter_spec, named.group(2).strip(), negated, token, today)
             return
         if len(out.ignored) < MAX_ITEMS and named.group(2):
             out.ignored.append(Ignored(
-                token, f"'{named.group(1)}:' is not a filter ({', '.join(FILTERS)}); searched as text"
+                token, f"'{named.group(1)}:' is not a filter ({', '.join(s.name for s in FILTERS)}); searched as text"
             ))
     if negated:
         phrase = _words(token)
@@ -227,98 +217,26 @@ def _add(out: ParsedQuery, negated: bool, quoted: bool | None, token: str, today
         out.terms.append(token)
 
 
-def _filter(out: ParsedQuery, name: str, value: str, negated: bool, token: str, today) -> None:
+def _filter(out: ParsedQuery, spec: FilterSpec, value: str, negated: bool, token: str, today) -> None:
     def ignore(reason: str) -> None:
         if len(out.ignored) < MAX_ITEMS:
             out.ignored.append(Ignored(("-" if negated else "") + token, reason))
 
     if not value:
-        return ignore(f"{name}: needs a value, e.g. {_EXAMPLE[name]}")
-    if negated and name not in NEGATABLE:
-        return ignore(f"-{name}: cannot be negated; use {'before' if name == 'after' else 'after'}: instead"
-                      if name in ("after", "before") else f"-{name}: cannot be negated")
-    if name in ("after", "before"):
-        day = parse_date(value, today)
-        if day is None:
-            return ignore(f"{name}:{value} is not a date (2024, 2024-05, 2024-05-17, today, 7d, 2w, 3m, 1y)")
-        iso = day.isoformat()
-        if name == "after":
-            out.after = max(out.after, iso) if out.after else iso
-        else:
-            out.before = min(out.before, iso) if out.before else iso
-        return
-    if name == "tag":
-        value = value.lstrip("#").strip().lower()
-        if not value:
-            return ignore(f"tag: needs a value, e.g. {_EXAMPLE['tag']}")
-        target = out.not_tags if negated else out.tags
-    elif name == "path":
-        value = value.replace("\\", "/").lstrip("/")
-        if value.startswith("./"):
-            value = value[2:]
-        if not value:
-            return ignore(f"path: needs a value, e.g. {_EXAMPLE['path']}")
-        target = out.not_paths if negated else out.paths
-    elif name == "in":
-        target = out.not_collections if negated else out.collections
-    elif name in ("linksto", "linkedfrom"):
-        value = " ".join(value.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].split())
-        value = value[:-3] if value.lower().endswith(".md") else value
-        if not value:
-            return ignore(f"{name}: needs a note's name, e.g. {_EXAMPLE[name]}")
-        target = out.links_to if name == "linksto" else out.linked_from
-    else:  # title
-        words = _WORD.findall(value)
-        if not words:
-            return ignore(f"title:{value} holds no word")
-        for w in words:
-            if w.lower() not in out.titles and len(out.titles) < MAX_ITEMS:
-                out.titles.append(w.lower())
-        return
-    if value not in target and len(target) < MAX_ITEMS:
-        target.append(value)
-
-
-_EXAMPLE = {
-    "tag": "tag:git", "path": "path:git/", "in": "in:notes", "title": "title:rebase",
-    "after": "after:2024-05", "before": "before:7d", "linksto": 'linksto:"Project Alpha"',
-    "linkedfrom": "linkedfrom:Home",
-}
-
-
-def parse_date(value: str, today: _dt.date) -> _dt.date | None:
-    """The first day a date value names, or None when it is not a date."""
-    value = value.strip().lower()
-    if value == "today":
-        return today
-    if value == "yesterday":
-        return today - _dt.timedelta(days=1)
-    try:
-        if m := _REL.fullmatch(value):
-            n, unit = int(m.group(1)), m.group(2).lower()
-            if unit == "d":
-                return today - _dt.timedelta(days=n)
-            if unit == "w":
-                return today - _dt.timedelta(weeks=n)
-            months = n * (12 if unit == "y" else 1)
-            year, month = divmod(today.year * 12 + today.month - 1 - months, 12)
-            if year < 1:
-                return None
-            return _dt.date(year, month + 1, min(today.day, _month_days(year, month + 1)))
-        if m := _DAY.fullmatch(value):
-            return _dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-        if m := _MONTH.fullmatch(value):
-            return _dt.date(int(m.group(1)), int(m.group(2)), 1)
-        if m := _YEAR.fullmatch(value):
-            return _dt.date(int(m.group(1)), 1, 1)
-    except (ValueError, OverflowError):
-        return None
-    return None
-
-
-def _month_days(year: int, month: int) -> int:
-    nxt = _dt.date(year + month // 12, month % 12 + 1, 1)
-    return (nxt - _dt.timedelta(days=1)).day
+        return ignore(spec.needs_value())
+    if negated and not spec.negatable:
+        return ignore(spec.not_negatable or f"-{spec.name}: cannot be negated")
+    got = spec.read(value, today)
+    if isinstance(got, Refused):
+        return ignore(got)
+    target = out.filters.setdefault((spec.name, negated), [])
+    for v in [got] if isinstance(got, str) else got:
+        if spec.combine == "latest":
+            target[:] = [max([*target, v])]
+        elif spec.combine == "earliest":
+            target[:] = [min([*target, v])]
+        elif v not in target and len(target) < MAX_ITEMS:
+            target.append(v)
 
 
 def as_text(query: object) -> str:

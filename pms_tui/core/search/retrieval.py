@@ -245,7 +245,7 @@ class Retrieval:
     def _hidden(self, collections: Sequence[str] | None, parsed: ParsedQuery) -> frozenset[int]:
         """The passages a search leaves out when neither ``collections`` nor the query's ``in:``
         chooses (see ``__init__``)."""
-        if collections or parsed.collections:
+        if collections or parsed.values("in"):
             return frozenset()
         ids = self._hidden_collections()
         return frozenset(chunk_rows.ids_in_collections(self.store.conn, ids)) if ids else frozenset()
@@ -403,16 +403,17 @@ class Retrieval:
     def _check_collections(self, parsed: ParsedQuery) -> ParsedQuery:
         """A copy of ``parsed`` where ``in:NAME`` naming no collection is ignored, with the reason."""
         names = set(self._collection_names())
-        keep = [n for n in parsed.collections if n in names]
-        drop = [n for n in parsed.not_collections if n in names]
-        if len(keep) == len(parsed.collections) and len(drop) == len(parsed.not_collections):
+        given = {negated: parsed.values("in", negated) for negated in (False, True)}
+        if all(n in names for values in given.values() for n in values):
             return parsed
         ignored = list(parsed.ignored)
-        for sign, names_given in (("", parsed.collections), ("-", parsed.not_collections)):
-            for name in names_given:
+        filters = dict(parsed.filters)
+        for negated, values in given.items():
+            for name in values:
                 if name not in names:
-                    ignored.append(Ignored(f"{sign}in:{name}", f"there is no collection named {name!r}"))
-        return replace(parsed, collections=keep, not_collections=drop, ignored=ignored)
+                    ignored.append(Ignored(f"{'-' if negated else ''}in:{name}", f"there is no collection named {name!r}"))
+            filters[("in", negated)] = [n for n in values if n in names]
+        return replace(parsed, filters=filters, ignored=ignored)
 
     def evidence(self, result: SearchResult, hit: Hit):
         """Why ``hit`` ranks where it does in ``result`` (see :class:`Evidence`)."""
@@ -424,7 +425,7 @@ class Retrieval:
         :meth:`search`'s."""
         parsed = parse_for(query, typing)
         parsed = self._check_collections(parsed)
-        if collection_ids is None and not parsed.collections:
+        if collection_ids is None and not parsed.values("in"):
             scope = self._default_scope()  # the note's rank in the search the user would run
             collection_ids = scope if scope is None or collection_id in scope else None
         return evidence_mod.explain_note(self, parsed, collection_id, relpath, note, collection_ids,

@@ -34,67 +34,67 @@ _BATCH = 900
 
 
 class NoteFilter(NamedTuple):
-    """Conditions on notes; empty lists and None mean no condition."""
+    """Conditions on notes, each (SQL over ``documents d``, its parameters), all of which hold:
+    the search language's filters (``search.filter_specs`` writes them with the functions
+    below) and the caller's collection choice (ctrl+l, ``-c``)."""
 
-    tags: Sequence[str] = ()  # all of them (a tag also matches its nested tags, tag/...)
-    not_tags: Sequence[str] = ()
-    # any prefix of the relative path: (collection id or None for any collection, prefix)
-    paths: Sequence[tuple[int | None, str]] = ()
-    not_paths: Sequence[tuple[int | None, str]] = ()
-    collections: Sequence[str] = ()  # any
-    not_collections: Sequence[str] = ()
-    after: str | None = None  # ISO day, inclusive
-    before: str | None = None  # ISO day, exclusive
-    collection_ids: Sequence[int] = ()  # the caller's collection choice (ctrl+l, -c)
-    links_to: Sequence[str] = ()  # notes linking to a note of each name (file name or alias)
-    linked_from: Sequence[str] = ()  # notes linked from a note of each name
+    conditions: Sequence[tuple[str, Sequence]] = ()
+    collection_ids: Sequence[int] = ()
 
     def condition(self) -> tuple[str, list]:
         """(SQL condition over documents d, its parameters); ('', []) when there is none."""
-        conditions: list[str] = []
-        params: list = []
-        for tag in self.tags:
-            conditions.append(f"d.id IN (SELECT document_id FROM note_tags WHERE {_TAG_SQL})")
-            params += _tag_params(tag)
-        if self.not_tags:
-            either = " OR ".join([_TAG_SQL] * len(self.not_tags))
-            conditions.append(f"d.id NOT IN (SELECT document_id FROM note_tags WHERE {either})")
-            for tag in self.not_tags:
-                params += _tag_params(tag)
-        if self.paths:
-            any_path = [_path_sql(p, params) for p in self.paths]
-            conditions.append("(" + " OR ".join(any_path) + ")")
-        for prefix in self.not_paths:
-            conditions.append(f"NOT {_path_sql(prefix, params)}")
-        if self.collections:
-            marks = ",".join("?" * len(self.collections))
-            conditions.append(f"d.collection_id IN (SELECT id FROM collections WHERE name IN ({marks}))")
-            params += list(self.collections)
-        if self.not_collections:
-            marks = ",".join("?" * len(self.not_collections))
-            conditions.append(f"d.collection_id NOT IN (SELECT id FROM collections WHERE name IN ({marks}))")
-            params += list(self.not_collections)
+        sql = [c for c, _ in self.conditions]
+        params = [p for _, ps in self.conditions for p in ps]
         if self.collection_ids:
-            conditions.append(f"d.collection_id IN ({','.join('?' * len(self.collection_ids))})")
+            sql.append(f"d.collection_id IN ({','.join('?' * len(self.collection_ids))})")
             params += list(self.collection_ids)
-        for name in self.links_to:
-            conditions.append("d.id IN (SELECT l.source_id FROM links l WHERE l.target_id IN "
-                              "(SELECT document_id FROM note_names WHERE name = ?))")
-            params.append(" ".join(name.lower().split()))
-        for name in self.linked_from:
-            conditions.append("d.id IN (SELECT l.target_id FROM links l WHERE l.source_id IN "
-                              "(SELECT document_id FROM note_names WHERE name = ?))")
-            params.append(" ".join(name.lower().split()))
-        if self.after:
-            conditions.append(f"{NOTE_DAY_SQL} >= ?")
-            params.append(self.after)
-        if self.before:
-            conditions.append(f"{NOTE_DAY_SQL} < ?")
-            params.append(self.before)
-        return " AND ".join(conditions), params
+        return " AND ".join(sql), params
 
 
 _TAG_SQL = "(tag = ? OR (tag > ? AND tag < ?))"  # '0' follows '/': the nested tags tag/...
+
+
+def tags_condition(tags: Sequence[str], negated: bool) -> tuple[str, list]:
+    """Notes holding every tag (a tag also matches its nested tags, tag/...), or, negated, none."""
+    params = [p for tag in tags for p in (tag, tag + "/", tag + "0")]
+    if negated:
+        either = " OR ".join([_TAG_SQL] * len(tags))
+        return f"d.id NOT IN (SELECT document_id FROM note_tags WHERE {either})", params
+    return " AND ".join([f"d.id IN (SELECT document_id FROM note_tags WHERE {_TAG_SQL})"] * len(tags)), params
+
+
+def paths_condition(prefixes: Sequence[tuple[int | None, str]], negated: bool) -> tuple[str, list]:
+    """Notes whose path starts with any prefix ((collection id or None for any, prefix)), or,
+    negated, with none of them."""
+    params: list = []
+    parts = [_path_sql(p, params) for p in prefixes]
+    if negated:
+        return " AND ".join(f"NOT {p}" for p in parts), params
+    return "(" + " OR ".join(parts) + ")", params
+
+
+def collections_condition(names: Sequence[str], negated: bool) -> tuple[str, list]:
+    """Notes of any of these collections, or, negated, of none."""
+    marks = ",".join("?" * len(names))
+    return (f"d.collection_id {'NOT ' if negated else ''}IN (SELECT id FROM collections WHERE name IN ({marks}))",
+            list(names))
+
+
+def links_condition(names: Sequence[str], direction: str) -> tuple[str, list]:
+    """Notes linking to a note of each name (``to``), or linked from one (``from``); a name is a
+    note's file name or alias, keyed as note_names keys it."""
+    ours, theirs = ("source_id", "target_id") if direction == "to" else ("target_id", "source_id")
+    one = (f"d.id IN (SELECT l.{ours} FROM links l WHERE l.{theirs} IN "
+           "(SELECT document_id FROM note_names WHERE name = ?))")
+    return " AND ".join([one] * len(names)), [" ".join(n.lower().split()) for n in names]
+
+
+def day_condition(op: str, day: str) -> tuple[str, list]:
+    """Notes whose day (their frontmatter date, else their file's) compares so (``>=``, ``<``)
+    with the ISO day."""
+    return f"{NOTE_DAY_SQL} {op} ?", [day]
+
+
 def _path_sql(prefix: tuple[int | None, str], params: list) -> str:
     """A path prefix as a range of the (collection_id, path) index (case-sensitive, like the
     file system): fast, unlike LIKE, which scans and cannot use it."""
@@ -108,9 +108,6 @@ def _path_sql(prefix: tuple[int | None, str], params: list) -> str:
         params += [text, text[:-1] + chr(ord(text[-1]) + 1)]
     return "(" + " AND ".join(parts or ["1"]) + ")"
 
-
-def _tag_params(tag: str) -> list[str]:
-    return [tag, tag + "/", tag + "0"]
 
 
 # -- writing --------------------------------------------------------------------------------
@@ -144,6 +141,11 @@ def tag_counts(conn, limit: int = 5000) -> list[tuple[str, int]]:
     return [(r[0], r[1]) for r in conn.execute(
         "SELECT tag, count(*) AS n FROM note_tags GROUP BY tag ORDER BY n DESC, tag LIMIT ?", (limit,)
     )]
+
+
+def collection_names(conn) -> list[str]:
+    """The collections' names, by name (as the collections are listed)."""
+    return [r[0] for r in conn.execute("SELECT name FROM collections ORDER BY name")]
 
 
 def folders(conn, limit: int = 5000) -> list[str]:

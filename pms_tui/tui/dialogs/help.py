@@ -20,14 +20,15 @@ class KeyRow:
     binding_id: str
 
 
-def help_intro(key: Callable[[str], str]) -> str:
-    """The line above the table; ``key(binding_id)`` names the keys as they are bound now."""
+def help_intro(key: Callable[[str], str], filters: str) -> str:
+    """The line above the table; ``key(binding_id)`` names the keys as they are bound now,
+    ``filters`` the search language's filters (the engine's one summary of them)."""
     return (
         "Keys work while you type in the search bar. Remap any key with a [keys] table in "
         f"config.toml, by its id:  \"app.sync\" = \"f5\".  {key('command_palette')} opens the command palette.\n"
-        "Search language: words, \"an exact phrase\", -word, -\"a phrase\", tag:git, path:git/, in:notes, "
-        "title:word, after:2024-05, before:7d (also -tag: -path: -in:). Filters alone list the newest "
-        "matching notes; what does not parse is searched as text. The guide's \"Searching\" note has more."
+        f"Search language: words, \"an exact phrase\", -word, -\"a phrase\", {filters}. Filters "
+        "alone list the newest matching notes; what does not parse is searched as text. The guide's "
+        "\"Searching\" note has more."
     )
 
 

@@ -3,44 +3,26 @@ and completion of ``tag:``, ``in:`` and ``path:`` values as they are typed."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from textual.content import Content
 from textual.suggester import Suggester
 from textual.widgets import Static
 
-# the value being typed at the end of the bar: tag:gi, -in:no, path:"my no
-_TYPING = re.compile(r'(?:^|\s)-?(tag|tags|in|collection|col|path|file):("?)([^\s"]*)$', re.IGNORECASE)
-_KIND = {"tag": "tag", "tags": "tag", "in": "in", "collection": "in", "col": "in", "path": "path", "file": "path"}
+from ...core.kb import FILTERS
 
 
 class QuerySuggester(Suggester):
-    """Completes a filter's value: ``values(kind)`` gives the choices of ``tag``, ``in`` and
-    ``path`` (the screen keeps them from the index), the most useful first."""
+    """Completes a filter's value: ``values(name)`` gives the choices of each filter that
+    completes (``tag``, ``in`` and ``path``: the screen keeps them from the index), the most
+    useful first."""
 
     def __init__(self, values: Callable[[str], Sequence[str]]) -> None:
         super().__init__(use_cache=False, case_sensitive=True)
         self.values = values
 
     async def get_suggestion(self, value: str) -> str | None:
-        return complete(value, self.values)
-
-
-def complete(value: str, values: Callable[[str], Sequence[str]]) -> str | None:
-    found = _TYPING.search(value)
-    if not found:
-        return None
-    kind = _KIND[found.group(1).lower()]
-    quoted = bool(found.group(2))
-    typed = found.group(3)
-    bare = typed.lstrip("#") if kind == "tag" else typed
-    for choice in values(kind):
-        if (" " in choice or '"' in choice) and not quoted:
-            continue
-        if choice.lower().startswith(bare.lower()) and len(choice) > len(bare):
-            return value + choice[len(bare):] + ('"' if quoted else "")
-    return None
+        return FILTERS.complete(value, self.values)
 
 
 class FilterChips(Static):
