@@ -258,3 +258,22 @@ def test_a_line_linking_twice_is_one_backlink(mention_kb):
     back = mention_kb.backlinks("Canvas")
     assert [(b.source, b.line) for b in back] == [("Twice.md", 3), ("Twice.md", 5)]
     assert "[[Canvas#Canvas|its title]]" in back[0].text
+
+
+def test_a_note_is_named_by_one_key_everywhere(tmp_path):
+    """A link, an alias, ``linksto:`` and ``show`` fold case, runs of spaces and ``.md`` alike
+    (markdown.name_key / file_name_key): a link written with other spacing or a capital
+    ``.MD`` reaches the note, and the filter and the resolver agree with it."""
+    from pms_tui.core.kb import KnowledgeBase
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "Project  Alpha.md").write_text("# Project Alpha\n\nthe plan\n")
+    (notes / "home.md").write_text("# Home\n\nsee [[project alpha.MD]] and [[Project   Alpha]]\n")
+    with KnowledgeBase(home=tmp_path / "home") as kb:
+        kb.collections.create(notes, name="notes")
+        kb.sync(embed=False)
+        links = kb.links("notes/home.md")
+        assert [link.target_path for link in links] == ["Project  Alpha.md"] * 2
+        assert [h.relpath for h in kb.search('linksto:"project alpha"', k=5, mode="bm25")] == ["home.md"]
+        assert kb.note("Project Alpha.MD").relpath == "Project  Alpha.md"

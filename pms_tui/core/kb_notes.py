@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import CollectionError, PmsError, UsageError
+from .markdown import file_name
 from .indexing.collections import Collection
 from .indexing.documents import text_of_chunks
 from .indexing.notes import MAX_NOTE_BYTES, is_document_name, read_note
@@ -181,7 +182,7 @@ class NotesMixin(KnowledgeBaseState):
                 if not (self.settings.follow_external_links or col.path.resolve() in real.parents):
                     raise UsageError(f"{shown} leads outside its collection's folder; it is not read.")
                 raise UsageError(f"{shown} is not indexed yet; run `pms-tui sync`.")
-        name = ref.removesuffix(".md").rsplit("/", 1)[-1]
+        name = file_name(ref)
         named = link_rows.documents_named(conn, name)
         if "/" in ref:  # a folder/name
             tail = ref.lower().removesuffix(".md") + ".md"

@@ -253,6 +253,24 @@ def _collect_text(tokens: list[Token], out: list[str]) -> None:
 # Obsidian's link syntax, read the same way by the index (``core.indexing.links``) and by the
 # reader: ``[[target#anchor|label]]``, ``![[embed]]``, and a ``^block-id`` ending a block's line.
 # No newline, no bracket and no code placeholder inside; at most 800 characters.
+def name_key(name: str) -> str:
+    """A note's name as it is looked up (a wikilink's target, an alias, ``linksto:``): any case,
+    runs of spaces as one. The one key of ``note_names`` and of a link's target."""
+    return " ".join(name.lower().split())
+
+
+def file_name(path: str) -> str:
+    """The name a file is linked by, as written: the last part of its path without ``.md`` (any
+    case), spaces folded."""
+    last = " ".join(path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].split())
+    return last[:-3] if last.lower().endswith(".md") else last
+
+
+def file_name_key(path: str) -> str:
+    """:func:`file_name` keyed as :func:`name_key`."""
+    return name_key(file_name(path))
+
+
 WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n\x00]{0,800}?)\]\]")
 BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]{1,64})\s*$")
 MAX_TARGET_CHARS = 400

@@ -21,19 +21,13 @@ import posixpath
 import re
 from collections import defaultdict
 
+from ..markdown import file_name_key
 from ..store import Store
 from ..store import links as link_rows
 from ..store import meta
 
 _OTHER_EXT = re.compile(r"\.([A-Za-z0-9]{1,8})$")
 _ABSOLUTE = re.compile(r"^(?:/|~|[A-Za-z]:[/\\]?)")
-
-
-def name_key(target: str) -> str:
-    """The lower-case name a target is looked up by: its last path part without ``.md``."""
-    last = target.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-    last = last.strip().lower()
-    return last[:-3] if last.endswith(".md") else last
 
 
 def file_kind(target: str) -> bool:
@@ -54,7 +48,7 @@ class NameIndex:
         self.by_path: dict[str, int] = {}
         self.paths = docs
         for doc_id, path in docs:
-            self.by_name[name_key(path)].append((doc_id, path))
+            self.by_name[file_name_key(path)].append((doc_id, path))
             self.by_path[_strip_md(path).lower()] = doc_id
         path_of = dict(docs)
         self.by_alias: dict[str, list[tuple[int, str]]] = defaultdict(list)
@@ -90,7 +84,7 @@ class NameIndex:
                 if found:
                     return self._shortest(found)
             return "dangling", None
-        key = name_key(target)
+        key = file_name_key(target)
         if key in self.by_name:
             return self._shortest(self.by_name[key])
         if file_kind(target):

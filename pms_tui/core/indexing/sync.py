@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..config import Settings
 from ..errors import SkipFile
+from ..markdown import file_name_key, name_key
 from ..results import SyncProgress, SyncReport
 from ..store import Store
 from ..store import chunks as chunk_rows
@@ -332,12 +333,12 @@ class Indexer:
 
     @staticmethod
     def _write_links(conn, doc_id: int, collection_id: int, rel: str, found: link_rules.NoteLinks) -> None:
-        names = {" ".join(alias.lower().split()): "alias" for alias in found.aliases}
-        names[link_resolve.name_key(rel)] = "file"
+        names = {name_key(alias): "alias" for alias in found.aliases}
+        names[file_name_key(rel)] = "file"
         link_rows.write(
             conn, doc_id, collection_id, names,
             (link_rows.NewLink(link.line, link.embed, link.syntax, link.target, link.anchor, link.label,
-                               link_resolve.name_key(link.target)) for link in found.links),
+                               file_name_key(link.target)) for link in found.links),
             ((a.key, a.kind, a.line, a.text) for a in found.anchors),
         )
 

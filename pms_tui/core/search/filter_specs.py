@@ -17,6 +17,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from ..markdown import file_name
 from ..store import facets
 
 # What ``read`` gives back: the value(s) the filter keeps, or the sentence saying why the
@@ -107,8 +108,7 @@ def _read_title(value: str, today: _dt.date) -> Read | Refused:
 
 def _read_note_name(name: str) -> Callable[[str, _dt.date], Read | Refused]:
     def read(value: str, today: _dt.date) -> Read | Refused:
-        value = " ".join(value.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].split())
-        value = value[:-3] if value.lower().endswith(".md") else value
+        value = file_name(value)
         return value or Refused(f"{name}: needs a note's name, e.g. {_EXAMPLES[name]}")
     return read
 

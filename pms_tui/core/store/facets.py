@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
+from ..markdown import name_key
 from .chunks import HIT_COLUMNS, HIT_JOINS, HitRow
 
 # schema 3: tags and the frontmatter date; ``facets_backfill`` asks the indexing room to fill
@@ -86,7 +87,7 @@ def links_condition(names: Sequence[str], direction: str) -> tuple[str, list]:
     ours, theirs = ("source_id", "target_id") if direction == "to" else ("target_id", "source_id")
     one = (f"d.id IN (SELECT l.{ours} FROM links l WHERE l.{theirs} IN "
            "(SELECT document_id FROM note_names WHERE name = ?))")
-    return " AND ".join([one] * len(names)), [" ".join(n.lower().split()) for n in names]
+    return " AND ".join([one] * len(names)), [name_key(n) for n in names]
 
 
 def day_condition(op: str, day: str) -> tuple[str, list]:

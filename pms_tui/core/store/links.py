@@ -16,6 +16,8 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from ..markdown import name_key
+
 # schema 5 (every statement can run again: a test rewinds a current file's version)
 MIGRATION_LINKS = """
 CREATE TABLE IF NOT EXISTS links (
@@ -263,7 +265,7 @@ def documents_named(conn, name: str) -> list[tuple[int, str, str]]:
     return [(r[0], r[1], r[2]) for r in conn.execute(
         "SELECT d.id, col.name, d.path FROM note_names n JOIN documents d ON d.id = n.document_id "
         "JOIN collections col ON col.id = d.collection_id WHERE n.name = ? ORDER BY n.kind DESC, d.path",
-        (" ".join(name.lower().split()),))]
+        (name_key(name),))]
 
 
 def document_vectors(conn, document_id: int) -> list[tuple[int, int]]:
