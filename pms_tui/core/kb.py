@@ -28,6 +28,7 @@ those two functions, and what reading a note, a PDF or the bundled guide needs.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -71,6 +72,7 @@ from .store.writer_lock import EMBED_LOCK_FILE, WriterLock
 if TYPE_CHECKING:
     from .clip.note import ClipResult
     from .query_vectors.service import QueryVectorServer
+    from .writes.service import NoteWriter
 
 # What a front end imports from here; its data types, errors, settings and Markdown helpers
 # are in the other contract modules (results, errors, config, markdown, safe_text).
@@ -138,6 +140,20 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         self._drain_lock = threading.Lock()
         self._writer_lock = WriterLock(self.home)
         self._embed_lock = WriterLock(self.home, EMBED_LOCK_FILE)  # one drain of the queue per home
+
+    @functools.cached_property
+    def write(self) -> NoteWriter:
+        """Every write to a note (create, edit, move, delete, undo: ``core/writes``), each
+        indexed as it returns; made on first use (a search never writes)."""
+        from .writes.service import NoteWriter
+
+        return NoteWriter(self.home, self.settings, self._store, self.collections, self._note_place,
+                          lambda name, paths: self.sync(collections=[name], only_paths=paths, wait=True,
+                                                        embed=False))
+
+    def _note_place(self, ref: object) -> tuple[Collection, str]:
+        found = self.note(ref)
+        return found.collection, found.relpath
 
     # -- the embedding model -------------------------------------------------------------------
     def _check_model(self) -> str | None:

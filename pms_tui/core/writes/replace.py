@@ -1,0 +1,91 @@
+"""A note replaced only if it is still the version a write was made from, atomically, with
+nothing left beside it (the temporary files are ``clip.leftovers``'s).
+
+Someone may be saving the same note right now (Obsidian, vim, a script). So the note is
+first moved aside to a temporary name: from then on no save lands in the version being
+checked without being seen. Its bytes are checked against the version named; the new text
+is linked into the free name (so a save that recreated the note meanwhile wins, and the
+write is refused); the moved-aside file is checked again (a save that wrote into the old
+file in place, which arrives there, is put back and wins); only then is it removed. A write
+refused at any step puts back what it moved: of a write that races another, one wins whole,
+the other is told, and neither is merged into the other. For the milliseconds between the
+first move and the link the note's name is free; a sync that looks exactly then sees it
+gone, and the write's own index update that follows sees it back.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..clip.leftovers import discard, fsync_dir, link_new, temp_name, write_temp
+from .shape import version
+
+
+class Conflict(Exception):
+    """The note is no longer the version named: ``current`` holds its bytes now (None: gone)."""
+
+    def __init__(self, current: bytes | None):
+        super().__init__("the note changed")
+        self.current = current
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
+def replace_if(target: Path, data: bytes, expected: str) -> None:
+    """Put ``data`` at ``target`` if its bytes are still the version ``expected``; else
+    Conflict with its bytes now. OSError for a folder that cannot be written."""
+    tmp = write_temp(target, data)
+    try:
+        try:
+            mode = os.stat(target).st_mode & 0o7777
+            os.chmod(tmp, mode)
+        except OSError:
+            pass
+        aside = target.with_name(temp_name())
+        try:
+            os.rename(target, aside)
+        except FileNotFoundError:
+            raise Conflict(None) from None
+        before = _read(aside)
+        if before is None or version(before) != expected:
+            _put_back(aside, target)
+            raise Conflict(_read(target))
+        try:
+            link_new(tmp, target)
+        except FileExistsError:  # a save recreated the note meanwhile: it wins
+            discard(aside)  # the version it replaced, which the saver had read
+            raise Conflict(_read(target)) from None
+        late = _read(aside)
+        if late is None or version(late) != expected:  # a save wrote into the old file in place
+            os.replace(aside, target)
+            raise Conflict(late)
+        discard(aside)
+    finally:
+        discard(tmp)
+    fsync_dir(target.parent)
+
+
+def _put_back(aside: Path, target: Path) -> None:
+    """The moved-aside note back at its name, unless a save put a newer one there."""
+    try:
+        link_new(aside, target)
+    except FileExistsError:
+        pass
+    discard(aside) if os.path.exists(target) else os.replace(aside, target)
+
+
+def create(target: Path, data: bytes) -> None:
+    """Write a new note at ``target``; FileExistsError when the name is taken."""
+    tmp = write_temp(target, data)
+    try:
+        link_new(tmp, target)
+    finally:
+        discard(tmp)
+    fsync_dir(target.parent)

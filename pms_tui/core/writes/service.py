@@ -1,0 +1,501 @@
+"""``kb.write``: every write to a note, for the MCP tools, the CLI and the API alike.
+
+Each write: the guard says whether it may be made (``guard``); an edit names the version of
+the note it was made from (``version`` gives it, the SHA-256 of the note's bytes, as ``get``
+returns it) and is refused, with the version now and what differs, when the note changed
+since (``replace``); the new bytes keep the note's encoding, BOM and line endings
+(``shape``); the write is journaled with the bytes before (``journal``: ``history``, ``undo``);
+the note is indexed in the same call, its text at once and its vectors queued (the caller
+drains the queue: the MCP server behind its answer, the CLI before it exits), and marked as
+changed by its client (``changed:agent``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from ..clip.leftovers import remove_leftovers
+from ..clip.names import numbered, slugify
+from ..clip.yaml_out import dump
+from ..config import Settings
+from ..errors import PmsError, UsageError
+from ..indexing.collections import Collection, Collections
+from ..indexing.link_resolve import NameIndex
+from ..indexing.notes import MAX_NOTE_BYTES
+from ..safe_text import one_line
+from ..store import Store
+from ..store import agent_changes
+from ..store import links as link_rows
+from . import edits, guard, link_rewrite, properties, shape, trash
+from .journal import Entry, Journal
+from .replace import Conflict, create, replace_if
+
+MAX_DIFF_LINES = 40
+MAX_TITLE_CHARS = 300
+# index(collection name, paths): the note's text indexed at once (KnowledgeBase.sync)
+Indexer = Callable[[str, set[str]], None]
+# note(ref) -> (collection, relpath): the engine's one resolver of a note a request names
+Resolver = Callable[[object], tuple[Collection, str]]
+
+
+@dataclass
+class WriteResult:
+    """What one write did: the note (its id, path), the versions before and after (None where
+    there was no file), the journal entry (``undo`` takes it), a sentence."""
+
+    action: str
+    collection: str
+    path: str
+    version: str | None
+    before: str | None
+    journal: int
+    message: str
+    links_rewritten: list[str] = field(default_factory=list)
+    not_rewritten: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return f"{self.collection}/{self.path}"
+
+    def to_json(self) -> dict:
+        data = {"action": self.action, "id": self.id, "collection": self.collection, "path": self.path,
+                "version": self.version, "previous_version": self.before, "journal_id": self.journal,
+                "message": self.message}
+        if self.links_rewritten or self.not_rewritten:
+            data["links_rewritten_in"] = self.links_rewritten
+            data["links_not_rewritten_in"] = self.not_rewritten
+        return data
+
+
+class VersionConflict(UsageError):
+    """The note changed since the version a write named: ``current`` is its version now
+    (None: it is gone), ``diff`` what differs (a short unified diff, when the old is known)."""
+
+    def __init__(self, message: str, current: str | None, diff: str):
+        super().__init__(message)
+        self.current = current
+        self.diff = diff
+
+
+class NoteWriter:
+    def __init__(self, home: Path, settings: Settings, store: Store, collections: Collections,
+                 resolve: Resolver, index: Indexer):
+        self.home = home
+        self.settings = settings
+        self._store = store
+        self._collections = collections
+        self._resolve = resolve
+        self._index = index
+        self.journal = Journal(home)
+        self._rate = guard.RateLimit(settings)
+
+    # -- versions --------------------------------------------------------------------------
+    def version(self, note: object) -> str:
+        """The version of the note ``note`` names (as ``kb.note`` takes it): the SHA-256 of its
+        bytes on disk now, what an edit names. Remembered, so a refused edit can show what
+        changed since."""
+        col, rel = self._resolve(note)
+        data = self._read(col, rel)
+        digest = shape.version(data)
+        self.journal.remember(digest, data)
+        return digest
+
+    def _read(self, col: Collection, rel: str) -> bytes:
+        path = col.path / rel
+        real = Path(os.path.realpath(path))
+        if col.path.resolve() not in real.parents:
+            raise guard.WriteRefused(f"{col.name}/{one_line(rel)[:120]} leads outside its collection's folder.")
+        try:
+            with open(real, "rb") as handle:
+                data = handle.read(MAX_NOTE_BYTES + 1)
+        except FileNotFoundError:
+            raise UsageError(f"{col.name}/{one_line(rel)[:120]} was deleted from disk.") from None
+        except OSError as exc:
+            raise UsageError(f"{col.name}/{one_line(rel)[:120]} cannot be read: {exc.strerror or exc}.") from None
+        return data
+
+    # -- the guard, once per write ---------------------------------------------------------
+    def _allow(self, col: Collection, rel: str | None, client: str, *, new: bool) -> str:
+        """The guard's checks of one write (a path of ``None``: checked by the caller)."""
+        self._store.require_writable()
+        guard.check_collection(col)
+        checked = guard.check_relpath(col, rel, new=new) if rel is not None else ""
+        self._rate.take(client)
+        return checked
+
+    def _target(self, note: object, client: str) -> tuple[Collection, str]:
+        col, rel = self._resolve(note)
+        return col, self._allow(col, rel, client, new=False)
+
+    # -- creating --------------------------------------------------------------------------
+    def create(self, title: str, collection: str | None = None, folder: str = "", body: str = "", *,
+               properties: dict | None = None, tags: list | None = None, path: str | None = None,
+               client: str = "api") -> WriteResult:
+        """A new note: frontmatter (``title``, ``tags``, the ``properties`` given), then the
+        body. Its file name is the title's slug (the clipper's rule, ``clip.names``), numbered
+        when taken, in ``folder`` of the collection; or exactly ``path``."""
+        col = self._collection(collection)
+        if not isinstance(title, str) or not title.strip() or len(title) > MAX_TITLE_CHARS:
+            raise UsageError(f"Give the note a title of 1 to {MAX_TITLE_CHARS} characters.")
+        if any(not ch.isprintable() for ch in title):
+            raise UsageError("A note's title must be one line of printable text.")
+        meta: dict = {"title": title}
+        if tags:
+            if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
+                raise UsageError("Tags are a list of words, e.g. [\"project\", \"idea\"].")
+            meta["tags"] = [t.strip().lstrip("#") for t in tags]
+        for key, value in (properties or {}).items():
+            if key in ("title", "tags"):
+                raise UsageError(f"Give the {key} as its own argument, not as a property.")
+            meta[properties_key(key)] = value
+        text = "---\n" + dump(meta) + "---\n\n" + _body(body)
+        data = text.encode("utf-8")
+        guard.check_size(data, self.settings)
+        if folder is not None and not isinstance(folder, str):
+            raise UsageError("A folder is a path inside the collection, e.g. ideas/projects.")
+        base = (folder or "").strip("/")
+        names = iter([path]) if path is not None else (
+            str(PurePosixPath(base, name)) if base else name for name in numbered(slugify(title)))
+        self._allow(col, None, client, new=True)
+        for rel in names:
+            rel = guard.check_relpath(col, rel, new=True)
+            target = col.path / rel
+            if os.path.lexists(target):
+                if path is not None:
+                    raise UsageError(f"{col.name}/{one_line(rel)[:120]} already exists; choose another path "
+                                     f"or edit it with its version.")
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            remove_leftovers(target.parent)
+            try:
+                create(target, data)
+            except FileExistsError:
+                if path is not None:
+                    raise UsageError(f"{col.name}/{one_line(rel)[:120]} already exists.") from None
+                continue
+            except OSError as exc:
+                raise UsageError(f"Could not write {col.name}/{one_line(rel)[:120]}: {exc.strerror or exc}.") from None
+            after = shape.version(data)
+            entry = self.journal.record(client=client, tool="create_note", collection=col.name, path=rel,
+                                        before_hash=None, after_hash=after, old_content=None,
+                                        summary=f"created {one_line(title)[:80]!r}", new_content=data)
+            self._indexed(col, {rel}, client)
+            return WriteResult("created", col.name, rel, after, None, entry, f"Created {col.name}/{rel}.")
+        raise UsageError(f"Could not find a free file name for {slugify(title)}.md in {col.name}.")
+
+    def _collection(self, name: str | None) -> Collection:
+        if name:
+            return self._collections.get(name)
+        writable = [c for c in self._collections.list() if c.writable]
+        if len(writable) == 1:
+            return writable[0]
+        if not writable:
+            raise guard.WriteRefused("No collection is writable; `pms-tui collections --writable NAME` allows "
+                                     "writing in one.")
+        raise UsageError(f"Say which collection to write in: {', '.join(c.name for c in writable)} are writable.")
+
+    # -- editing ---------------------------------------------------------------------------
+    def _edit(self, note: object, version: str | None, tool: str, change: Callable[[shape.NoteShape, str], str],
+              client: str, summary: str) -> WriteResult:
+        col, rel = self._target(note, client)
+        data = self._read(col, rel)
+        expected = self._expected(version, data, col, rel)
+        note_shape, text = shape.read(data, f"{col.name}/{rel}")
+        new_text = change(note_shape, text)
+        new_data = note_shape.encode(new_text)
+        if new_data == data:
+            raise UsageError(f"That changes nothing in {col.name}/{rel}; nothing was written.")
+        guard.check_size(new_data, self.settings)
+        self._replace(col, rel, new_data, expected)
+        after = shape.version(new_data)
+        entry = self.journal.record(client=client, tool=tool, collection=col.name, path=rel, before_hash=expected,
+                                    after_hash=after, old_content=data, summary=summary, new_content=new_data)
+        self._indexed(col, {rel}, client)
+        return WriteResult("edited", col.name, rel, after, expected, entry, f"{summary[0].upper()}{summary[1:]} "
+                                                                           f"in {col.name}/{rel}.")
+
+    def _expected(self, version: str | None, data: bytes, col: Collection, rel: str) -> str:
+        """The version the write is made from: the one named, if the note is still it."""
+        current = shape.version(data)
+        if version is None:
+            return current
+        if not isinstance(version, str) or not version.strip():
+            raise UsageError("Name the version the edit was made from (the version get returned).")
+        if version.strip().lower() != current:
+            raise self._conflict(col, rel, version.strip().lower(), data)
+        return current
+
+    def _conflict(self, col: Collection, rel: str, named: str, now: bytes | None) -> VersionConflict:
+        note = f"{col.name}/{rel}"
+        if now is None:
+            return VersionConflict(f"{note} was deleted or moved since version {named[:12]}; nothing was written.",
+                                   None, "")
+        current = shape.version(now)
+        old = self.journal.recall(named)
+        diff = _diff(old, now, note) if old is not None else ""
+        self.journal.remember(current, now)
+        told = (" What differs:\n" + diff) if diff else ""
+        return VersionConflict(f"{note} changed since version {named[:12]} (it is now {current}); nothing was "
+                               f"written: read it again and make the edit on what it holds now.{told}", current, diff)
+
+    def _replace(self, col: Collection, rel: str, data: bytes, expected: str) -> None:
+        target = col.path / rel
+        remove_leftovers(target.parent)
+        try:
+            replace_if(target, data, expected)
+        except Conflict as exc:
+            raise self._conflict(col, rel, expected, exc.current) from None
+        except OSError as exc:
+            raise UsageError(f"Could not write {col.name}/{rel}: {exc.strerror or exc}.") from None
+
+    def append(self, note: object, text: str, *, version: str | None, heading: str | None = None,
+               client: str = "api") -> WriteResult:
+        """``text`` added at the end of the note, or of the section of ``heading``."""
+        name = _shown(note)
+
+        def change(s: shape.NoteShape, old: str) -> str:
+            lines = shape.split_lines(old)
+            out = (edits.append_to_section(lines, s, heading, _text(text), name) if heading
+                   else edits.append(lines, s, _text(text)))
+            return "".join(out)
+        where = f" to section {one_line(heading)[:60]!r}" if heading else ""
+        return self._edit(note, version, "append", change, client, f"appended{where}")
+
+    def prepend(self, note: object, text: str, *, version: str | None, heading: str | None = None,
+                client: str = "api") -> WriteResult:
+        """``text`` added at the start of the note (after its frontmatter), or of a section."""
+        name = _shown(note)
+
+        def change(s: shape.NoteShape, old: str) -> str:
+            lines = shape.split_lines(old)
+            out = (edits.prepend_to_section(lines, s, heading, _text(text), name) if heading
+                   else edits.prepend(lines, s, _text(text)))
+            return "".join(out)
+        where = f" to section {one_line(heading)[:60]!r}" if heading else ""
+        return self._edit(note, version, "prepend", change, client, f"prepended{where}")
+
+    def replace_section(self, note: object, heading: str, text: str, *, version: str | None,
+                        client: str = "api") -> WriteResult:
+        """The text of ``heading``'s section (not the heading) replaced by ``text``."""
+        name = _shown(note)
+
+        def change(s: shape.NoteShape, old: str) -> str:
+            return "".join(edits.replace_section(shape.split_lines(old), s, heading, _text(text, empty=True), name))
+        return self._edit(note, version, "replace_section", change, client,
+                          f"replaced section {one_line(heading)[:60]!r}")
+
+    def replace_text(self, note: object, old_text: str, new_text: str, *, count: int = 1, version: str | None,
+                     client: str = "api") -> WriteResult:
+        """Each of the ``count`` occurrences of the exact passage ``old_text`` replaced."""
+        name = _shown(note)
+
+        def change(s: shape.NoteShape, old: str) -> str:
+            return edits.replace_passage(old, s, old_text, _text(new_text, empty=True), count, name)
+        return self._edit(note, version, "replace_text", change, client, f"replaced {count} passage(s)")
+
+    def set_properties(self, note: object, values: dict | None = None, remove: list | None = None, *,
+                       version: str | None, client: str = "api") -> WriteResult:
+        """Frontmatter properties set to ``values`` and those in ``remove`` removed."""
+        name = _shown(note)
+        if values is not None and not isinstance(values, dict):
+            raise UsageError("Properties to set are a mapping of names to values.")
+
+        def change(s: shape.NoteShape, old: str) -> str:
+            return "".join(properties.set_properties(shape.split_lines(old), s, values or {}, remove or [], name))
+        keys = [*(values or {}), *(remove or [])]
+        return self._edit(note, version, "set_properties", change, client,
+                          f"changed properties {', '.join(one_line(k)[:30] for k in keys[:5])}")
+
+    # -- moving and deleting ---------------------------------------------------------------
+    def move(self, note: object, to: str, *, version: str | None, rewrite_links: bool = True,
+             client: str = "api") -> WriteResult:
+        """The note renamed or moved to ``to`` (a path in its collection; ``.md`` added when
+        missing); with ``rewrite_links`` the links to it in the collection follow it."""
+        col, rel = self._target(note, client)
+        if not isinstance(to, str):
+            raise UsageError("Give the new path of the note inside its collection.")
+        to = to.strip()
+        if to and not to.lower().endswith((".md", ".markdown")) and not to.lower().endswith((".pdf", ".docx")):
+            to += ".md"
+        new_rel = guard.check_relpath(col, to, new=to.casefold() != rel.casefold())
+        if new_rel == rel:
+            raise UsageError(f"{col.name}/{rel} is already there.")
+        data = self._read(col, rel)
+        expected = self._expected(version, data, col, rel)
+        plans = self._link_plans(col, rel, new_rel) if rewrite_links else []
+        source, target = col.path / rel, col.path / new_rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(source, target)
+        except FileExistsError:
+            raise UsageError(f"{col.name}/{new_rel} already exists; choose another name.") from None
+        except OSError:  # no hard links here: a checked copy instead
+            try:
+                create(target, data)
+            except FileExistsError:
+                raise UsageError(f"{col.name}/{new_rel} already exists; choose another name.") from None
+        moved = self._read(col, new_rel)
+        if shape.version(moved) != expected:
+            os.unlink(target)
+            raise self._conflict(col, rel, expected, self._read_or_none(col, rel))
+        os.unlink(source)
+        head = self.journal.record(client=client, tool="move_note", collection=col.name, path=new_rel,
+                                   old_path=rel, before_hash=expected, after_hash=expected, old_content=None,
+                                   summary=f"moved from {rel}")
+        done, skipped = [], []
+        for src, new_data, old_data in plans:
+            src_now = new_rel if src == rel else src
+            try:
+                guard.check_size(new_data, self.settings)
+                self._replace(col, src_now, new_data, shape.version(old_data))
+            except PmsError:
+                skipped.append(src_now)
+                continue
+            self.journal.record(client=client, tool="move_note", collection=col.name, path=src_now,
+                                before_hash=shape.version(old_data), after_hash=shape.version(new_data),
+                                old_content=old_data, group_id=head, summary=f"links to {new_rel}",
+                                new_content=new_data)
+            done.append(src_now)
+        self._forget_mark(col, rel)
+        self._indexed(col, {rel, new_rel, *done}, client)
+        links = f"; links rewritten in {len(done)} note(s)" if done else ""
+        missed = f"; {len(skipped)} note(s) changed meanwhile and keep their old links" if skipped else ""
+        return WriteResult("moved", col.name, new_rel, expected, expected, head,
+                           f"Moved {col.name}/{rel} to {new_rel}{links}{missed}.", done, skipped)
+
+    def _read_or_none(self, col: Collection, rel: str) -> bytes | None:
+        try:
+            return self._read(col, rel)
+        except UsageError:
+            return None
+
+    def _link_plans(self, col: Collection, rel: str, new_rel: str) -> list[tuple[str, bytes, bytes]]:
+        """(source path, its new bytes, its bytes now) of each note whose links to ``rel`` change."""
+        conn = self._store.conn
+        row = link_rows.document(conn, col.id, rel)
+        if row is None:
+            return []
+        index = NameIndex(*link_rows.name_index(conn, col.id))
+        lines: dict[str, set[int]] = {}
+        for link in link_rows.incoming(conn, row[0]):
+            lines.setdefault(link.source_path, set()).add(link.line)
+        move = link_rewrite.Move(row[0], rel, new_rel)
+        plans = []
+        for src, at in sorted(lines.items()):
+            try:
+                guard.check_relpath(col, src, new=False)
+                old = self._read(col, src)
+                note_shape, text = shape.read(old, f"{col.name}/{src}")
+            except PmsError:
+                continue
+            new_text, count = link_rewrite.rewrite(text, src, at, move, index)
+            if count:
+                plans.append((src, note_shape.encode(new_text), old))
+        return plans
+
+    def delete(self, note: object, *, version: str | None, client: str = "api") -> WriteResult:
+        """The note moved to the home's trash (``undo`` brings it back)."""
+        col, rel = self._target(note, client)
+        data = self._read(col, rel)
+        expected = self._expected(version, data, col, rel)
+        source = col.path / rel
+        aside = trash.folder(self.home)
+        try:
+            kept = trash.move_in(self.home, source)
+        except OSError as exc:
+            raise UsageError(f"Could not move {col.name}/{rel} to the trash ({aside}): {exc.strerror or exc}.") from None
+        with open(kept, "rb") as handle:
+            moved = handle.read()
+        if shape.version(moved) != expected:  # changed between the check and the move: put it back
+            self._restore_from(kept, source)
+            raise self._conflict(col, rel, expected, moved)
+        entry = self.journal.record(client=client, tool="delete_note", collection=col.name, path=rel,
+                                    before_hash=expected, after_hash=None, old_content=None, trash=str(kept),
+                                    summary="moved to the trash")
+        self._forget_mark(col, rel)
+        self._indexed(col, {rel}, client, mark=False)
+        return WriteResult("deleted", col.name, rel, None, expected, entry,
+                           f"Moved {col.name}/{rel} to the trash; `pms-tui undo {entry}` restores it.")
+
+    @staticmethod
+    def _restore_from(kept: Path, target: Path) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.link(kept, target)  # FileExistsError when a note took its name meanwhile
+        os.unlink(kept)
+
+    # -- history and undo ------------------------------------------------------------------
+    def history(self, limit: int = 50, note: object | None = None) -> list[Entry]:
+        """The latest writes, the newest first (of one note, when named)."""
+        key = None
+        if note is not None:
+            col, rel = self._resolve(note)
+            key = (col.name, rel)
+        return self.journal.entries(limit, note=key)
+
+    def recent(self, since: float | None = None, limit: int = 200) -> list[Entry]:
+        """What was written since ``since`` (epoch seconds; default the last day), by whom."""
+        return self.journal.entries(limit, since=time.time() - 86400 if since is None else since)
+
+    def undo(self, entry_id: int | None = None, *, client: str = "api") -> list[WriteResult]:
+        """Put back the note(s) of one write (the newest not undone, by default) as they were
+        before it; refused when the note changed since that write."""
+        from .undo import undo
+
+        return undo(self, entry_id, client)
+
+    # -- after a write ---------------------------------------------------------------------
+    def _indexed(self, col: Collection, paths: set[str], client: str, *, mark: bool = True) -> None:
+        self._index(col.name, paths)
+        if mark:
+            now = time.time()
+            with self._store.transaction() as conn:
+                for rel in paths:
+                    if (col.path / rel).exists():
+                        agent_changes.record(conn, col.id, rel, now, client)
+
+    def _forget_mark(self, col: Collection, rel: str) -> None:
+        with self._store.transaction() as conn:
+            agent_changes.forget(conn, col.id, rel)
+
+    def changed_by(self, col: Collection, rel: str) -> tuple[float, str] | None:
+        """(when, which client) an agent last changed the note, or None."""
+        return agent_changes.of_note(self._store.conn, col.id, rel)
+
+
+def properties_key(key: object) -> str:
+    if not isinstance(key, str) or not key.strip() or any(not ch.isprintable() for ch in key):
+        raise UsageError("A property's name must be printable text.")
+    return key
+
+
+def _body(body: object) -> str:
+    text = _text(body, empty=True).replace("\r\n", "\n").replace("\r", "\n").strip("\n")
+    return text + "\n" if text else ""
+
+
+def _text(text: object, empty: bool = False) -> str:
+    if not isinstance(text, str):
+        raise UsageError("The note's text must be a string.")
+    if "\x00" in text:
+        raise UsageError("The text holds a NUL character; a note cannot.")
+    if not empty and not text.strip():
+        raise UsageError("The text to add is empty.")
+    return text
+
+
+def _shown(note: object) -> str:
+    return one_line(str(note))[:120]
+
+
+def _diff(old: bytes, new: bytes, name: str) -> str:
+    a = old.decode("utf-8", "replace").splitlines()
+    b = new.decode("utf-8", "replace").splitlines()
+    lines = list(difflib.unified_diff(a, b, f"{name} (the version named)", f"{name} (now)", n=1, lineterm=""))
+    if len(lines) > MAX_DIFF_LINES:
+        lines = lines[:MAX_DIFF_LINES] + [f"... ({len(lines) - MAX_DIFF_LINES} more lines)"]
+    return "\n".join(lines)
