@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..core.kb import MAX_K
-from . import link_tools, reading_tools, writing_tools
+from . import link_tools, note_writing_tools, reading_tools, writing_tools
 from .budget import DEFAULT_PAGE_CHARS, MAX_PAGE_CHARS, MIN_MULTI_BYTES, MIN_PAGE_CHARS
 from .notes import DEFAULT_MULTI_BYTES, MAX_MULTI_NOTES
 
@@ -150,6 +150,8 @@ WRITING: list[ToolSpec] = [
         writing_tools.clip, ("url",), writes=True, title="Clip a web page",
     ),
 ]
+
+WRITING += [ToolSpec(**spec) for spec in note_writing_tools.SPECS]  # create_note, edit_note, ... (kb.write)
 
 
 def offered(allow_writes: bool) -> dict[str, ToolSpec]:

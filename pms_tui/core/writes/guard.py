@@ -75,8 +75,8 @@ def check_relpath(col: Collection, rel: object, *, new: bool) -> str:
         if part.startswith("."):
             raise WriteRefused(f"{_shown(rel)} goes into a hidden file or folder ({_shown(part)}, like .obsidian/); "
                                f"those are never written.")
-        if _FORBIDDEN.search(part):
-            raise WriteRefused(f"{_shown(part)} holds a character a note's name cannot ({_shown(_FORBIDDEN.search(part).group())}).")
+        if bad := _FORBIDDEN.search(part):
+            raise WriteRefused(f"{_shown(part)} holds a character a note's name cannot ({_shown(bad.group())}).")
         if part != part.rstrip(" .") or part != part.lstrip(" "):
             raise WriteRefused(f"{_shown(part)} starts with a space or ends with a space or dot; Windows cannot keep it.")
         if part.split(".", 1)[0].lower() in WINDOWS_RESERVED:

@@ -147,7 +147,8 @@ class Journal:
 
     def entries(self, limit: int = 50, since: float | None = None, note: tuple[str, str] | None = None) -> list[Entry]:
         """The latest writes, the newest first (since ``since``; of one note, by collection and path)."""
-        where, params = [], []
+        where: list[str] = []
+        params: list[object] = []
         if since is not None:
             where.append("at >= ?")
             params.append(since)

@@ -17,7 +17,14 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
+from collections.abc import Callable
+
+from ..errors import PmsError
+from ..indexing.collections import Collection
 from ..indexing.link_resolve import NameIndex, name_key
+from ..store import Store
+from ..store import links as link_rows
+from . import guard, shape
 from ..markdown import WIKILINK, wikilink_parts
 from .shape import bare, split_lines
 
@@ -118,3 +125,31 @@ def rewrite(text: str, source: str, lines: set[int], move: Move, index: NameInde
             parts[n - 1] = new + line[len(body):]
             total += count
     return "".join(parts), total
+
+
+def plan(store: Store, col: Collection, rel: str, new_rel: str,
+         read: Callable[[Collection, str], bytes]) -> list[tuple[str, bytes, bytes]]:
+    """(source path, its new bytes, its bytes now) of each note of ``col`` whose links to
+    ``rel`` change when it moves to ``new_rel`` (the links the index records, resolved by its
+    rule); a note that cannot be read or written is left as it is."""
+    conn = store.conn
+    row = link_rows.document(conn, col.id, rel)
+    if row is None:
+        return []
+    index = NameIndex(*link_rows.name_index(conn, col.id))
+    lines: dict[str, set[int]] = {}
+    for link in link_rows.incoming(conn, row[0]):
+        lines.setdefault(link.source_path, set()).add(link.line)
+    move = Move(row[0], rel, new_rel)
+    plans = []
+    for src, at in sorted(lines.items()):
+        try:
+            guard.check_relpath(col, src, new=False)
+            old = read(col, src)
+            note_shape, text = shape.read(old, f"{col.name}/{src}")
+        except PmsError:
+            continue
+        new_text, count = rewrite(text, src, at, move, index)
+        if count:
+            plans.append((src, note_shape.encode(new_text), old))
+    return plans

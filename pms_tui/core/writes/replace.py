@@ -15,11 +15,15 @@ gone, and the write's own index update that follows sees it back.
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 
 from ..clip.leftovers import discard, fsync_dir, link_new, temp_name, write_temp
+from ..errors import UsageError
 from .shape import version
+
+MAX_DIFF_LINES = 40
 
 
 class Conflict(Exception):
@@ -28,6 +32,16 @@ class Conflict(Exception):
     def __init__(self, current: bytes | None):
         super().__init__("the note changed")
         self.current = current
+
+
+class VersionConflict(UsageError):
+    """The note changed since the version a write named: ``current`` is its version now
+    (None: it is gone), ``diff`` what differs (a short unified diff, when the old is known)."""
+
+    def __init__(self, message: str, current: str | None, diff: str):
+        super().__init__(message)
+        self.current = current
+        self.diff = diff
 
 
 def _read(path: Path) -> bytes | None:
@@ -89,3 +103,12 @@ def create(target: Path, data: bytes) -> None:
     finally:
         discard(tmp)
     fsync_dir(target.parent)
+
+
+def diff(old: bytes, new: bytes, name: str) -> str:
+    a = old.decode("utf-8", "replace").splitlines()
+    b = new.decode("utf-8", "replace").splitlines()
+    lines = list(difflib.unified_diff(a, b, f"{name} (the version named)", f"{name} (now)", n=1, lineterm=""))
+    if len(lines) > MAX_DIFF_LINES:
+        lines = lines[:MAX_DIFF_LINES] + [f"... ({len(lines) - MAX_DIFF_LINES} more lines)"]
+    return "\n".join(lines)

@@ -12,11 +12,9 @@ changed by its client (``changed:agent``).
 
 from __future__ import annotations
 
-import difflib
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..clip.leftovers import remove_leftovers
@@ -25,61 +23,22 @@ from ..clip.yaml_out import dump
 from ..config import Settings
 from ..errors import PmsError, UsageError
 from ..indexing.collections import Collection, Collections
-from ..indexing.link_resolve import NameIndex
 from ..indexing.notes import MAX_NOTE_BYTES
-from ..safe_text import one_line
+from ..safe_text import one_line, safe_text
 from ..store import Store
 from ..store import agent_changes
-from ..store import links as link_rows
 from . import edits, guard, link_rewrite, properties, shape, trash
 from .journal import Entry, Journal
-from .replace import Conflict, create, replace_if
+from .replace import Conflict, VersionConflict, create, diff as _diff, replace_if
+from .result import WriteResult
+from .since import parse_since
 
-MAX_DIFF_LINES = 40
 MAX_TITLE_CHARS = 300
+MAX_LISTED = 1000  # writes one history or recent lists at most
 # index(collection name, paths): the note's text indexed at once (KnowledgeBase.sync)
 Indexer = Callable[[str, set[str]], None]
 # note(ref) -> (collection, relpath): the engine's one resolver of a note a request names
 Resolver = Callable[[object], tuple[Collection, str]]
-
-
-@dataclass
-class WriteResult:
-    """What one write did: the note (its id, path), the versions before and after (None where
-    there was no file), the journal entry (``undo`` takes it), a sentence."""
-
-    action: str
-    collection: str
-    path: str
-    version: str | None
-    before: str | None
-    journal: int
-    message: str
-    links_rewritten: list[str] = field(default_factory=list)
-    not_rewritten: list[str] = field(default_factory=list)
-
-    @property
-    def id(self) -> str:
-        return f"{self.collection}/{self.path}"
-
-    def to_json(self) -> dict:
-        data = {"action": self.action, "id": self.id, "collection": self.collection, "path": self.path,
-                "version": self.version, "previous_version": self.before, "journal_id": self.journal,
-                "message": self.message}
-        if self.links_rewritten or self.not_rewritten:
-            data["links_rewritten_in"] = self.links_rewritten
-            data["links_not_rewritten_in"] = self.not_rewritten
-        return data
-
-
-class VersionConflict(UsageError):
-    """The note changed since the version a write named: ``current`` is its version now
-    (None: it is gone), ``diff`` what differs (a short unified diff, when the old is known)."""
-
-    def __init__(self, message: str, current: str | None, diff: str):
-        super().__init__(message)
-        self.current = current
-        self.diff = diff
 
 
 class NoteWriter:
@@ -237,7 +196,7 @@ class NoteWriter:
                                    None, "")
         current = shape.version(now)
         old = self.journal.recall(named)
-        diff = _diff(old, now, note) if old is not None else ""
+        diff = safe_text(_diff(old, now, note)) if old is not None else ""  # the note's text: data
         self.journal.remember(current, now)
         told = (" What differs:\n" + diff) if diff else ""
         return VersionConflict(f"{note} changed since version {named[:12]} (it is now {current}); nothing was "
@@ -327,7 +286,7 @@ class NoteWriter:
             raise UsageError(f"{col.name}/{rel} is already there.")
         data = self._read(col, rel)
         expected = self._expected(version, data, col, rel)
-        plans = self._link_plans(col, rel, new_rel) if rewrite_links else []
+        plans = link_rewrite.plan(self._store, col, rel, new_rel, self._read) if rewrite_links else []
         source, target = col.path / rel, col.path / new_rel
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -374,30 +333,6 @@ class NoteWriter:
         except UsageError:
             return None
 
-    def _link_plans(self, col: Collection, rel: str, new_rel: str) -> list[tuple[str, bytes, bytes]]:
-        """(source path, its new bytes, its bytes now) of each note whose links to ``rel`` change."""
-        conn = self._store.conn
-        row = link_rows.document(conn, col.id, rel)
-        if row is None:
-            return []
-        index = NameIndex(*link_rows.name_index(conn, col.id))
-        lines: dict[str, set[int]] = {}
-        for link in link_rows.incoming(conn, row[0]):
-            lines.setdefault(link.source_path, set()).add(link.line)
-        move = link_rewrite.Move(row[0], rel, new_rel)
-        plans = []
-        for src, at in sorted(lines.items()):
-            try:
-                guard.check_relpath(col, src, new=False)
-                old = self._read(col, src)
-                note_shape, text = shape.read(old, f"{col.name}/{src}")
-            except PmsError:
-                continue
-            new_text, count = link_rewrite.rewrite(text, src, at, move, index)
-            if count:
-                plans.append((src, note_shape.encode(new_text), old))
-        return plans
-
     def delete(self, note: object, *, version: str | None, client: str = "api") -> WriteResult:
         """The note moved to the home's trash (``undo`` brings it back)."""
         col, rel = self._target(note, client)
@@ -431,15 +366,21 @@ class NoteWriter:
     # -- history and undo ------------------------------------------------------------------
     def history(self, limit: int = 50, note: object | None = None) -> list[Entry]:
         """The latest writes, the newest first (of one note, when named)."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
+            raise UsageError(f"limit must be a whole number from 1 to {MAX_LISTED:,}.")
         key = None
         if note is not None:
             col, rel = self._resolve(note)
             key = (col.name, rel)
         return self.journal.entries(limit, note=key)
 
-    def recent(self, since: float | None = None, limit: int = 200) -> list[Entry]:
-        """What was written since ``since`` (epoch seconds; default the last day), by whom."""
-        return self.journal.entries(limit, since=time.time() - 86400 if since is None else since)
+    def recent(self, since: float | str | None = None, limit: int = 200) -> list[Entry]:
+        """What was written since ``since`` (epoch seconds, an ISO date or time, or a span such
+        as ``2h``: ``since.parse_since``; default the last day), the newest first, by whom."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
+            raise UsageError(f"limit must be a whole number from 1 to {MAX_LISTED:,}.")
+        start = time.time() - 86400 if since is None else parse_since(since)
+        return self.journal.entries(limit, since=start)
 
     def undo(self, entry_id: int | None = None, *, client: str = "api") -> list[WriteResult]:
         """Put back the note(s) of one write (the newest not undone, by default) as they were
@@ -490,12 +431,3 @@ def _text(text: object, empty: bool = False) -> str:
 
 def _shown(note: object) -> str:
     return one_line(str(note))[:120]
-
-
-def _diff(old: bytes, new: bytes, name: str) -> str:
-    a = old.decode("utf-8", "replace").splitlines()
-    b = new.decode("utf-8", "replace").splitlines()
-    lines = list(difflib.unified_diff(a, b, f"{name} (the version named)", f"{name} (now)", n=1, lineterm=""))
-    if len(lines) > MAX_DIFF_LINES:
-        lines = lines[:MAX_DIFF_LINES] + [f"... ({len(lines) - MAX_DIFF_LINES} more lines)"]
-    return "\n".join(lines)

@@ -6,16 +6,29 @@ first, then each is put back. The undo is journaled too (its ``undoes``)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..errors import UsageError
+from ..indexing.collections import Collection, Collections
 from . import guard, shape, trash
-from .journal import Entry
+from .journal import Entry, Journal
 from .replace import Conflict, create, replace_if
+from .result import WriteResult
 
-if TYPE_CHECKING:
-    from .service import NoteWriter, WriteResult
+
+class NoteWriter(Protocol):
+    """What an undo uses of ``service.NoteWriter``."""
+
+    home: Path
+    journal: Journal
+    _collections: Collections
+    _index: Callable[[str, set[str]], None]
+
+    def _allow(self, col: Collection, rel: str | None, client: str, *, new: bool) -> str: ...
+    def _forget_mark(self, col: Collection, rel: str) -> None: ...
+    def _restore_from(self, kept: Path, target: Path) -> None: ...
 
 
 def _now(path: Path) -> str | None:
@@ -45,8 +58,6 @@ def _check(writer: NoteWriter, entry: Entry) -> None:
 
 
 def undo(writer: NoteWriter, entry_id: int | None, client: str) -> list[WriteResult]:
-    from .service import WriteResult
-
     journal = writer.journal
     entry = journal.get(entry_id) if entry_id is not None else journal.last_undoable()
     if entry is None:
