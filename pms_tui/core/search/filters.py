@@ -62,7 +62,7 @@ class Plan:
     def on_notes(self) -> bool:
         n = self.note
         return bool(n.tags or n.not_tags or n.paths or n.not_paths or n.collections or n.not_collections
-                    or n.after or n.before or n.collection_ids or n.links_to or n.linked_from)
+                    or n.after or n.before or n.collection_ids or n.links_to or n.linked_from or n.changed_by_agent)
 
     @property
     def restricts(self) -> bool:
@@ -100,7 +100,7 @@ def plan(q: ParsedQuery, collection_ids: Sequence[int] | None = None,
             paths=_prefixes(q.paths, collections), not_paths=_prefixes(q.not_paths, collections),
             collections=tuple(q.collections), not_collections=tuple(q.not_collections),
             after=q.after, before=q.before, collection_ids=tuple(collection_ids or ()),
-            links_to=tuple(q.links_to), linked_from=tuple(q.linked_from),
+            links_to=tuple(q.links_to), linked_from=tuple(q.linked_from), changed_by_agent=q.changed_by_agent,
         ),
     )
 

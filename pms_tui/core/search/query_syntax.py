@@ -31,7 +31,7 @@ MAX_QUERY_CHARS = 4000  # a pasted page is cut here before parsing (parsing stay
 MAX_ITEMS = 64  # phrases, exclusions and filters each kept at most this many
 MAX_TERMS = 256
 
-FILTERS = ("tag", "path", "in", "title", "after", "before", "linksto", "linkedfrom")
+FILTERS = ("tag", "path", "in", "title", "after", "before", "linksto", "linkedfrom", "changed")
 ALIASES = {"tags": "tag", "file": "path", "collection": "in", "col": "in", "since": "after", "until": "before",
            "links": "linksto", "linkto": "linksto", "from": "linkedfrom"}
 NEGATABLE = ("tag", "path", "in")
@@ -69,6 +69,7 @@ class ParsedQuery:
     before: str | None = None  # ISO day, exclusive
     links_to: list[str] = field(default_factory=list)  # linksto:NOTE - notes linking to each
     linked_from: list[str] = field(default_factory=list)  # linkedfrom:NOTE - notes each links to
+    changed_by_agent: bool = False  # changed:agent - notes an agent wrote (kb.write)
     ignored: list[Ignored] = field(default_factory=list)
     typing: bool = True  # the last free word may still be being typed (nothing follows it)
 
@@ -99,7 +100,7 @@ class ParsedQuery:
         return bool(
             self.tags or self.not_tags or self.paths or self.not_paths or self.collections
             or self.not_collections or self.titles or self.after or self.before
-            or self.links_to or self.linked_from
+            or self.links_to or self.linked_from or self.changed_by_agent
         )
 
     def chips(self) -> list[str]:
@@ -116,6 +117,7 @@ class ParsedQuery:
             out.append(f"before:{self.before}")
         out += [f"linksto:{_value(n)}" for n in self.links_to]
         out += [f"linkedfrom:{_value(n)}" for n in self.linked_from]
+        out += ["changed:agent"] if self.changed_by_agent else []
         return out
 
     def to_json(self) -> dict:
@@ -237,6 +239,11 @@ def _filter(out: ParsedQuery, name: str, value: str, negated: bool, token: str, 
     if negated and name not in NEGATABLE:
         return ignore(f"-{name}: cannot be negated; use {'before' if name == 'after' else 'after'}: instead"
                       if name in ("after", "before") else f"-{name}: cannot be negated")
+    if name == "changed":
+        if value.lower() != "agent":
+            return ignore(f"changed:{value} is not known; changed:agent finds the notes an agent wrote")
+        out.changed_by_agent = True
+        return
     if name in ("after", "before"):
         day = parse_date(value, today)
         if day is None:
@@ -282,7 +289,7 @@ def _filter(out: ParsedQuery, name: str, value: str, negated: bool, token: str, 
 _EXAMPLE = {
     "tag": "tag:git", "path": "path:git/", "in": "in:notes", "title": "title:rebase",
     "after": "after:2024-05", "before": "before:7d", "linksto": 'linksto:"Project Alpha"',
-    "linkedfrom": "linkedfrom:Home",
+    "linkedfrom": "linkedfrom:Home", "changed": "changed:agent",
 }
 
 

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
+from .agent_changes import CHANGED_BY_AGENT_SQL
 from .chunks import HIT_COLUMNS, HIT_JOINS, HitRow
 
 # schema 3: tags and the frontmatter date; ``facets_backfill`` asks the indexing room to fill
@@ -48,6 +49,7 @@ class NoteFilter(NamedTuple):
     collection_ids: Sequence[int] = ()  # the caller's collection choice (ctrl+l, -c)
     links_to: Sequence[str] = ()  # notes linking to a note of each name (file name or alias)
     linked_from: Sequence[str] = ()  # notes linked from a note of each name
+    changed_by_agent: bool = False  # changed:agent - notes written through kb.write (store.agent_changes)
 
     def condition(self) -> tuple[str, list]:
         """(SQL condition over documents d, its parameters); ('', []) when there is none."""
@@ -85,6 +87,8 @@ class NoteFilter(NamedTuple):
             conditions.append("d.id IN (SELECT l.target_id FROM links l WHERE l.source_id IN "
                               "(SELECT document_id FROM note_names WHERE name = ?))")
             params.append(" ".join(name.lower().split()))
+        if self.changed_by_agent:
+            conditions.append(CHANGED_BY_AGENT_SQL)
         if self.after:
             conditions.append(f"{NOTE_DAY_SQL} >= ?")
             params.append(self.after)

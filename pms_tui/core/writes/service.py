@@ -403,9 +403,14 @@ class NoteWriter:
         with self._store.transaction() as conn:
             agent_changes.forget(conn, col.id, rel)
 
-    def changed_by(self, col: Collection, rel: str) -> tuple[float, str] | None:
-        """(when, which client) an agent last changed the note, or None."""
-        return agent_changes.of_note(self._store.conn, col.id, rel)
+    def changed_by(self, collection: str, relpath: str) -> tuple[float, str] | None:
+        """(when, which client) a write through ``kb.write`` last changed the note, or None
+        (what the reader's header says and ``changed:agent`` finds)."""
+        try:
+            col = self._collections.get(collection)
+        except PmsError:
+            return None
+        return agent_changes.of_note(self._store.conn, col.id, relpath)
 
 
 def properties_key(key: object) -> str:
