@@ -46,6 +46,10 @@ CREATE TABLE IF NOT EXISTS writes (
 );
 CREATE INDEX IF NOT EXISTS writes_by_time ON writes(at);
 CREATE INDEX IF NOT EXISTS writes_by_group ON writes(group_id);
+CREATE TABLE IF NOT EXISTS asides (
+    aside  TEXT PRIMARY KEY,
+    target TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS versions (
     hash    TEXT PRIMARY KEY,
     content BLOB NOT NULL,
@@ -106,6 +110,11 @@ class Journal:
             raise StoreError(f"The write journal {self.path} cannot be written: {exc}.") from None
         finally:
             conn.close()
+
+    def check(self) -> None:
+        """StoreError, in one sentence, unless the journal can be written (before a write)."""
+        with self._conn():
+            pass
 
     def record(self, *, client: str, tool: str, collection: str, path: str, before_hash: str | None,
                after_hash: str | None, old_content: bytes | None, old_path: str | None = None,
@@ -170,6 +179,21 @@ class Journal:
             row = conn.execute(f"SELECT {_COLUMNS} FROM writes WHERE undone_by IS NULL AND undoes IS NULL "
                                f"ORDER BY id DESC LIMIT 1").fetchone()
         return Entry(*row) if row else None
+
+    # -- notes moved aside by a write in progress (replace.replace_if) ----------------------
+    def keep_aside(self, aside: Path, target: Path) -> None:
+        with self._conn() as conn:
+            conn.execute("INSERT OR REPLACE INTO asides(aside, target) VALUES (?, ?)", (str(aside), str(target)))
+
+    def forget_aside(self, aside: Path) -> None:
+        with self._conn() as conn:
+            conn.execute("DELETE FROM asides WHERE aside = ?", (str(aside),))
+
+    def asides(self) -> list[tuple[Path, Path]]:
+        if not self.path.exists():
+            return []
+        with self._conn() as conn:
+            return [(Path(a), Path(t)) for a, t in conn.execute("SELECT aside, target FROM asides")]
 
     # -- versions an edit may name ---------------------------------------------------------
     def remember(self, version: str, content: bytes) -> None:

@@ -10,7 +10,13 @@ file in place, which arrives there, is put back and wins); only then is it remov
 refused at any step puts back what it moved: of a write that races another, one wins whole,
 the other is told, and neither is merged into the other. For the milliseconds between the
 first move and the link the note's name is free; a sync that looks exactly then sees it
-gone, and the write's own index update that follows sees it back.
+gone, and the write's own index update that follows sees it back. One case stays unseen: a
+program that opened the note before the move and writes to that open file only after the
+check (a save held up for the whole write); its bytes go to the file the write retired.
+
+The moved-aside file has a name of its own (``ASIDE_PREFIX``), never one ``clip.leftovers``
+removes, and is recorded (``keep``) before the move: a write killed midway leaves the note
+there, and the next write puts it back (``service.NoteWriter._recover``).
 """
 
 from __future__ import annotations
@@ -19,11 +25,15 @@ import difflib
 import os
 from pathlib import Path
 
-from ..clip.leftovers import discard, fsync_dir, link_new, temp_name, write_temp
+import secrets
+from collections.abc import Callable
+
+from ..clip.leftovers import discard, fsync_dir, link_new, write_temp
 from ..errors import UsageError
 from .shape import version
 
 MAX_DIFF_LINES = 40
+ASIDE_PREFIX = ".pms-tui-aside-"
 
 
 class Conflict(Exception):
@@ -52,9 +62,15 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def replace_if(target: Path, data: bytes, expected: str) -> None:
+def aside_name() -> str:
+    return f"{ASIDE_PREFIX}{secrets.token_hex(8)}.tmp"
+
+
+def replace_if(target: Path, data: bytes, expected: str, keep: Callable[[Path, Path], None] = lambda a, t: None,
+               forget: Callable[[Path], None] = lambda a: None) -> None:
     """Put ``data`` at ``target`` if its bytes are still the version ``expected``; else
-    Conflict with its bytes now. OSError for a folder that cannot be written."""
+    Conflict with its bytes now. OSError for a folder that cannot be written. ``keep(aside,
+    target)`` records the moved-aside file before the move, ``forget(aside)`` once it is gone."""
     tmp = write_temp(target, data)
     try:
         try:
@@ -62,25 +78,31 @@ def replace_if(target: Path, data: bytes, expected: str) -> None:
             os.chmod(tmp, mode)
         except OSError:
             pass
-        aside = target.with_name(temp_name())
+        aside = target.with_name(aside_name())
+        keep(aside, target)
         try:
             os.rename(target, aside)
         except FileNotFoundError:
+            forget(aside)
             raise Conflict(None) from None
-        before = _read(aside)
-        if before is None or version(before) != expected:
-            _put_back(aside, target)
-            raise Conflict(_read(target))
         try:
-            link_new(tmp, target)
-        except FileExistsError:  # a save recreated the note meanwhile: it wins
-            discard(aside)  # the version it replaced, which the saver had read
-            raise Conflict(_read(target)) from None
-        late = _read(aside)
-        if late is None or version(late) != expected:  # a save wrote into the old file in place
-            os.replace(aside, target)
-            raise Conflict(late)
-        discard(aside)
+            before = _read(aside)
+            if before is None or version(before) != expected:
+                _put_back(aside, target)
+                raise Conflict(_read(target))
+            try:
+                link_new(tmp, target)
+            except FileExistsError:  # a save recreated the note meanwhile: it wins
+                discard(aside)  # the version it replaced, which the saver had read
+                raise Conflict(_read(target)) from None
+            late = _read(aside)
+            if late is None or version(late) != expected:  # a save wrote into the old file in place
+                os.replace(aside, target)
+                raise Conflict(late)
+            discard(aside)
+        finally:
+            if not os.path.lexists(aside):
+                forget(aside)
     finally:
         discard(tmp)
     fsync_dir(target.parent)

@@ -82,10 +82,25 @@ class NoteWriter:
     def _allow(self, col: Collection, rel: str | None, client: str, *, new: bool) -> str:
         """The guard's checks of one write (a path of ``None``: checked by the caller)."""
         self._store.require_writable()
+        self.journal.check()  # a write that could not be journaled is not made
+        self._recover()
         guard.check_collection(col)
         checked = guard.check_relpath(col, rel, new=new) if rel is not None else ""
         self._rate.take(client)
         return checked
+
+    def _recover(self) -> None:
+        """Put back a note a killed write left moved aside (``replace``): at its name when that
+        is free, else into the trash (the note at its name is newer); never removed."""
+        for aside, target in self.journal.asides():
+            if os.path.lexists(aside):
+                try:
+                    self._restore_from(aside, target)
+                except FileExistsError:
+                    trash.move_in(self.home, aside)
+                except OSError:
+                    continue
+            self.journal.forget_aside(aside)
 
     def _target(self, note: object, client: str) -> tuple[Collection, str]:
         col, rel = self._resolve(note)
@@ -206,7 +221,7 @@ class NoteWriter:
         target = col.path / rel
         remove_leftovers(target.parent)
         try:
-            replace_if(target, data, expected)
+            replace_if(target, data, expected, self.journal.keep_aside, self.journal.forget_aside)
         except Conflict as exc:
             raise self._conflict(col, rel, expected, exc.current) from None
         except OSError as exc:

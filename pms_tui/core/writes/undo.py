@@ -97,7 +97,7 @@ def undo(writer: NoteWriter, entry_id: int | None, client: str) -> list[WriteRes
             else:
                 assert e.old_content is not None and e.after_hash is not None
                 if path.exists():
-                    replace_if(path, e.old_content, e.after_hash)
+                    replace_if(path, e.old_content, e.after_hash, journal.keep_aside, journal.forget_aside)
                 else:
                     create(path, e.old_content)
                 after, message = e.before_hash, f"Put {e.note_id} back as it was before write {e.id}."
