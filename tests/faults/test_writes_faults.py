@@ -80,7 +80,7 @@ def test_what_an_agent_writes_reaches_no_terminal_raw(tmp_path):
     kb = text_only_kb(home, folder)
     kb.collections.set_writable("notes", True)
     hostile = "\x1b]52;c;cHduZWQ=\x07 \x1b[2J\x9b31m [red]markup[/red] \u202eevil"
-    created = kb.write.create("Hostile \u202e title", body=hostile, client="mcp:\x1b[31mclient")
+    created = kb.write.create("Hostile title", body=hostile, client="mcp:\x1b[31mclient")
     kb.close()
     for args in (["history"], ["recent", "--since", "1h"], ["show", created.id], ["search", "markup", "--mode", "bm25"],
                  ["history", "--json"]):
