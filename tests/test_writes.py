@@ -224,3 +224,22 @@ def test_hostile_content_is_kept_as_data_and_never_printed_raw(kb, capsys):
     assert main(["--home", home, "search", "markup", "--mode", "bm25"]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out
+
+
+def test_collections_writable_and_read_only_from_the_cli(tmp_path, capsys):
+    import json
+
+    from pms_tui.cli import main
+
+    write(tmp_path / "n", "a.md", "# A\n")
+    text_only_kb(tmp_path / "home", tmp_path / "n", name="n").close()
+    home = str(tmp_path / "home")
+    assert main(["--home", home, "collections", "--writable", "n"]) == 0
+    assert "Agents may now write notes in 'n'." in capsys.readouterr().out
+    assert main(["--home", home, "collections", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["writable"] is True
+    assert main(["--home", home, "new", "From the shell", "--body", "shellquux words", "--no-embed"]) == 0
+    assert "Created n/from-the-shell.md" in capsys.readouterr().out
+    assert main(["--home", home, "collections", "--read-only", "n"]) == 0
+    assert main(["--home", home, "append", "n/from-the-shell.md", "more", "--no-embed"]) == 1
+    assert "read-only for agents" in capsys.readouterr().err

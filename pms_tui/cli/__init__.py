@@ -119,7 +119,8 @@ def cmd_collections(args) -> int:
     with _kb(args) as kb:
         for name, writable in [(n, True) for n in args.writable] + [(n, False) for n in args.read_only]:
             col = kb.collections.set_writable(name, writable)
-            say(f"Agents may now write notes in {col.name!r}." if writable else f"{col.name!r} is read-only for agents.")
+            say(f"Agents may now write notes in {col.name!r}." if writable
+                else f"{col.name!r} is read-only for agents.")
         if args.writable or args.read_only:
             return 0
         rows = []

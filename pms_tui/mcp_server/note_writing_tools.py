@@ -19,7 +19,8 @@ VERSION = {"type": "string", "pattern": "^[0-9a-fA-F]{64}$",
                           "If the note changed since, nothing is written and the error gives the version now and "
                           "what differs."}
 NOTE = {"type": "string", "maxLength": 4096,
-        "description": "The note: its id (collection/path), a path inside a collection's folder, or its pms://note/ URI."}
+        "description": "The note: its id (collection/path), a path inside a collection's folder, or its "
+                       "pms://note/ URI."}
 EDIT_ACTIONS = ("append", "prepend", "replace_section", "replace_text", "set_properties")
 
 

@@ -78,7 +78,8 @@ def check_relpath(col: Collection, rel: object, *, new: bool) -> str:
         if bad := _FORBIDDEN.search(part):
             raise WriteRefused(f"{_shown(part)} holds a character a note's name cannot ({_shown(bad.group())}).")
         if part != part.rstrip(" .") or part != part.lstrip(" "):
-            raise WriteRefused(f"{_shown(part)} starts with a space or ends with a space or dot; Windows cannot keep it.")
+            raise WriteRefused(f"{_shown(part)} starts with a space or ends with a space or dot; Windows cannot "
+                               f"keep it.")
         if part.split(".", 1)[0].lower() in WINDOWS_RESERVED:
             raise WriteRefused(f"{_shown(part)} is a name Windows reserves for a device; choose another.")
         if len(part.encode("utf-8", "surrogatepass")) > MAX_PART_BYTES:

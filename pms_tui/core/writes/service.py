@@ -358,7 +358,8 @@ class NoteWriter:
         try:
             kept = trash.move_in(self.home, source)
         except OSError as exc:
-            raise UsageError(f"Could not move {col.name}/{rel} to the trash ({aside}): {exc.strerror or exc}.") from None
+            raise UsageError(f"Could not move {col.name}/{rel} to the trash ({aside}): "
+                             f"{exc.strerror or exc}.") from None
         with open(kept, "rb") as handle:
             moved = handle.read()
         if shape.version(moved) != expected:  # changed between the check and the move: put it back
