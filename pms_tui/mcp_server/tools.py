@@ -68,7 +68,8 @@ READING: list[ToolSpec] = [
     ToolSpec(
         "get",
         "Read one indexed note as it is on disk now: whole, or lines start_line..end_line (1-based, the "
-        "file's lines, as search hits give them), with its parsed frontmatter. A long note comes in pages of "
+        "file's lines, as search hits give them), with its parsed frontmatter and its version (what an edit "
+        "names). A long note comes in pages of "
         f"up to max_chars characters (default {DEFAULT_PAGE_CHARS:,}, what an agent's client takes in one "
         "result), each ending at the end of a line: when truncated, call again with start_line = "
         "next_start_line (and start_char = next_start_char, given only when one line is longer than a page; "

@@ -424,9 +424,9 @@ class NoteWriter:
         (what the reader's header says and ``changed:agent`` finds)."""
         try:
             col = self._collections.get(collection)
-        except PmsError:
+            return agent_changes.of_note(self._store.conn, col.id, relpath)
+        except Exception:  # noqa: BLE001 - an index it cannot ask (read-only, older) has no mark to show
             return None
-        return agent_changes.of_note(self._store.conn, col.id, relpath)
 
 
 def properties_key(key: object) -> str:
