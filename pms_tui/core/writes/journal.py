@@ -95,16 +95,21 @@ _COLUMNS = ("id, at, client, tool, collection, path, old_path, before_hash, afte
 class Journal:
     def __init__(self, home: Path):
         self.path = home / JOURNAL_FILE
+        self._made = False  # the tables made by this process once (a new file is made again)
 
     @contextmanager
-    def _conn(self) -> Iterator[sqlite3.Connection]:
+    def _conn(self, durable: bool = True) -> Iterator[sqlite3.Connection]:
         try:
             conn = sqlite3.connect(str(self.path), timeout=10.0, isolation_level=None)
         except sqlite3.Error as exc:
             raise StoreError(f"The write journal {self.path} cannot be opened: {exc}.") from None
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.executescript(_SCHEMA)
+            if not self._made or not self.path.exists():
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.executescript(_SCHEMA)
+                self._made = True
+            # a write's record is fsynced at its commit; a version remembered is a cache
+            conn.execute("PRAGMA synchronous=FULL" if durable else "PRAGMA synchronous=OFF")
             yield conn
         except sqlite3.Error as exc:
             raise StoreError(f"The write journal {self.path} cannot be written: {exc}.") from None
@@ -199,7 +204,7 @@ class Journal:
     def remember(self, version: str, content: bytes) -> None:
         """Keep the bytes of a version an agent read (best effort: never fails a read)."""
         try:
-            with self._conn() as conn:
+            with self._conn(durable=False) as conn:
                 self._remember(conn, version, content, time.time())
         except StoreError:
             pass

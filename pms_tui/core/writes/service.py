@@ -59,15 +59,16 @@ class NoteWriter:
         bytes on disk now, what an edit names. Remembered, so a refused edit can show what
         changed since."""
         col, rel = self._resolve(note)
-        data = self._read(col, rel)
+        data = self._read(col, rel, inside=False)  # read as get reads it; a write checks where it leads
         digest = shape.version(data)
-        self.journal.remember(digest, data)
+        if len(data) <= self.settings.max_write_kb * 1024:  # larger notes cannot be edited anyway
+            self.journal.remember(digest, data)
         return digest
 
-    def _read(self, col: Collection, rel: str) -> bytes:
+    def _read(self, col: Collection, rel: str, *, inside: bool = True) -> bytes:
         path = col.path / rel
         real = Path(os.path.realpath(path))
-        if col.path.resolve() not in real.parents:
+        if inside and col.path.resolve() not in real.parents:
             raise guard.WriteRefused(f"{col.name}/{one_line(rel)[:120]} leads outside its collection's folder.")
         try:
             with open(real, "rb") as handle:
