@@ -243,3 +243,13 @@ def test_collections_writable_and_read_only_from_the_cli(tmp_path, capsys):
     assert main(["--home", home, "collections", "--read-only", "n"]) == 0
     assert main(["--home", home, "append", "n/from-the-shell.md", "more", "--no-embed"]) == 1
     assert "read-only for agents" in capsys.readouterr().err
+
+
+def test_a_note_whose_name_pms_tui_would_not_give_can_still_be_edited(kb):
+    path = folder_of(kb) / "C# [draft].md"
+    path.write_text("# C sharp\n")
+    kb.sync(embed=False)
+    edit(kb, "notes/C# [draft].md", "append", "more")
+    assert path.read_text() == "# C sharp\n\nmore\n"
+    with pytest.raises(UsageError, match="holds a character"):
+        kb.write.create("x", path="F# [new].md")

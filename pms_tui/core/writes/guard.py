@@ -4,8 +4,8 @@ A write goes only into a collection the person marked writable (``pms-tui collec
 --writable NAME``), never into the bundled guide, and only to a note's path inside the
 collection's folder: relative, no ``..``, no part starting with a dot (``.obsidian/``,
 ``.trash/``, ``.git/``), no symlink on the way, no name Windows reserves (``CON``, ``NUL``, ...)
-or cannot hold (``<>:"|?*``, a trailing dot or space), none that breaks a wikilink (``[]#^|``),
-none that differs only in case or Unicode form from a file already there (one file on a
+or cannot hold (``<>:"|?*``, a trailing dot or space), none that breaks a wikilink (``[]#^|``)
+(those for a new name: a note already there keeps its own), none that differs only in case or Unicode form from a file already there (one file on a
 case-insensitive disk), and a Markdown note (``.md``): PDF and Word files stay read-only.
 What one write holds is bounded (``max_write_kb``) and so is how often a client writes
 (``writes_per_minute``).
@@ -75,6 +75,8 @@ def check_relpath(col: Collection, rel: object, *, new: bool) -> str:
         if part.startswith("."):
             raise WriteRefused(f"{_shown(rel)} goes into a hidden file or folder ({_shown(part)}, like .obsidian/); "
                                f"those are never written.")
+        if not new:
+            continue  # a note already there keeps its name (the rules below are for names pms-tui gives)
         if bad := _FORBIDDEN.search(part):
             raise WriteRefused(f"{_shown(part)} holds a character a note's name cannot ({_shown(bad.group())}).")
         if part != part.rstrip(" .") or part != part.lstrip(" "):
