@@ -253,3 +253,22 @@ def test_a_note_whose_name_pms_tui_would_not_give_can_still_be_edited(kb):
     assert path.read_text() == "# C sharp\n\nmore\n"
     with pytest.raises(UsageError, match="holds a character"):
         kb.write.create("x", path="F# [new].md")
+
+
+def test_every_link_form_follows_a_rename(tmp_path):
+    folder = tmp_path / "notes"
+    write(folder, "my plan.md", "# My plan\n\n## Tasks\n\nx\n")
+    write(folder, "other/roadmap.md", "# Another roadmap\n")  # the new name is taken elsewhere
+    write(folder, "sub/source.md", "Links: [[my plan#Tasks|the plan]], ![[my plan]], [[My Plan.md]], "
+                                   "[a](../my%20plan.md), [b](<../my plan.md#tasks>), "
+                                   "[c](https://example.com/my%20plan.md), [[unrelated]].\n")
+    kb = text_only_kb(tmp_path / "home", folder)
+    kb.collections.set_writable("notes", True)
+    result = edit(kb, "notes/my plan.md", "move", "projects/roadmap.md")
+    assert result.links_rewritten == ["sub/source.md"]
+    assert (folder / "sub/source.md").read_text() == (
+        "Links: [[projects/roadmap#Tasks|the plan]], ![[projects/roadmap]], [[projects/roadmap.md]], "
+        "[a](../projects/roadmap.md), [b](<../projects/roadmap.md#tasks>), [c](https://example.com/my%20plan.md), "
+        "[[unrelated]].\n")
+    assert {link.target_path for link in kb.links("notes/sub/source.md") if link.resolved} == {"projects/roadmap.md"}
+    kb.close()
