@@ -272,3 +272,12 @@ def test_every_link_form_follows_a_rename(tmp_path):
         "[[unrelated]].\n")
     assert {link.target_path for link in kb.links("notes/sub/source.md") if link.resolved} == {"projects/roadmap.md"}
     kb.close()
+
+
+def test_the_changed_filter_parses_and_says_what_it_takes():
+    from pms_tui.core.search.query_syntax import parse
+
+    q = parse("budget changed:agent")
+    assert q.changed_by_agent and q.terms == ["budget"] and "changed:agent" in q.chips()
+    bad = parse("changed:person")
+    assert not bad.changed_by_agent and "changed:agent finds the notes an agent wrote" in bad.ignored[0].reason
