@@ -281,3 +281,23 @@ def test_the_changed_filter_parses_and_says_what_it_takes():
     assert q.changed_by_agent and q.terms == ["budget"] and "changed:agent" in q.chips()
     bad = parse("changed:person")
     assert not bad.changed_by_agent and "changed:agent finds the notes an agent wrote" in bad.ignored[0].reason
+
+
+def test_a_write_does_not_wait_for_another_process_holding_the_index(kb):
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen([sys.executable, "-I", "-c", (
+        "import sys, time\nfrom pms_tui.core.kb import KnowledgeBase\n"
+        "kb = KnowledgeBase(sys.argv[1], embedder=None)\nheld = kb.writing()\nheld.__enter__()\n"
+        "print('held', flush=True)\ntime.sleep(60)\n"), str(kb.home)], stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline().strip() == b"held"
+        result = kb.write.create("While busy", body="busybeequux")
+        assert not result.indexed and "searchable after the next sync" in result.message
+        assert (folder_of(kb) / result.path).exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    kb.sync(embed=False)
+    assert kb.search("busybeequux", mode="bm25").hits

@@ -148,8 +148,20 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         from .writes.service import NoteWriter
 
         return NoteWriter(self.home, self.settings, self._store, self.collections, self._note_place,
-                          lambda name, paths: self.sync(collections=[name], only_paths=paths, wait=True,
-                                                        embed=False))
+                          self._index_written)
+
+    def _index_written(self, collection: str, paths: set[str]) -> bool:
+        """Index notes a write changed, text only, after a sync of this process; not waiting
+        for another process that holds the index (False then: its next sync takes them in)."""
+        cancel = threading.Event()
+
+        def other_writer(pid: int | None) -> None:
+            if pid != os.getpid():  # this process's own embedding hands the lock over between runs
+                cancel.set()
+
+        report = self.sync(collections=[collection], only_paths=paths, cancel=cancel, embed=False,
+                           on_wait=other_writer, wait=True)
+        return not report.cancelled
 
     def _note_place(self, ref: object) -> tuple[Collection, str]:
         found = self.note(ref)

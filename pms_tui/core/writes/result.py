@@ -19,6 +19,7 @@ class WriteResult:
     message: str
     links_rewritten: list[str] = field(default_factory=list)
     not_rewritten: list[str] = field(default_factory=list)
+    indexed: bool = True  # False: another process held the index (the message says when it will be)
 
     @property
     def id(self) -> str:
@@ -27,7 +28,7 @@ class WriteResult:
     def to_json(self) -> dict:
         data: dict = {"action": self.action, "id": self.id, "collection": self.collection, "path": self.path,
                 "version": self.version, "previous_version": self.before, "journal_id": self.journal,
-                "message": self.message}
+                "message": self.message, "indexed": self.indexed}
         if self.links_rewritten or self.not_rewritten:
             data["links_rewritten_in"] = self.links_rewritten
             data["links_not_rewritten_in"] = self.not_rewritten

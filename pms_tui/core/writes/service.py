@@ -35,8 +35,9 @@ from .since import parse_since
 
 MAX_TITLE_CHARS = 300
 MAX_LISTED = 1000  # writes one history or recent lists at most
-# index(collection name, paths): the note's text indexed at once (KnowledgeBase.sync)
-Indexer = Callable[[str, set[str]], None]
+# index(collection name, paths) -> done: the notes' text indexed at once (KnowledgeBase.sync);
+# False when another process holds the index and it was not waited for
+Indexer = Callable[[str, set[str]], bool]
 # note(ref) -> (collection, relpath): the engine's one resolver of a note a request names
 Resolver = Callable[[object], tuple[Collection, str]]
 
@@ -159,8 +160,8 @@ class NoteWriter:
             entry = self.journal.record(client=client, tool="create_note", collection=col.name, path=rel,
                                         before_hash=None, after_hash=after, old_content=None,
                                         summary=f"created {one_line(title)[:80]!r}", new_content=data)
-            self._indexed(col, {rel}, client)
-            return WriteResult("created", col.name, rel, after, None, entry, f"Created {col.name}/{rel}.")
+            return self._indexed(col, {rel}, client, WriteResult("created", col.name, rel, after, None, entry,
+                                                                 f"Created {col.name}/{rel}."))
         raise UsageError(f"Could not find a free file name for {slugify(title)}.md in {col.name}.")
 
     def _collection(self, name: str | None) -> Collection:
@@ -190,9 +191,8 @@ class NoteWriter:
         after = shape.version(new_data)
         entry = self.journal.record(client=client, tool=tool, collection=col.name, path=rel, before_hash=expected,
                                     after_hash=after, old_content=data, summary=summary, new_content=new_data)
-        self._indexed(col, {rel}, client)
-        return WriteResult("edited", col.name, rel, after, expected, entry, f"{summary[0].upper()}{summary[1:]} "
-                                                                           f"in {col.name}/{rel}.")
+        return self._indexed(col, {rel}, client, WriteResult(
+            "edited", col.name, rel, after, expected, entry, f"{summary[0].upper()}{summary[1:]} in {col.name}/{rel}."))
 
     def _expected(self, version: str | None, data: bytes, col: Collection, rel: str) -> str:
         """The version the write is made from: the one named, if the note is still it."""
@@ -337,11 +337,11 @@ class NoteWriter:
                                 new_content=new_data)
             done.append(src_now)
         self._forget_mark(col, rel)
-        self._indexed(col, {rel, new_rel, *done}, client)
         links = f"; links rewritten in {len(done)} note(s)" if done else ""
         missed = f"; {len(skipped)} note(s) changed meanwhile and keep their old links" if skipped else ""
-        return WriteResult("moved", col.name, new_rel, expected, expected, head,
-                           f"Moved {col.name}/{rel} to {new_rel}{links}{missed}.", done, skipped)
+        return self._indexed(col, {rel, new_rel, *done}, client, WriteResult(
+            "moved", col.name, new_rel, expected, expected, head, f"Moved {col.name}/{rel} to {new_rel}{links}{missed}.",
+            done, skipped))
 
     def _read_or_none(self, col: Collection, rel: str) -> bytes | None:
         try:
@@ -370,9 +370,9 @@ class NoteWriter:
                                     before_hash=expected, after_hash=None, old_content=None, trash=str(kept),
                                     summary="moved to the trash")
         self._forget_mark(col, rel)
-        self._indexed(col, {rel}, client, mark=False)
-        return WriteResult("deleted", col.name, rel, None, expected, entry,
-                           f"Moved {col.name}/{rel} to the trash; `pms-tui undo {entry}` restores it.")
+        return self._indexed(col, {rel}, client, WriteResult(
+            "deleted", col.name, rel, None, expected, entry,
+            f"Moved {col.name}/{rel} to the trash; `pms-tui undo {entry}` restores it."), mark=False)
 
     @staticmethod
     def _restore_from(kept: Path, target: Path) -> None:
@@ -407,14 +407,21 @@ class NoteWriter:
         return undo(self, entry_id, client)
 
     # -- after a write ---------------------------------------------------------------------
-    def _indexed(self, col: Collection, paths: set[str], client: str, *, mark: bool = True) -> None:
-        self._index(col.name, paths)
+    def _indexed(self, col: Collection, paths: set[str], client: str, result: WriteResult, *,
+                 mark: bool = True) -> WriteResult:
+        """``result``, once the written notes are indexed (or, while another process holds
+        the index, saying they will be at its next sync) and marked as changed by ``client``."""
+        if not self._index(col.name, paths):
+            result.indexed = False
+            result.message = (result.message.rstrip(".") + "; another pms-tui is writing the index, so it is "
+                              "searchable after the next sync (the app's watch or `pms-tui sync`).")
         if mark:
             now = time.time()
             with self._store.transaction() as conn:
                 for rel in paths:
                     if (col.path / rel).exists():
                         agent_changes.record(conn, col.id, rel, now, client)
+        return result
 
     def _forget_mark(self, col: Collection, rel: str) -> None:
         with self._store.transaction() as conn:

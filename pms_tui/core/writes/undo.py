@@ -24,7 +24,7 @@ class NoteWriter(Protocol):
     home: Path
     journal: Journal
     _collections: Collections
-    _index: Callable[[str, set[str]], None]
+    _index: Callable[[str, set[str]], bool]
 
     def _allow(self, col: Collection, rel: str | None, client: str, *, new: bool) -> str: ...
     def _forget_mark(self, col: Collection, rel: str) -> None: ...
