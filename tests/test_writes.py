@@ -301,3 +301,21 @@ def test_a_write_does_not_wait_for_another_process_holding_the_index(kb):
         holder.wait()
     kb.sync(embed=False)
     assert kb.search("busybeequux", mode="bm25").hits
+
+
+def test_an_index_of_schema_12_gains_the_writable_mark_read_only(tmp_path):
+    from pms_tui.core.kb import KnowledgeBase
+    from pms_tui.core.store import SCHEMA_VERSION
+
+    write(tmp_path / "n", "a.md", "# A\n")
+    kb = text_only_kb(tmp_path / "home", tmp_path / "n", name="n")
+    with kb._store.transaction() as conn:
+        conn.execute("DROP TABLE agent_changes")
+        conn.execute("ALTER TABLE collections DROP COLUMN writable")
+        conn.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
+    kb.close()
+    with KnowledgeBase(tmp_path / "home", embedder=None) as kb:
+        assert kb.collections.get("n").writable is False
+        assert kb._store.conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == \
+            str(SCHEMA_VERSION) == "13"
+        assert kb.collections.set_writable("n", True).writable
