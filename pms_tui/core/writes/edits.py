@@ -18,20 +18,20 @@ import re
 from dataclasses import dataclass
 
 from ..errors import UsageError
+from ..indexing.frontmatter import split_frontmatter
 from ..markdown import scan
 from ..safe_text import one_line
 from .shape import NoteShape, bare
 
-_CLOSE = ("---", "...")
 MAX_SHOWN = 80
 
 
 def frontmatter_end(lines: list[str]) -> int:
-    """The index of the body's first line: after the closing fence of a frontmatter block
-    (the rule of ``indexing.frontmatter``), 0 when there is none."""
+    """The index of the body's first line: after the closing fence of a frontmatter block, as
+    the index splits it (``indexing.frontmatter``), 0 when there is none."""
     if not lines or bare(lines[0]).rstrip() != "---":
-        return 0
-    return next((i + 1 for i in range(1, len(lines)) if bare(lines[i]).rstrip() in _CLOSE), 0)
+        return 0  # (no frontmatter: not worth parsing the note for)
+    return split_frontmatter("".join(lines))[2]
 
 
 @dataclass(frozen=True)
