@@ -240,6 +240,17 @@ def test_collections_writable_and_read_only_from_the_cli(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)[0]["writable"] is True
     assert main(["--home", home, "new", "From the shell", "--body", "shellquux words", "--no-embed"]) == 0
     assert "Created n/from-the-shell.md" in capsys.readouterr().out
+    assert main(["--home", home, "history", "--json"]) == 0
+    [entry] = json.loads(capsys.readouterr().out)
+    assert (entry["tool"], entry["client"], entry["note"]) == ("create_note", "cli", "n/from-the-shell.md")
+    assert main(["--home", home, "undo", str(entry["id"]), "--no-embed"]) == 0
+    assert not (tmp_path / "n" / "from-the-shell.md").exists()
+    assert main(["--home", home, "undo", str(entry["id"]), "--no-embed"]) == 1
+    assert "was undone already" in capsys.readouterr().err
+    assert main(["--home", home, "undo", "1", "--no-embed"]) == 1  # write 1 is that create: undone
+    capsys.readouterr()
+    assert main(["--home", home, "new", "From the shell", "--body", "shellquux words", "--no-embed"]) == 0
+    capsys.readouterr()
     assert main(["--home", home, "collections", "--read-only", "n"]) == 0
     assert main(["--home", home, "append", "n/from-the-shell.md", "more", "--no-embed"]) == 1
     assert "read-only for agents" in capsys.readouterr().err
