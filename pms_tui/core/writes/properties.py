@@ -48,7 +48,7 @@ def _entries(block: list[str]) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _check_key(key: object) -> str:
+def check_key(key: object) -> str:
     if not isinstance(key, str) or not key.strip() or len(key) > MAX_KEY_CHARS or any(
             not ch.isprintable() for ch in key):
         raise UsageError("A property's name must be printable text of 1 to 200 characters.")
@@ -57,8 +57,8 @@ def _check_key(key: object) -> str:
 
 def set_properties(lines: list[str], shape: NoteShape, values: dict, remove: list, name: str) -> list[str]:
     """The note's lines with the properties ``values`` set and those in ``remove`` removed."""
-    values = {_check_key(k): v for k, v in (values or {}).items()}
-    remove = [_check_key(k) for k in (remove or [])]
+    values = {check_key(k): v for k, v in (values or {}).items()}
+    remove = [check_key(k) for k in (remove or [])]
     if not values and not remove:
         raise UsageError("Give properties to set or to remove.")
     both = set(values) & set(remove)

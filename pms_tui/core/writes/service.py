@@ -30,6 +30,7 @@ from ..store import agent_changes
 from . import edits, guard, link_rewrite, properties, shape, trash
 from .journal import Entry, Journal
 from .replace import Conflict, VersionConflict, create, diff as _diff, replace_if
+from .properties import check_key as property_name
 from .result import WriteResult
 from .since import parse_since
 
@@ -132,7 +133,7 @@ class NoteWriter:
         for key, value in (properties or {}).items():
             if key in ("title", "tags"):
                 raise UsageError(f"Give the {key} as its own argument, not as a property.")
-            meta[properties_key(key)] = value
+            meta[property_name(key)] = value
         text = "---\n" + dump(meta) + "---\n\n" + _body(body)
         data = text.encode("utf-8")
         guard.check_size(data, self.settings)
@@ -439,12 +440,6 @@ class NoteWriter:
             return agent_changes.of_note(self._store.conn, col.id, relpath)
         except Exception:  # noqa: BLE001 - an index it cannot ask (read-only, older) has no mark to show
             return None
-
-
-def properties_key(key: object) -> str:
-    if not isinstance(key, str) or not key.strip() or any(not ch.isprintable() for ch in key):
-        raise UsageError("A property's name must be printable text.")
-    return key
 
 
 def _body(body: object) -> str:
