@@ -19,6 +19,7 @@ from ..core.errors import UsageError, describe
 from ..core.results import MODES
 from .graph import NOTE_HELP, add_parsers as add_graph_parsers, link_summary
 from .upkeep import add_parsers as add_upkeep_parsers
+from .writes import add_parsers as add_write_parsers
 from ..core.safe_text import UNSAFE, safe_text
 
 class _Parser(argparse.ArgumentParser):
@@ -137,6 +138,12 @@ def cmd_add(args) -> int:
 
 def cmd_collections(args) -> int:
     with _kb(args) as kb:
+        for name, writable in [(n, True) for n in args.writable] + [(n, False) for n in args.read_only]:
+            col = kb.collections.set_writable(name, writable)
+            say(f"Agents may now write notes in {col.name!r}." if writable
+                else f"{col.name!r} is read-only for agents.")
+        if args.writable or args.read_only:
+            return 0
         rows = []
         aside = kb.guide_aside()
         for col in kb.collections.list():
@@ -146,7 +153,7 @@ def cmd_collections(args) -> int:
                 "files": len(col.files), "documents": docs, "chunks": chunks,
                 "last_sync": time.strftime("%Y-%m-%d %H:%M", time.localtime(col.last_sync)) if col.last_sync else None,
                 "folder_exists": col.exists,
-                "default_search": aside is None or col.id != aside.id,
+                "default_search": aside is None or col.id != aside.id, "writable": col.writable,
             })
         if args.json:
             _print_json(rows)
@@ -157,6 +164,7 @@ def cmd_collections(args) -> int:
                 missing = "  (folder missing)" if not r["folder_exists"] else ""
                 if not r["default_search"]:
                     missing += f"  (searched only when asked: in:{r['name']})"
+                missing += "  (writable)" if r["writable"] else ""
                 say(f"{r['name']:<20} {r['path']}{missing}")
                 say(f"{'':<20} {r['files']} files, {r['documents']} indexed, {r['chunks']} chunks, "
                       f"last sync {r['last_sync'] or 'never'}")
@@ -406,8 +414,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="collection name (default: the folder name)")
     p.add_argument("--description", default="")
     p.set_defaults(func=cmd_add)
-    p = sub.add_parser("collections", help="list collections")
+    p = sub.add_parser("collections", help="list collections (--writable NAME: agents may write in it)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--writable", action="append", default=[], metavar="NAME", help="let agents write notes in it")
+    p.add_argument("--read-only", action="append", default=[], metavar="NAME", help="no writes in it (the default)")
     p.set_defaults(func=cmd_collections)
     p = sub.add_parser("remove", help="forget a collection (its files are not touched)")
     p.add_argument("name")
@@ -467,6 +477,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_clip)
 
     add_upkeep_parsers(sub, say, _print_report)  # doctor, repair, compact
+    add_write_parsers(sub, _kb, say, _print_json)  # new, append, section, set, mv, rm, undo, history, recent
 
     p = sub.add_parser("eval", help="measure retrieval quality")
     eval_sub = p.add_subparsers(dest="eval_kind", metavar="KIND", required=True)

@@ -77,6 +77,10 @@ class Settings:
     follow_external_links: bool = False
     # Larger notes are skipped, with the reason (memory is measured bounded up to 20 MB).
     max_note_mb: int = 20
+    # What one write from an agent or the CLI may hold, and how many writes a minute one
+    # client may make (core/writes/guard.py).
+    max_write_kb: int = 1024
+    writes_per_minute: int = 120
     extra: dict = field(default_factory=dict)
     # Sentences about the configuration that are not errors (unknown keys), for the front ends.
     warnings: list = field(default_factory=list, compare=False, repr=False)
@@ -161,6 +165,8 @@ RULES: dict[str, Rule] = {
     "follow_external_links": Rule(bool, "true or false"),
     "watch": Rule(bool, "true or false"),
     "max_note_mb": _whole(1, 100),
+    "max_write_kb": _whole(1, 100_000),
+    "writes_per_minute": _whole(1, 100_000),
 }
 
 _TRUE = {"1", "true", "yes", "on"}

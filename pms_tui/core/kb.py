@@ -28,6 +28,7 @@ those two functions, and what reading a note, a PDF or the bundled guide needs.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -71,6 +72,7 @@ from .store.writer_lock import EMBED_LOCK_FILE, WriterLock
 if TYPE_CHECKING:
     from .clip.note import ClipResult
     from .query_vectors.service import QueryVectorServer
+    from .writes.service import NoteWriter
 
 # What a front end imports from here; its data types, errors, settings and Markdown helpers
 # are in the other contract modules (results, errors, config, markdown, safe_text).
@@ -140,6 +142,32 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         self._drain_lock = threading.Lock()
         self._writer_lock = WriterLock(self.home)
         self._embed_lock = WriterLock(self.home, EMBED_LOCK_FILE)  # one drain of the queue per home
+
+    @functools.cached_property
+    def write(self) -> NoteWriter:
+        """Every write to a note (create, edit, move, delete, undo: ``core/writes``), each
+        indexed as it returns; made on first use (a search never writes)."""
+        from .writes.service import NoteWriter
+
+        return NoteWriter(self.home, self.settings, self._store, self.collections, self._note_place,
+                          self._index_written)
+
+    def _index_written(self, collection: str, paths: set[str]) -> bool:
+        """Index notes a write changed, text only, after a sync of this process; not waiting
+        for another process that holds the index (False then: its next sync takes them in)."""
+        cancel = threading.Event()
+
+        def other_writer(pid: int | None) -> None:
+            if pid != os.getpid():  # this process's own embedding hands the lock over between runs
+                cancel.set()
+
+        report = self.sync(collections=[collection], only_paths=paths, cancel=cancel, embed=False,
+                           on_wait=other_writer, wait=True)
+        return not report.cancelled
+
+    def _note_place(self, ref: object) -> tuple[Collection, str]:
+        found = self.note(ref)
+        return found.collection, found.relpath
 
     # -- the embedding model -------------------------------------------------------------------
     def _check_model(self) -> str | None:

@@ -49,5 +49,7 @@ def write(kb, allow_writes: bool) -> str:
     parts = ["\n".join(lines), SEARCH_LANGUAGE, HOW_TO]
     if allow_writes:
         parts.append("Writing is allowed: sync indexes what changed in the folders; clip saves a web page "
-                     "as a note. Use them when the user asks.")
+                     "as a note; create_note, edit_note, move_note and delete_note write notes in the "
+                     "collections the user made writable (status says which), each edit made from the version "
+                     "get returned. Use them when the user asks.")
     return "\n\n".join(parts)

@@ -81,6 +81,8 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
         "frontmatter": frontmatter_json(meta), "lines": [first, shown_last], "total_lines": total,
         "text": safe_text(piece.text),
     }
+    if not is_document_name(note.relpath):  # what an edit names (edit_note, move_note, delete_note)
+        result["version"] = kb.write.version(note.id)
     if is_document_name(note.relpath):
         result["frontmatter"] = {}
         page = page_of_line(text, first)

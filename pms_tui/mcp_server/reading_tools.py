@@ -72,7 +72,7 @@ def status(runner, args: dict) -> dict:
         documents, chunks = col.counts()
         cols.append({"name": col.name, "description": one_line(col.description), "folder": one_line(str(col.path)),
                      "notes": documents, "chunks": chunks, "last_sync": _when(col.last_sync),
-                     "folder_exists": col.exists})
+                     "folder_exists": col.exists, "writable": col.writable})
     stats = kb.stats()
     syncs = [c.last_sync for c in kb.collections.list() if c.last_sync]
     return {

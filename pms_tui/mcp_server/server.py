@@ -100,6 +100,8 @@ class PmsServer(Server):
         return budget.as_result(data)
 
     async def _call_tool(self, ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
+        info = getattr(ctx.session.client_params, "client_info", None)  # who writes, for the write journal
+        self.runner.client = getattr(info, "name", None)
         return await self.call(params.name, params.arguments)
 
     async def _list_tools(self, ctx: ServerRequestContext,

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..core.kb import FILTERS, MAX_K
-from . import link_tools, reading_tools, writing_tools
+from . import link_tools, note_writing_tools, reading_tools, writing_tools
 from .budget import DEFAULT_PAGE_CHARS, MAX_PAGE_CHARS, MIN_MULTI_BYTES, MIN_PAGE_CHARS
 from .notes import DEFAULT_MULTI_BYTES, MAX_MULTI_NOTES
 
@@ -67,7 +67,8 @@ READING: list[ToolSpec] = [
     ToolSpec(
         "get",
         "Read one indexed note as it is on disk now: whole, or lines start_line..end_line (1-based, the "
-        "file's lines, as search hits give them), with its parsed frontmatter. A long note comes in pages of "
+        "file's lines, as search hits give them), with its parsed frontmatter and its version (what an edit "
+        "names). A long note comes in pages of "
         f"up to max_chars characters (default {DEFAULT_PAGE_CHARS:,}, what an agent's client takes in one "
         "result), each ending at the end of a line: when truncated, call again with start_line = "
         "next_start_line (and start_char = next_start_char, given only when one line is longer than a page; "
@@ -149,6 +150,8 @@ WRITING: list[ToolSpec] = [
         writing_tools.clip, ("url",), writes=True, title="Clip a web page",
     ),
 ]
+
+WRITING += [ToolSpec(**spec) for spec in note_writing_tools.SPECS]  # create_note, edit_note, ... (kb.write)
 
 
 def offered(allow_writes: bool) -> dict[str, ToolSpec]:

@@ -1,11 +1,12 @@
-"""The clipper's temporary files, and removing those a killed clip left behind.
+"""The temporary files of every note pms-tui writes (a clip, a note an agent writes or edits),
+writing through one (:func:`write_atomic`), and removing those a killed write left behind.
 
-A clip writes its note to a temporary file beside it (the same folder, so the final rename or
-link is atomic) and moves it into place. A clip killed in between (kill -9, a power cut)
-leaves that file in the user's folder. Its name is one the clipper owns: ``TEMP_PREFIX``,
+A note is written to a temporary file beside it (the same folder, so the final rename or
+link is atomic), fsynced, and moved into place. A write killed in between (kill -9, a power
+cut) leaves that file in the user's folder. Its name is one pms-tui owns: ``TEMP_PREFIX``,
 16 hex digits, ``.tmp`` (earlier versions wrote ``.<date>-<slug>.md.<8 hex>.tmp``, matched as
-exactly). A later clip into the folder, and every sync of the collection, remove such files
-from the folder (not its subfolders: a clip writes only there), and only:
+exactly). A later write into the folder, and every sync of the collection (its top folder),
+remove such files from the folder, and only:
 
 - names matching one of those two patterns exactly,
 - regular files (never a link, a folder or anything else),
@@ -31,7 +32,7 @@ _EARLIER = re.compile(r"\.\d{4}-\d{2}-\d{2}-[a-z0-9-]+\.md\.[0-9a-f]{8}\.tmp")
 
 
 def temp_name() -> str:
-    """A new name for a clip's temporary file (in the folder it is written to)."""
+    """A new name for a temporary file (in the folder of the note it becomes)."""
     return f"{TEMP_PREFIX}{secrets.token_hex(8)}.tmp"
 
 
@@ -60,3 +61,76 @@ def remove_leftovers(folder: Path | str, older_than: float = LEFTOVER_AGE, now: 
             continue
         removed.append(entry.name)
     return removed
+
+
+def write_atomic(target: Path, data: bytes, *, replace: bool) -> None:
+    """Write ``data`` to ``target`` via a fsynced temp file in the same folder.
+
+    With ``replace=False`` an existing ``target`` raises FileExistsError and is left alone
+    (the temp file is hard-linked into place, which fails atomically if the name is taken).
+    """
+    tmp = write_temp(target, data)
+    try:
+        if replace:
+            try:
+                os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
+            except OSError:
+                pass
+            os.replace(tmp, target)
+        else:
+            link_new(tmp, target)
+    except BaseException:
+        discard(tmp)
+        raise
+    discard(tmp)
+    fsync_dir(target.parent)
+
+
+def write_temp(target: Path, data: bytes) -> Path:
+    """A new fsynced temporary file beside ``target`` holding ``data``; its path."""
+    tmp = target.with_name(temp_name())  # a name a later write or sync knows as pms-tui's
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        discard(tmp)
+        raise
+    return tmp
+
+
+def link_new(tmp: Path, target: Path) -> None:
+    """Put ``tmp`` at ``target`` only if that name is free (FileExistsError otherwise), by a
+    hard link, which fails atomically when the name is taken; where the file system has no
+    hard links, a check and a rename."""
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links on this file system: check, then rename
+        if os.path.lexists(target):
+            raise FileExistsError(str(target)) from None
+        os.replace(tmp, target)
+
+
+def discard(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a rename durable where the OS allows opening a directory."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

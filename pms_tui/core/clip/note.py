@@ -13,8 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import stat
-import unicodedata
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -24,23 +22,14 @@ import yaml
 
 from ..errors import ClipError
 from ..indexing.notes import walk_notes
-from .leftovers import remove_leftovers, temp_name
+from .leftovers import remove_leftovers, write_atomic as _write_atomic
+from .names import inside as _inside, numbered, slugify
+from .yaml_out import dump as dump_yaml
 from .html_to_markdown import ExtractedPage, extract_from_url
 
 __all__ = ["ClipError", "ClipResult", "clip_page", "clip_url", "render_note", "slugify"]
 
-_WINDOWS_RESERVED = frozenset(
-    {"con", "prn", "aux", "nul", "clock$"}
-    | {f"com{i}" for i in range(10)}
-    | {f"lpt{i}" for i in range(10)}
-)
-# Latin letters that NFKD does not decompose into ASCII.
-_LATIN_EXTRAS = str.maketrans({
-    "ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O",
-    "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "ł": "l", "Ł": "L", "þ": "th", "Þ": "TH", "ı": "i",
-})
 _FRONTMATTER_SCAN_CHARS = 65_536
-_MAX_SUFFIX = 10_000
 _CLIP_KEYS = frozenset({"title", "url", "source", "author", "published", "description", "clipped_at", "sha256"})
 
 
@@ -54,63 +43,8 @@ class ClipResult:
 
 
 # --------------------------------------------------------------------------------------
-# Names
-# --------------------------------------------------------------------------------------
-
-
-def slugify(title: str, max_len: int = 80) -> str:
-    """A file-name-safe slug: lowercase ASCII letters, digits and single hyphens.
-
-    Accents are folded (``Crème`` -> ``creme``, ``Straße`` -> ``strasse``). A title with no
-    Latin letters or digits left gets ``untitled-<6 hex of its hash>`` so different such
-    titles stay apart; an empty title gets ``untitled``. The result never contains a dot, a
-    slash or a backslash, is never empty and is never a Windows reserved device name.
-    """
-    max_len = max(max_len, 1)
-    text = unicodedata.normalize("NFKD", (title or "").translate(_LATIN_EXTRAS))
-    ascii_text = text.encode("ascii", "ignore").decode("ascii").lower()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")
-    if len(slug) > max_len:
-        cut = slug[:max_len]
-        if slug[max_len] != "-" and "-" in cut[max_len // 2 :]:
-            cut = cut.rsplit("-", 1)[0]  # end on a whole word when that keeps most of it
-        slug = cut.strip("-")
-    if not slug:
-        stripped = (title or "").strip()
-        if not stripped:
-            return "untitled"[:max_len]
-        digest = hashlib.sha256(stripped.encode("utf-8", "surrogatepass")).hexdigest()[:6]
-        slug = f"untitled-{digest}"[:max_len].strip("-")
-    if slug in _WINDOWS_RESERVED:
-        slug = f"{slug}-page"
-    return slug
-
-
-def _inside(folder: Path, candidate: Path) -> bool:
-    """True when ``candidate`` resolves (symlinks followed) to a path inside ``folder``."""
-    try:
-        return candidate.resolve().is_relative_to(folder.resolve())
-    except (OSError, RuntimeError):
-        return False
-
-
-# --------------------------------------------------------------------------------------
 # Note text
 # --------------------------------------------------------------------------------------
-
-
-class _FrontmatterDumper(yaml.SafeDumper):
-    """``yaml.safe_dump`` with one fix: a string holding a line break or a control character
-    is written double-quoted with escapes. PyYAML's default for it, a multi-line single-quoted
-    scalar, folds NEL (U+0085) into a space on reading and spreads the value over lines."""
-
-
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = '"' if any(not ch.isprintable() for ch in value) else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_FrontmatterDumper.add_representer(str, _represent_str)
 
 
 def _body(page: ExtractedPage) -> str:
@@ -159,7 +93,7 @@ def _render(page: ExtractedPage, clipped_at: datetime, extra: dict | None = None
     for key, value in (extra or {}).items():
         if key not in _CLIP_KEYS:
             meta[key] = value
-    frontmatter = yaml.dump(meta, Dumper=_FrontmatterDumper, allow_unicode=True, sort_keys=False, width=1_000_000)
+    frontmatter = dump_yaml(meta)
     return f"---\n{frontmatter}---\n\n{_body(page)}"
 
 
@@ -227,59 +161,6 @@ def find_existing(folder: Path, url: str, sha256: str) -> Path | None:
 # --------------------------------------------------------------------------------------
 
 
-def _write_atomic(target: Path, data: bytes, *, replace: bool) -> None:
-    """Write ``data`` to ``target`` via a fsynced temp file in the same folder (``leftovers``).
-
-    With ``replace=False`` an existing ``target`` raises FileExistsError and is left alone
-    (the temp file is hard-linked into place, which fails atomically if the name is taken).
-    """
-    tmp = target.with_name(temp_name())  # a name a later clip or sync knows as the clipper's
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if replace:
-            try:
-                os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
-            except OSError:
-                pass
-            os.replace(tmp, target)
-        else:
-            try:
-                os.link(tmp, target)
-            except FileExistsError:
-                raise
-            except OSError:  # no hard links on this file system: check, then rename
-                if os.path.lexists(target):
-                    raise FileExistsError(str(target)) from None
-                os.replace(tmp, target)
-            else:
-                os.unlink(tmp)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_dir(target.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make the rename durable where the OS allows opening a directory."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _prepare_folder(folder: Path | str) -> Path:
     folder = Path(folder).expanduser()
     if folder.exists() and not folder.is_dir():
@@ -330,8 +211,7 @@ def clip_page(page: ExtractedPage, folder: Path, *, update: bool = False, today:
     except OSError as exc:
         raise ClipError(f"Could not create the folder {folder}: {exc.strerror or exc}.") from None
     stem = f"{(today or date.today()).isoformat()}-{slugify(page.title)}"
-    for number in range(1, _MAX_SUFFIX + 1):
-        name = f"{stem}.md" if number == 1 else f"{stem}-{number}.md"
+    for name in numbered(stem):
         target = folder / name
         if os.path.lexists(target):
             continue

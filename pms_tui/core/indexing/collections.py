@@ -30,6 +30,7 @@ class Collection:
     description: str
     created_at: float
     last_sync: float | None
+    writable: bool = False  # agents may write notes here (core/writes/guard.py)
     _service: "Collections | None" = field(default=None, repr=False, compare=False)
 
     @property
@@ -80,7 +81,7 @@ class Collections:
     def _collection(self, row: collection_rows.CollectionRow) -> Collection:
         return Collection(
             id=row.id, name=row.name, path=Path(row.path), description=row.description,
-            created_at=row.created_at, last_sync=row.last_sync, _service=self,
+            created_at=row.created_at, last_sync=row.last_sync, writable=bool(row.writable), _service=self,
         )
 
     def create(self, path: str | os.PathLike, name: str | None = None, description: str = "") -> Collection:
@@ -128,6 +129,15 @@ class Collections:
         if not names:
             return None
         return [self.get(name).id for name in names]
+
+    def set_writable(self, name: str, writable: bool) -> Collection:
+        """Mark a collection writable (agents may write notes in it) or read-only."""
+        collection = self.get(name)
+        if writable and not collection.exists:
+            raise CollectionError(f"The folder of collection {name!r} ({collection.path}) does not exist.")
+        with self.store.transaction() as conn:
+            collection_rows.set_writable(conn, collection.id, writable)
+        return self.get(name)
 
     def delete(self, name: str) -> None:
         """Forget a collection: its index rows go, its files stay untouched."""

@@ -164,6 +164,11 @@ def trusted_mtime(mtime_ns: int) -> int:
     return -1 if time.time() - mtime_ns / 1e9 < RACY_SECONDS else mtime_ns
 
 
+def byte_order_mark(data: bytes) -> tuple[bytes, str]:
+    """(the BOM ``data`` starts with, or b"", and the codec it names; UTF-8 without one)."""
+    return next(((bom, codec) for bom, codec in _BOMS if data.startswith(bom)), (b"", "utf-8"))
+
+
 def decode_note(data: bytes) -> str:
     """UTF-8 with or without a BOM, or UTF-16/32 with a BOM; else SkipFile with the reason."""
     for bom, codec in _BOMS:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..markdown import file_name
-from ..store import facets
+from ..store import agent_changes, facets
 
 # What ``read`` gives back: the value(s) the filter keeps, or the sentence saying why the
 # value was left out (it is shown struck out under the search bar and under "ignored").
@@ -194,6 +194,16 @@ def _day(op: str) -> NotesCondition:
     return condition
 
 
+def _read_changed(value: str, today: _dt.date) -> Read | Refused:
+    if value.lower() != "agent":
+        return Refused(f"changed:{value} is not known; changed:agent finds the notes an agent wrote")
+    return "agent"
+
+
+def _changed(values: Sequence[str], negated: bool, ctx: Context) -> tuple[str, list]:
+    return ("NOT " if negated else "") + agent_changes.CHANGED_BY_AGENT_SQL, []
+
+
 def _titles(values: Sequence[str]) -> list[str]:
     return [f"title : {fts_quote(t)}" for t in values]
 
@@ -273,6 +283,9 @@ FILTERS = FilterTable((
     FilterSpec("linkedfrom", "linked_from", "linkedfrom:NOTE", _EXAMPLES["linkedfrom"],
                "notes that note links to", _read_note_name("linkedfrom"), aliases=("from",),
                notes=_links("from")),
+    FilterSpec("changed", "changed", "changed:agent", "changed:agent",
+               'notes written through `pms-tui mcp` or `kb.write` (see "Writing from an agent")',
+               _read_changed, negatable=True, notes=_changed, negated_example="-changed:agent"),
 ))
 
 

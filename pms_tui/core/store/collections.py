@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-_COLUMNS = "id, name, path, description, created_at, last_sync"
+_COLUMNS = "id, name, path, description, created_at, last_sync, writable"
 
 
 class CollectionRow(NamedTuple):
@@ -14,6 +14,7 @@ class CollectionRow(NamedTuple):
     description: str
     created_at: float
     last_sync: float | None
+    writable: int  # schema 13: agents may write notes here (``pms-tui collections --writable``)
 
 
 def all_collections(conn) -> list[CollectionRow]:
@@ -36,6 +37,10 @@ def delete(conn, collection_id: int) -> None:
     """The collection and its documents (their chunks go by cascade); call in a transaction."""
     conn.execute("DELETE FROM documents WHERE collection_id = ?", (collection_id,))
     conn.execute("DELETE FROM collections WHERE id = ?", (collection_id,))
+
+
+def set_writable(conn, collection_id: int, writable: bool) -> None:
+    conn.execute("UPDATE collections SET writable = ? WHERE id = ?", (int(writable), collection_id))
 
 
 def set_last_sync(conn, collection_id: int, when: float) -> None:

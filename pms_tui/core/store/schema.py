@@ -17,6 +17,7 @@ from ..errors import StoreError
 from .connection import transaction
 from .facets import BACKFILL_KEY, MIGRATION_FACETS
 from .links import BACKFILL_KEY as LINKS_BACKFILL_KEY, MIGRATION_LINKS
+from .agent_changes import MIGRATION_AGENT_WRITES
 from .meta import SCHEMA_VERSION_KEY, get_meta, set_meta
 from .migrate_anchors import migrate_anchors
 from .migrate_cjk import TOKENIZE as MIGRATION_TOKENIZE
@@ -28,7 +29,7 @@ from .migrate_windows import migrate_windows
 from .term_counts import TOKENIZE as TERM_COUNTS_TOKENIZE
 from .term_counts import migrate_term_counts
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -158,6 +159,9 @@ MIGRATIONS: list[str | Callable[..., None]] = [
     # whole when it fits the model's window (core/indexing/windows.py): the notes holding one
     # are re-read by the next sync, and only their changed texts are embedded again
     migrate_windows,
+    # 12 -> 13: writing from an agent (core/writes): a collection agents may write in, and the
+    # notes an agent changed last (what ``changed:agent`` finds and the reader marks)
+    MIGRATION_AGENT_WRITES,
 ]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from textual.content import Content
 from textual.widgets import Static
 
@@ -37,6 +39,9 @@ class Breadcrumb(Static):
         if whole_note and window is not None and window.clipped:
             last = window.first_line + window.markdown.count("\n")
             view = f"lines {window.first_line}-{last} of {window.total_lines}"
+        changed = getattr(getattr(self.app, "kb", None), "write", None)  # a note an agent wrote: said so
+        if changed is not None and (by := changed.changed_by(hit.collection, hit.relpath)):
+            view += f"  ·  changed by {one_line(by[1])[:40]} {time.strftime('%Y-%m-%d %H:%M', time.localtime(by[0]))}"
         location = Content.assemble(
             (one_line(f"{hit.collection}/{hit.relpath}:{hit.start_line}-{hit.end_line}"), "$text-primary"),
             ("  ·  ", "$text-muted"),

@@ -1,0 +1,72 @@
+"""Writing while the person writes: another process appends to the same note (as an editor
+saving in place, or a script) while an agent reads its version and writes, many times. Every
+line of either side ends in the note: a write made from a version that is no longer the note
+is refused (the agent reads again and retries), never merged blindly, never lost."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+
+from pms_tui.core.errors import UsageError
+from tests.kb_helpers import text_only_kb, write
+
+PERSON = r"""
+import os, random, sys, time
+path, count = sys.argv[1], int(sys.argv[2])
+random.seed(7)
+for i in range(count):
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    os.write(fd, f"person {i}\n".encode())
+    os.close(fd)
+    time.sleep(random.random() * 0.004)
+"""
+
+
+def run_race(tmp_path, person_lines: int, agent_lines: int) -> None:
+    folder = tmp_path / "notes"
+    write(folder, "race.md", "# Race\n\n")
+    kb = text_only_kb(tmp_path / "home", folder)
+    kb.settings = replace(kb.settings, writes_per_minute=100_000)
+    kb.collections.set_writable("notes", True)
+    from pms_tui.core.writes.guard import RateLimit
+
+    kb.write._rate = RateLimit(kb.settings)
+    person = subprocess.Popen([sys.executable, "-I", "-c", PERSON, str(folder / "race.md"), str(person_lines)])
+    refused = 0
+    try:
+        for i in range(agent_lines):
+            for _attempt in range(200):
+                version = kb.write.version("notes/race.md")  # the agent's get
+                try:
+                    kb.write.append("notes/race.md", f"agent {i}", version=version, client="mcp:race")
+                    break
+                except UsageError as exc:
+                    assert "changed since version" in str(exc) or "changed while" in str(exc), exc
+                    refused += 1
+            else:
+                pytest.fail(f"agent line {i} never got written")
+    finally:
+        assert person.wait(120) == 0
+    lines = (folder / "race.md").read_text().split("\n")
+    for i in range(person_lines):
+        assert lines.count(f"person {i}") == 1, f"person {i} lost or doubled"
+    for i in range(agent_lines):
+        assert lines.count(f"agent {i}") == 1, f"agent {i} lost or doubled"
+    assert sorted(p.name for p in folder.iterdir()) == ["race.md"]  # no temporary file left
+    journal = [e for e in kb.write.history(1000) if e.tool == "append"]
+    assert len(journal) == agent_lines
+    print(f"{agent_lines} agent writes, {person_lines} person writes, {refused} refused and retried")
+    kb.close()
+
+
+def test_no_write_of_either_side_is_lost(tmp_path):
+    run_race(tmp_path, person_lines=150, agent_lines=25)
+
+
+@pytest.mark.slow
+def test_no_write_of_either_side_is_lost_over_many_rounds(tmp_path):
+    run_race(tmp_path, person_lines=2000, agent_lines=300)
