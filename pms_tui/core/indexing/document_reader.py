@@ -1,14 +1,14 @@
-"""The child process that reads one PDF or Word file (``python -m`` this module).
+"""The child process that reads one PDF or Word file (``python -I -m`` this module).
 
-Run by ``documents.extract`` only: a damaged or hostile file (a zip bomb inside a .docx,
-deeply nested PDF objects, a parser that loops or crashes) can then cost at most this
-process, which limits its own memory and CPU time before it opens the file
-(``resource.setrlimit``) and is killed by its parent past a wall-clock limit. It prints one
-JSON object on stdout: ``{"pages": [...], "title": ...}`` for a PDF (one text per page),
-``{"markdown": ...}`` for a Word file, or ``{"skip": reason}``; text past ``max_chars`` is
-left out (``"truncated"`` counts the pages or characters left out).
+Run by ``documents.extract`` through ``python_child`` only (which says why it is isolated and
+bounded): it applies its limits before it opens the file, reads it with the reader of its
+kind (``read``, the one dispatch point) and prints one JSON object on stdout:
+``{"pages": [...], "title": ...}`` for a PDF (one text per page), ``{"markdown": ...}`` for a
+Word file, or ``{"skip": reason}``; text past ``max_chars`` is left out (``"truncated"``
+counts the pages or characters left out).
 
-It imports nothing from the engine but this module, so it starts in a fraction of a second.
+It imports nothing from the engine but this module and ``python_child``, so it starts in a
+fraction of a second.
 """
 
 from __future__ import annotations
@@ -17,27 +17,10 @@ import json
 import re
 import sys
 
+from . import python_child
+
 # Characters that are not text (PDF text often holds control codes for ligatures and breaks).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def _limit(cpu_seconds: int, memory_bytes: int) -> None:
-    try:
-        import resource
-    except ImportError:  # Windows: the parent's wall-clock limit still applies
-        return
-    for kind, value in ((getattr(resource, "RLIMIT_AS", None), memory_bytes),
-                        (resource.RLIMIT_CPU, cpu_seconds)):
-        if kind is None or value <= 0:
-            continue
-        try:
-            hard = resource.getrlimit(kind)[1]
-            soft = value if hard == resource.RLIM_INFINITY else min(value, hard)
-            # CPU: SIGXCPU at the soft limit, SIGKILL a second later should it be caught
-            resource.setrlimit(kind, (soft, soft + 1 if kind == resource.RLIMIT_CPU and
-                                      hard == resource.RLIM_INFINITY else hard))
-        except (ValueError, OSError):
-            pass  # a platform that does not enforce it (macOS's RLIMIT_AS): the wall clock still does
 
 
 def clean(text: str) -> str:
@@ -170,8 +153,16 @@ def read_docx(path: str, max_chars: int) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    path, max_chars, cpu_seconds, memory_bytes = argv[1], int(argv[2]), int(argv[3]), int(argv[4])
-    _limit(cpu_seconds, memory_bytes)
+    path, max_chars = python_child.limited(argv)[:2]  # the limits first, before any reader is imported
+    result = read(path, int(max_chars))
+    out = json.dumps(result, ensure_ascii=False).encode("utf-8", "replace")
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+    return 0
+
+
+def read(path: str, max_chars: int) -> dict:
+    """The reader of the file's kind, its failure a reason (``{"skip": ...}``), not a crash."""
     kind = path.rsplit(".", 1)[-1].lower()
     try:
         result = read_pdf(path, max_chars) if kind == "pdf" else read_docx(path, max_chars)
@@ -181,10 +172,7 @@ def main(argv: list[str]) -> int:
         result = {"skip": "too deeply nested to read (a damaged or hostile file)"}
     except Exception as exc:  # noqa: BLE001 - any reader's failure is a reason, not a crash
         result = {"skip": f"could not be read ({type(exc).__name__}: {str(exc)[:160]})"}
-    out = json.dumps(result, ensure_ascii=False).encode("utf-8", "replace")
-    sys.stdout.buffer.write(out)
-    sys.stdout.flush()
-    return 0
+    return result
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Documents: PDF and Word files in a collection's folder, indexed read-only by their text.
 
-A document's text is read by a child process (``document_reader``) with a memory and CPU
-limit of its own and a wall-clock limit enforced here, so a scanned, encrypted, damaged or
-hostile file is skipped with one sentence and never crashes or hangs a sync. The text becomes
+A document's text is read by a child process (``document_reader``, started by
+``python_child``: isolated from the working folder, with a memory, CPU and wall-clock limit),
+so a scanned, encrypted, damaged or hostile file is skipped with one sentence and never crashes or hangs a sync. The text becomes
 Markdown the chunker already understands: a PDF's pages are its headings (``# page 12``, so a
 hit's breadcrumb names its page; the text under them escaped so that nothing in a page can
 open a code fence or a heading of its own), a Word file is Markdown from mammoth (its heading
@@ -26,9 +26,7 @@ is made Markdown here (its own Markdown writer drops tables).
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
-import signal
 import sys
 import threading
 from dataclasses import dataclass
@@ -36,18 +34,21 @@ from pathlib import Path, PurePath
 
 from ..errors import SkipFile
 from ..markdown import scan
+from . import python_child
 from .chunk import ParsedNote, chunk_markdown, parse_note
 from .document_reader import escape_line
 from .notes import is_document_name
 
-# The limits of one document's reading (the child process's): CPU seconds and address space;
-# the wall clock allows twice the CPU time (a file on a slow disk) plus the start.
+# The limits of one document's reading (the child process's): CPU seconds and address space
+# (``python_child.Limits``: the wall clock allows twice the CPU time plus the start).
 DOCUMENT_SECONDS = 60
 DOCUMENT_MEMORY_BYTES = 1_500_000_000
 # A larger file is not read at all (the reading limits would stop it anyway, later).
 MAX_DOCUMENT_BYTES = 200_000_000
 # How a skip for a missing reader begins: such a file is tried again once the reader is installed.
 NO_READER = "no reader for"
+# The child process that reads a document (started by ``python_child``, isolated and bounded).
+READER_MODULE = "pms_tui.core.indexing.document_reader"
 _READERS = {".pdf": "pypdfium2", ".docx": "mammoth"}
 PAGE_HEADING = "page"
 
@@ -85,7 +86,6 @@ def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
     (``DOCUMENT_SECONDS`` and ``DOCUMENT_MEMORY_BYTES`` unless given; ``seconds=0``: no CPU
     limit, the wall clock's 10 s only); else SkipFile with the reason (which limit, or what is
     wrong with the file)."""
-    import subprocess  # here: a search that opens no document does not import it
     seconds = DOCUMENT_SECONDS if seconds is None else seconds
     memory_bytes = DOCUMENT_MEMORY_BYTES if memory_bytes is None else memory_bytes
     try:
@@ -100,38 +100,12 @@ def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
     if not reader_installed(path.name):
         raise SkipFile(f"{NO_READER} {path.suffix.lower()} files is installed "
                        f"(pip install {_READERS.get(path.suffix.lower(), '?')})")
-    args = [sys.executable, "-m", "pms_tui.core.indexing.document_reader", str(path), str(max_chars),
-            str(seconds), str(memory_bytes)]
-    wall = 2 * seconds + 10
     try:
-        child = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL, start_new_session=True)
-    except OSError as exc:
-        raise SkipFile(f"the document reader could not start ({exc.strerror or exc})") from None
-    waited = 0.0
-    while True:
-        try:
-            out, _ = child.communicate(timeout=0.5)
-            break
-        except subprocess.TimeoutExpired:
-            waited += 0.5
-            if waited >= wall or (cancel is not None and cancel.is_set()):
-                child.kill()
-                child.communicate()
-                if waited >= wall:
-                    raise SkipFile(f"reading it took longer than {wall} s (the limit per document); "
-                                   "it was stopped") from None
-                raise SkipFile("the sync was cancelled while it was read") from None
-    code = child.returncode
-    if code != 0 or not out:
-        raise SkipFile(_stopped(code, seconds, memory_bytes))
-    try:
-        result = json.loads(out.decode("utf-8", "replace"))
-    except ValueError:
-        raise SkipFile("the document reader gave no answer it could use") from None
+        result = python_child.run_json(READER_MODULE, [str(path), str(max_chars)],
+                                       python_child.Limits(seconds, memory_bytes), "the document reader", cancel)
+    except python_child.ChildFailed as exc:
+        raise SkipFile(str(exc)) from None
     if "skip" in result:
-        if result.get("limit") == "memory":
-            raise SkipFile(_memory_reason(memory_bytes))
         raise SkipFile(str(result["skip"]))
     if "pages" in result:
         pages = [str(p) for p in result["pages"]]
@@ -144,26 +118,6 @@ def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
     if not text.strip():
         raise SkipFile("no text in it")
     return Extracted(text, "", 0, int(result.get("truncated") or 0))
-
-
-def _memory_reason(memory_bytes: int) -> str:
-    return (f"needs more than {memory_bytes / 1e6:,.0f} MB of memory to read (the limit per document); "
-            "a damaged or hostile file?")
-
-
-def _stopped(code: int | None, seconds: int, memory_bytes: int) -> str:
-    if code is not None and code < 0:
-        sig = -code
-        if sig == getattr(signal, "SIGXCPU", -1):
-            return f"reading it took more than {seconds} s of CPU time (the limit per document); it was stopped"
-        if sig == signal.SIGKILL:  # the CPU limit's hard stop, or the system out of memory
-            return (f"the document reader was killed (SIGKILL) while reading it: over {seconds} s of CPU time "
-                    "or out of memory; a damaged or hostile file?")
-        if sig in (signal.SIGSEGV, getattr(signal, "SIGBUS", -1), signal.SIGABRT):
-            return (f"the document reader crashed on it ({signal.Signals(sig).name}, often out of memory: "
-                    f"the limit is {memory_bytes / 1e6:,.0f} MB); a damaged or hostile file?")
-        return f"the document reader was stopped ({signal.Signals(sig).name})"
-    return f"the document reader failed (exit status {code})"
 
 
 def page_heading(number: int) -> str:
