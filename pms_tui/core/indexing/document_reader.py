@@ -168,6 +168,8 @@ def read(path: str, max_chars: int) -> dict:
         result = read_pdf(path, max_chars) if kind == "pdf" else read_docx(path, max_chars)
     except MemoryError:
         result = {"skip": "memory", "limit": "memory"}
+    except OSError as exc:  # the reader's library not mapped (the memory limit), the file not opened: may pass
+        result = {"skip": f"could not be read ({type(exc).__name__}: {str(exc)[:160]})", "passing": True}
     except RecursionError:
         result = {"skip": "too deeply nested to read (a damaged or hostile file)"}
     except Exception as exc:  # noqa: BLE001 - any reader's failure is a reason, not a crash

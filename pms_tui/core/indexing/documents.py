@@ -29,6 +29,7 @@ import importlib.util
 import os
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
@@ -91,7 +92,7 @@ def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
     try:
         size = os.stat(path).st_size
     except OSError as exc:
-        raise SkipFile(f"unreadable ({exc.strerror or exc})") from None
+        raise SkipFile(f"unreadable ({exc.strerror or exc})", passing=True) from None
     if size == 0:
         raise SkipFile("an empty file")
     if size > MAX_DOCUMENT_BYTES:
@@ -104,9 +105,9 @@ def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
         result = python_child.run_json(READER_MODULE, [str(path), str(max_chars)],
                                        python_child.Limits(seconds, memory_bytes), "the document reader", cancel)
     except python_child.ChildFailed as exc:
-        raise SkipFile(str(exc)) from None
+        raise SkipFile(str(exc), passing=exc.passing) from None
     if "skip" in result:
-        raise SkipFile(str(result["skip"]))
+        raise SkipFile(str(result["skip"]), passing=bool(result.get("passing")))
     if "pages" in result:
         pages = [str(p) for p in result["pages"]]
         if not any(p.strip() for p in pages):
@@ -238,6 +239,7 @@ def counts(conn, collection_id: int) -> DocumentCounts:
             "SELECT path FROM documents WHERE collection_id = ? AND (lower(path) LIKE '%.pdf' "
             "OR lower(path) LIKE '%.docx')", (collection_id,)):
         indexed[kind_of(path)] = indexed.get(kind_of(path), 0) + 1
-    skipped = sorted((rel, f.reason) for rel, f in skipped_rows.of_collection(conn, collection_id).items()
+    now = time.time()
+    skipped = sorted((rel, f.told(now)) for rel, f in skipped_rows.of_collection(conn, collection_id).items()
                      if is_document_name(rel))
     return DocumentCounts(indexed, skipped)

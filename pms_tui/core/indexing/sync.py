@@ -97,8 +97,10 @@ class Indexer:
         settings: Settings,
         progress: SyncProgress | None = None,
         cancel: threading.Event | None = None,
+        retry_skipped: bool = False,
     ):
         self.store = store
+        self.retry_skipped = retry_skipped
         self.settings = settings
         self.progress = progress or (lambda done, total, phase: None)
         self.cancel = cancel
@@ -127,7 +129,7 @@ class Indexer:
         follow = bool(getattr(self.settings, "follow_external_links", False))
         for collection in collections:
             plans.append(plan_collection(self.conn, collection, only_paths, follow,
-                                         self.settings.max_note_mb * 1_000_000))
+                                         self.settings.max_note_mb * 1_000_000, self.retry_skipped))
             plan = plans[-1]
             seen += plan.unchanged + len(plan.new) + len(plan.modified) + len(plan.touched)
             self.progress(seen, 0, "scanning")
@@ -196,13 +198,12 @@ class Indexer:
                                                 for rel, why in plan.link_skips])
                 skipped_rows.forget(conn, cid, plan.stale_skips)
 
-    def _skip(self, collection: Collection, state: FileState, reason: str) -> None:
+    def _skip(self, collection: Collection, state: FileState, reason: str, passing: bool = False) -> None:
         """A file that cannot be indexed: reported now, remembered so ``status`` counts it as
-        skipped (not new) until it changes."""
-        self.report.skipped.append((f"{collection.name}/{state.rel}", reason))
+        skipped (not new) until it changes or, for a cause that can pass, until its next try."""
         with self.store.transaction() as conn:
-            skipped_rows.record(conn, collection.id, [skipped_rows.SkippedFile(
-                state.rel, state.size, state.mtime_ns, reason)])
+            skip = skipped_rows.failed(conn, collection.id, state.rel, state.size, state.mtime_ns, reason, passing)
+        self.report.skipped.append((f"{collection.name}/{state.rel}", skip.told(time.time())))
         self._tick("reading")
 
     def _apply_touched(self, plan: CollectionPlan) -> None:
@@ -231,7 +232,7 @@ class Indexer:
             note_data = read_note(path, settings.max_note_mb * 1_000_000)
             note = parse_note(note_data.text, Path(state.rel).name, settings.chunk_target, settings.chunk_overlap)
         except SkipFile as exc:
-            self._skip(collection, state, str(exc))
+            self._skip(collection, state, str(exc), exc.passing)
             return None
         except Exception as exc:  # a parser bug must not stop the sync
             self._skip(collection, state, f"could not be parsed ({type(exc).__name__}: {exc})")
@@ -264,12 +265,12 @@ class Indexer:
                                                  self.settings.chunk_overlap)
             after = os.stat(path)
         except SkipFile as exc:
-            if self._cancelled():
+            if self._cancelled():  # (the reader stopped by the cancel: no skip, the next sync reads it)
                 return None
-            self._skip(collection, state, str(exc))
+            self._skip(collection, state, str(exc), exc.passing)
             return None
         except OSError as exc:
-            self._skip(collection, state, f"unreadable ({exc.strerror or exc})")
+            self._skip(collection, state, f"unreadable ({exc.strerror or exc})", passing=True)
             return None
         except Exception as exc:  # a parser bug must not stop the sync
             self._skip(collection, state, f"could not be parsed ({type(exc).__name__}: {exc})")

@@ -25,10 +25,11 @@ from .migrate_hashes import migrate_hashes
 from .migrate_stems import TOKENIZE as STEMS_TOKENIZE
 from .migrate_stems import migrate_stems
 from .migrate_windows import migrate_windows
+from .skipped import migrate_skips
 from .term_counts import TOKENIZE as TERM_COUNTS_TOKENIZE
 from .term_counts import migrate_term_counts
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -158,6 +159,9 @@ MIGRATIONS: list[str | Callable[..., None]] = [
     # whole when it fits the model's window (core/indexing/windows.py): the notes holding one
     # are re-read by the next sync, and only their changed texts are embedded again
     migrate_windows,
+    # 12 -> 13: a skip from a cause that can pass is tried again after a backoff
+    # (store/skipped.py): when, and how many tries this version of the file has failed
+    migrate_skips,
 ]
 
 
