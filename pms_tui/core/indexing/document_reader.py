@@ -81,13 +81,59 @@ def escape_line(line: str) -> str:
     return _SPECIAL_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line.rstrip())
 
 
-def _words(texts) -> str:
-    return " ".join(" ".join(texts).split())
+# Elements that end a run of words (a piece of text either side is another word); any other
+# element (a link, bold, a span) is inline: its text joins the words around it as written.
+_BREAKS = frozenset({"br", "p", "div", "li", "ul", "ol", "table", "tr", "td", "th",
+                     "h1", "h2", "h3", "h4", "h5", "h6"})
+# The link targets kept as Markdown links; another (a bookmark inside the file such as a table
+# of contents' ``#_Toc12``, a ``file:`` or script URL) leaves its words only.
+_LINK_SCHEMES = ("http://", "https://", "mailto:")
+
+
+def _inline(element, lists: bool = True) -> str:
+    """The words of an element as one line: inline text joined as written (no space around a
+    link or a bold word), a hyperlink as ``[its text](its target)``; ``lists=False`` leaves
+    out nested lists (a list item's own words)."""
+    parts: list[str] = []
+
+    def walk(node) -> None:
+        if node.text:
+            parts.append(node.text)
+        for child in node:
+            tag = child.tag.lower() if isinstance(child.tag, str) else ""
+            if not tag:  # a comment or processing instruction: no words
+                pass
+            elif tag in ("ul", "ol") and not lists:
+                pass
+            elif tag == "a":
+                parts.append(_link(child))
+            elif tag in _BREAKS:
+                parts.append(" ")
+                walk(child)
+                parts.append(" ")
+            else:
+                walk(child)
+            if child.tail:
+                parts.append(child.tail)
+
+    walk(element)
+    return " ".join("".join(parts).split())
+
+
+def _link(anchor) -> str:
+    text = _inline(anchor)
+    href = " ".join(str(anchor.get("href") or "").split())
+    if not text or not href.lower().startswith(_LINK_SCHEMES):
+        return text
+    label = re.sub(r"([\\\[\]])", r"\\\1", text)
+    target = href.replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
+    return f"[{label}]({target})"
 
 
 def html_markdown(html: str) -> str:
     """Markdown of mammoth's HTML: headings as headings (the breadcrumb), paragraphs, list
-    items, and table rows as cells joined by `` | `` (mammoth's own Markdown drops tables)."""
+    items, and table rows as cells joined by `` | `` (mammoth's own Markdown drops tables);
+    a hyperlink as a Markdown link within its sentence."""
     from lxml import html as lxml_html
 
     if not html.strip():
@@ -97,22 +143,21 @@ def html_markdown(html: str) -> str:
     for block in root.iterchildren():
         tag = str(block.tag).lower()
         if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
-            text = _words(block.itertext())
+            text = _inline(block)
             if text:
                 out.append("#" * int(tag[1]) + " " + text)
         elif tag in ("ul", "ol"):
             for item in block.iter("li"):
-                own = item.xpath("./text() | ./*[not(self::ul) and not(self::ol)]//text()")
-                text = _words(str(t) for t in own)
+                text = _inline(item, lists=False)
                 if text:
                     out.append("- " + text)
         elif tag == "table":
             for row in block.iter("tr"):
-                cells = [_words(cell.itertext()) for cell in row if str(cell.tag).lower() in ("td", "th")]
+                cells = [_inline(cell) for cell in row if str(cell.tag).lower() in ("td", "th")]
                 if any(cells):
                     out.append(escape_line(" | ".join(cells)))
         else:
-            text = _words(block.itertext())
+            text = _inline(block)
             if text:
                 out.append(escape_line(text))
     return "\n\n".join(out) + "\n" if out else ""
