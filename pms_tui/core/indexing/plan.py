@@ -75,13 +75,15 @@ def plan_collection(
             skip = known_skips.get(rel)
             if skip is not None and (skip.size, skip.mtime_ns) == (state.size, state.mtime_ns) and not (
                 skip.reason.startswith(TOO_LARGE) and state.size <= max_note_bytes
-            ) and not _reader_now_installed(rel, skip.reason) and not retry_skipped and not skip.due(now):
-                plan.skipped.append((rel, skip.told(now)))  # skipped before, unchanged since, not due
+            ) and not _reader_now_installed(rel, skip.reason):
+                if retry_skipped or skip.due(now):  # tried again, and told as skipped until then
+                    plan.new.append(state)
+                    plan.due_skips[rel] = skip.reason + "; " + (
+                        "tried again at the next sync" if retry_skipped else skip.when(now))
+                else:
+                    plan.skipped.append((rel, skip.told(now)))  # skipped before, unchanged since
             else:
                 plan.new.append(state)
-                if skip is not None and (skip.size, skip.mtime_ns) == (state.size, state.mtime_ns):
-                    plan.due_skips[rel] = skip.reason + "; " + ("tried again at the next sync" if retry_skipped
-                                                                else skip.when(now))
             continue
         if row.size == state.size and row.mtime_ns == state.mtime_ns:
             plan.unchanged += 1
