@@ -2,10 +2,10 @@
 
 A document's text is read by a child process (``document_reader``, started by
 ``python_child``: isolated from the working folder, with a memory, CPU and wall-clock limit),
-so a scanned, encrypted, damaged or hostile file is skipped with one sentence and never crashes or hangs a sync. The text becomes
-Markdown the chunker already understands: a PDF's pages are its headings (``# page 12``, so a
-hit's breadcrumb names its page; the text under them escaped so that nothing in a page can
-open a code fence or a heading of its own), a Word file is Markdown from mammoth (its heading
+so a scanned, encrypted, damaged or hostile file is skipped with one sentence and never
+crashes or hangs a sync. The text becomes Markdown the chunker already understands: a PDF's
+pages are its headings (``pages``, the page format's one owner: ``# page 12``, so a hit's
+breadcrumb names its page), a Word file is Markdown from mammoth (its heading
 styles give the breadcrumb). That text lives in the index only: nothing is written beside the
 user's files, and the reader and MCP ``get`` rebuild it from the indexed passages
 (:func:`text_of_chunks`). The sync re-reads a document only when its bytes change (the same
@@ -35,9 +35,9 @@ from pathlib import Path, PurePath
 
 from ..errors import SkipFile
 from ..markdown import scan
+from . import pages as page_format
 from . import python_child
 from .chunk import ParsedNote, chunk_markdown, parse_note
-from .document_reader import escape_line
 from .notes import is_document_name
 
 # The limits of one document's reading (the child process's): CPU seconds and address space
@@ -51,7 +51,6 @@ NO_READER = "no reader for"
 # The child process that reads a document (started by ``python_child``, isolated and bounded).
 READER_MODULE = "pms_tui.core.indexing.document_reader"
 _READERS = {".pdf": "pypdfium2", ".docx": "mammoth"}
-PAGE_HEADING = "page"
 
 
 def reader_installed(name: str) -> bool:
@@ -113,30 +112,12 @@ def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
         if not any(p.strip() for p in pages):
             raise SkipFile(f"no text layer ({len(pages)} page{'s' if len(pages) != 1 else ''} of images only, "
                            "a scanned PDF?); run OCR on it to make it searchable")
-        return Extracted(pages_markdown(pages), str(result.get("title") or ""), len(pages),
+        return Extracted(page_format.markdown(pages), str(result.get("title") or ""), len(pages),
                          int(result.get("truncated") or 0))
     text = str(result.get("markdown") or "")
     if not text.strip():
         raise SkipFile("no text in it")
     return Extracted(text, "", 0, int(result.get("truncated") or 0))
-
-
-def page_heading(number: int) -> str:
-    return f"{PAGE_HEADING} {number}"
-
-
-def pages_markdown(pages: list[str]) -> str:
-    """One ``# page N`` section per page that has text (a page of images only has none)."""
-    out: list[str] = []
-    for number, text in enumerate(pages, 1):
-        lines = [escape_line(line) for line in text.split("\n")]
-        while lines and not lines[-1].strip():
-            lines.pop()
-        while lines and not lines[0].strip():
-            lines.pop(0)
-        if lines:
-            out.append(f"# {page_heading(number)}\n\n" + "\n".join(lines) + "\n")
-    return "\n".join(out)
 
 
 def parse_document(extracted: Extracted, filename: str, target_chars: int, overlap_lines: int) -> ParsedNote:
@@ -152,15 +133,6 @@ def parse_document(extracted: Extracted, filename: str, target_chars: int, overl
     return ParsedNote(title, {}, chunk_markdown(text, title, target_chars, overlap_lines), text, 0, scan(text))
 
 
-def page_anchor(heading: str) -> str | None:
-    """``page=N``, the anchor of Obsidian's link to a PDF's page (``[[paper.pdf#page=3]]``),
-    for a page heading; None for any other heading."""
-    number = heading[len(PAGE_HEADING) + 1:]
-    if heading.startswith(PAGE_HEADING + " ") and number.isdigit():
-        return f"{PAGE_HEADING}={number}"
-    return None
-
-
 def text_of_chunks(rows: list[tuple[int, str]]) -> str:
     """A document's text rebuilt from its indexed passages ((start line, text), in order):
     each line once, at its line number (passages overlap by a few lines)."""
@@ -172,30 +144,6 @@ def text_of_chunks(rows: list[tuple[int, str]]) -> str:
         return ""
     last = max(lines)
     return "\n".join(lines.get(n, "") for n in range(1, last + 1)) + "\n"
-
-
-def page_lines(text: str, page: int) -> tuple[int, int] | None:
-    """(first, last) line of a page in a PDF's indexed text; None when the page has no text."""
-    heading = f"# {page_heading(page)}"
-    lines = text.split("\n")
-    for n, content in enumerate(lines, 1):
-        if content == heading:
-            last = n
-            while last < len(lines) and not lines[last].startswith(f"# {PAGE_HEADING} "):
-                last += 1
-            while last > n and not lines[last - 1].strip():
-                last -= 1
-            return n, last
-    return None
-
-
-def page_of_line(text: str, line: int) -> int | None:
-    """The page a line of a PDF's indexed text is on (None before the first page heading)."""
-    page = None
-    for n, content in enumerate(text.split("\n")[:line], 1):
-        if content.startswith(f"# {PAGE_HEADING} ") and content[len(PAGE_HEADING) + 3:].isdigit():
-            page = int(content[len(PAGE_HEADING) + 3:])
-    return page
 
 
 def opener_command(path: str) -> list[str] | None:

@@ -42,6 +42,7 @@ from . import documents as document_rules
 from . import facets as facet_rules
 from . import link_resolve
 from . import links as link_rules
+from . import pages as page_format
 from .embed import embed_hash
 from .notes import read_note, sha256_file, trusted_mtime
 from .plan import CollectionPlan, FileState, plan_collection
@@ -289,7 +290,7 @@ class Indexer:
             for h in note.structure.headings[:link_rules.MAX_ANCHORS]:
                 line = h.start + note.body_offset + 1
                 links.anchors.append(link_rules.Anchor("heading", link_rules.anchor_key(h.text), line, h.text))
-                page = document_rules.page_anchor(h.text)
+                page = page_format.anchor(h.text)
                 if page:
                     links.anchors.append(link_rules.Anchor("heading", page, line, h.text))
         hashes = [embed_hash(c.embed_text) for c in note.chunks]
