@@ -19,6 +19,12 @@ import sys
 
 from . import python_child
 
+# The version of each kind's reading (its reader below, and the Markdown made of its answer:
+# documents.py, pages.py). Raise a kind's with any change to what its files' text becomes: each
+# index row records the version that read it, and a sync re-reads exactly the files of that kind
+# read by an older one. docx 2: a hyperlink is a Markdown link within its sentence.
+READER_VERSIONS = {"pdf": 1, "docx": 2}
+
 # Characters that are not text (PDF text often holds control codes for ligatures and breaks).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 

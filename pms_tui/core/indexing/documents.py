@@ -37,7 +37,8 @@ from ..errors import SkipFile
 from ..markdown import scan
 from . import pages as page_format
 from . import python_child
-from .chunk import ParsedNote, chunk_markdown, parse_note
+from .chunk import CHUNKER_VERSION, ParsedNote, chunk_markdown, parse_note
+from .document_reader import READER_VERSIONS
 from .notes import is_document_name
 
 # The limits of one document's reading (the child process's): CPU seconds and address space
@@ -154,6 +155,13 @@ def opener_command(path: str) -> list[str] | None:
     name = "open" if sys.platform == "darwin" else "xdg-open"
     found = shutil.which(name)
     return [found, path] if found else None
+
+
+def made_by(name: str) -> tuple[int, int]:
+    """(chunker, reader) versions a note or document is made by today (a note's reader: 0, it
+    is read as written); an index row with smaller ones is re-chunked by the next sync."""
+    reader = READER_VERSIONS.get(PurePath(name).suffix.lower().lstrip("."), 0) if is_document_name(name) else 0
+    return CHUNKER_VERSION, reader
 
 
 def kind_of(name: str) -> str:

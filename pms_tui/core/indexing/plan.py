@@ -1,7 +1,8 @@
 """Sync planning: compare a collection's folder with the index, doing as little work as can be.
 
 A file whose size and mtime match its row is unchanged without being read. Otherwise it is
-hashed (SHA-256); the same hash only refreshes the stat. Planning reads the store and the
+hashed (SHA-256); the same hash only refreshes the stat. A row made by another chunker or
+reader than today's (an older one) (``documents.made_by``) is read and chunked again, whatever its stat. Planning reads the store and the
 folder and writes nothing: ``kb.check_sync_status`` is a plan and nothing more.
 """
 
@@ -84,6 +85,9 @@ def plan_collection(
                     plan.skipped.append((rel, skip.told(now)))  # skipped before, unchanged since
             else:
                 plan.new.append(state)
+            continue
+        if (row.chunker_version, row.reader_version) != document_rules.made_by(rel):
+            plan.modified.append(state)  # made by another chunker or reader: made again
             continue
         if row.size == state.size and row.mtime_ns == state.mtime_ns:
             plan.unchanged += 1

@@ -370,6 +370,7 @@ class Indexer:
         values = document_rows.DocumentValues(
             doc.title, doc.sha256, doc.state.size, doc.state.mtime_ns,
             json.dumps(doc.frontmatter, ensure_ascii=False, default=str), time.time(), lang,
+            *document_rules.made_by(doc.state.rel),
         )
         doc_id = document_rows.upsert(self.conn, doc.collection.id, doc.state.rel, values)
         chunk_rows.insert(self.conn, doc_id, (

@@ -15,6 +15,7 @@ import sqlean as sqlite3
 
 from ..errors import StoreError
 from .connection import transaction
+from .documents import migrate_versions
 from .facets import BACKFILL_KEY, MIGRATION_FACETS
 from .links import BACKFILL_KEY as LINKS_BACKFILL_KEY, MIGRATION_LINKS
 from .meta import SCHEMA_VERSION_KEY, get_meta, set_meta
@@ -29,7 +30,7 @@ from .skipped import migrate_skips
 from .term_counts import TOKENIZE as TERM_COUNTS_TOKENIZE
 from .term_counts import migrate_term_counts
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -162,6 +163,9 @@ MIGRATIONS: list[str | Callable[..., None]] = [
     # 12 -> 13: a skip from a cause that can pass is tried again after a backoff
     # (store/skipped.py): when, and how many tries this version of the file has failed
     migrate_skips,
+    # 13 -> 14: each note's row records the versions of the chunker and the reader that made
+    # its chunks (store/documents.py); a sync re-chunks the rows an older version made
+    migrate_versions,
 ]
 
 
