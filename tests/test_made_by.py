@@ -1,8 +1,8 @@
 """The index knows how each note was made: each row records the versions of the chunker and the
 reader that made its chunks; a sync re-chunks exactly the rows an older version made (their
 files untouched, their unchanged passages' vectors kept), ``status`` counts them to update and
-``doctor`` tells how many; an index of the previous schema re-reads exactly its Word files,
-whose reader changed since."""
+``doctor`` tells how many; an index of the previous schema re-reads exactly its PDF and Word
+files, whose readers changed since, and none of its notes."""
 
 from __future__ import annotations
 
@@ -59,9 +59,10 @@ def test_rows_record_what_made_them_and_a_sync_remakes_exactly_the_older_ones(tm
                                       (CHUNKER_VERSION, READER_VERSIONS["docx"])}
 
 
-def test_an_index_of_the_previous_schema_re_reads_exactly_its_word_files(tmp_path):
+def test_an_index_of_the_previous_schema_re_reads_exactly_its_documents(tmp_path):
     """Schema 13 recorded no versions: its rows were made by the first chunker and readers;
-    the Word reader changed since (hyperlinks), so only the Word file is read again."""
+    the Word reader (hyperlinks) and the PDF reader (running heads, page labels) changed
+    since, the chunker did not: the documents are read again, the notes are not."""
     folder = tmp_path / "notes"
     make_folder(folder)
     with KnowledgeBase(home=tmp_path / "home") as kb:
@@ -74,5 +75,6 @@ def test_an_index_of_the_previous_schema_re_reads_exactly_its_word_files(tmp_pat
         conn.execute("UPDATE meta SET value = '13' WHERE key = 'schema_version'")
     with KnowledgeBase(home=tmp_path / "home") as kb:
         report = kb.sync()
-    assert report.modified == ["notes/links.docx"], report
+    assert sorted(report.modified) == ["notes/links.docx", "notes/manual.pdf"], report
     assert rows(db)["links.docx"] == (CHUNKER_VERSION, READER_VERSIONS["docx"])
+    assert rows(db)["manual.pdf"] == (CHUNKER_VERSION, READER_VERSIONS["pdf"])

@@ -3,7 +3,8 @@
 Run by ``documents.extract`` through ``python_child`` only (which says why it is isolated and
 bounded): it applies its limits before it opens the file, reads it with the reader of its
 kind (``read``, the one dispatch point) and prints one JSON object on stdout:
-``{"pages": [...], "title": ...}`` for a PDF (one text per page), ``{"markdown": ...}`` for a
+``{"pages": [...], "title": ..., "labels": [...]}`` for a PDF (one text per page, and the
+pages' printed labels where the PDF has them), ``{"markdown": ...}`` for a
 Word file, or ``{"skip": reason}``; text past ``max_chars`` is left out (``"truncated"``
 counts the pages or characters left out).
 
@@ -22,8 +23,9 @@ from . import python_child
 # The version of each kind's reading (its reader below, and the Markdown made of its answer:
 # documents.py, pages.py). Raise a kind's with any change to what its files' text becomes: each
 # index row records the version that read it, and a sync re-reads exactly the files of that kind
-# read by an older one. docx 2: a hyperlink is a Markdown link within its sentence.
-READER_VERSIONS = {"pdf": 1, "docx": 2}
+# read by an older one. docx 2: a hyperlink is a Markdown link within its sentence; pdf 2: running
+# heads and footers dropped, a page named by its printed label.
+READER_VERSIONS = {"pdf": 2, "docx": 2}
 
 # Characters that are not text (PDF text often holds control codes for ligatures and breaks).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -56,6 +58,7 @@ def read_pdf(path: str, max_chars: int) -> dict:
     except Exception:  # noqa: BLE001 - unreadable metadata: the file name serves
         pass
     pages: list[str] = []
+    labels: list[str] = []
     size, left_out = 0, 0
     count = len(doc)
     for i in range(count):
@@ -72,8 +75,14 @@ def read_pdf(path: str, max_chars: int) -> dict:
         text = clean(text)[: max(max_chars - size, 0)]
         size += len(text)
         pages.append(text)
+        try:
+            labels.append(doc.get_page_label(i)[:40])
+        except Exception:  # noqa: BLE001 - a damaged label: the page's number serves
+            labels.append("")
     doc.close()
-    return {"pages": pages, "title": title, "truncated": left_out}
+    if all(label in ("", str(n)) for n, label in enumerate(labels, 1)):
+        labels = []
+    return {"pages": pages, "title": title, "truncated": left_out, "labels": labels}
 
 
 # A line that Markdown would read as a heading, a fence, an HTML block, a quote or a setext

@@ -35,6 +35,7 @@ from pathlib import Path, PurePath
 
 from ..errors import SkipFile
 from ..markdown import scan
+from . import page_furniture
 from . import pages as page_format
 from . import python_child
 from .chunk import CHUNKER_VERSION, ParsedNote, chunk_markdown, parse_note
@@ -113,7 +114,9 @@ def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
         if not any(p.strip() for p in pages):
             raise SkipFile(f"no text layer ({len(pages)} page{'s' if len(pages) != 1 else ''} of images only, "
                            "a scanned PDF?); run OCR on it to make it searchable")
-        return Extracted(page_format.markdown(pages), str(result.get("title") or ""), len(pages),
+        labels = [str(label) for label in result.get("labels") or []]
+        pages = page_furniture.strip(pages, labels)
+        return Extracted(page_format.markdown(pages, labels), str(result.get("title") or ""), len(pages),
                          int(result.get("truncated") or 0))
     text = str(result.get("markdown") or "")
     if not text.strip():
