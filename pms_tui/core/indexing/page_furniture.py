@@ -5,8 +5,8 @@ a page says and would otherwise be indexed on every page.
 A page's first and last line with text are its head and foot. Either is dropped when it is
 only the page's number (printed or physical); when it holds a word and the page's own number
 (first or last) where most pages' heads (or feet) hold theirs, or where the same words do on
-another page; or when, its digits made alike, the same line heads (or foots) at least
-``MIN_REPEATS`` pages: a chapter's running head repeats on each page of the chapter, a
+another page; or when, its digits made alike, the same line heads (or foots) a quarter of the
+pages (at least ``MIN_REPEATS``): a chapter's running head repeats on each page of the chapter, a
 manual's title on every page. A line of code or a table cell that happens to open several
 pages ("}", "4") holds no word and stays; so does the first line of a document under
 ``MIN_PAGES`` pages.
@@ -19,6 +19,10 @@ from collections import Counter
 
 MIN_PAGES = 4
 MIN_REPEATS = 3
+# A line without its page's number is furniture only when it heads (or foots) this share of the
+# pages: in the 2,415 pages of R's reference manual, "## End(Not run)" ends 24 pages, a
+# reference's "Brooks/Cole." 14: text, not furniture.
+REPEATED_SHARE = 0.25
 # The share of pages whose head (or foot) carries their own number from which such a line is a
 # running head even where its words appear once (a chapter of two pages).
 NUMBERED_SHARE = 0.5
@@ -65,18 +69,20 @@ def strip(pages: list[str], labels: list[str] | None = None) -> list[str]:
         for _, head, key in keys:
             counts[(head, key)] += 1
             numbered[head] += key.startswith("@")
+    repeats = max(MIN_REPEATS, int(len(pages) * REPEATED_SHARE))
     out: list[str] = []
     for lines, keys in zip(split, found):
-        drop = {i for i, head, key in keys if _furniture(head, key, counts, numbered[head] / len(pages))}
+        drop = {i for i, head, key in keys
+                if _furniture(head, key, counts, numbered[head] / len(pages), repeats)}
         out.append("\n".join(line for i, line in enumerate(lines) if i not in drop))
     return out
 
 
-def _furniture(head: bool, key: str, counts: Counter, numbered_share: float) -> bool:
+def _furniture(head: bool, key: str, counts: Counter, numbered_share: float, repeats: int) -> bool:
     if not key:
         return True  # the page's number alone
     if not _WORD.search(key):
         return False
     if key.startswith("@") and (numbered_share >= NUMBERED_SHARE or counts[(head, key)] >= 2):
         return True  # a line with its page's number where most pages have one there: the running head
-    return counts[(head, key)] >= MIN_REPEATS
+    return counts[(head, key)] >= repeats
