@@ -193,8 +193,8 @@ def test_model_state_and_loading(synced_kb):
 def test_diagnose_reports_every_check(synced_kb):
     checks = synced_kb.diagnose()
     labels = [c.label for c in checks]
-    assert labels == ["python", "sqlite", "sqlite-vec", "home", "index", "space", "queue", "file", "full-text", "vectors",
-                      "model", "model load", "packages", "documents"]
+    assert labels == ["python", "sqlite", "sqlite-vec", "home", "index", "space", "versions", "queue", "file",
+                      "full-text", "vectors", "model", "model load", "packages", "documents"]
     assert all(c.ok for c in checks), checks
 
 

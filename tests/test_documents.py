@@ -218,7 +218,7 @@ def test_every_real_document_is_read_or_skipped_with_a_reason(tmp_path):
         assert len(read) >= 28
         geotopo = "009-pdflatex-geotopo/GeoTopo-komprimiert.pdf"
         hit = kb.search('"Zariski-Topologie ist zusammenhängend"', k=1, mode="bm25")[0]
-        assert hit.relpath == geotopo and hit.heading_path == ["page 16"]
+        assert hit.relpath == geotopo and hit.heading_path == ["page 13 (PDF page 16)"]  # as printed
         arabic = kb.search("habibi", k=5, mode="bm25")
         assert any("015-arabic" in h.relpath for h in arabic)
     assert folder_state(DOCS) == before

@@ -246,7 +246,8 @@ def cmd_sync(args) -> int:
             say(NO_COLLECTIONS)
             return 0
         return _sync_with_bar(args, lambda bar, cancel: kb.sync(progress=bar, collections=args.collection,
-                              cancel=cancel, on_wait=tell_waiting, embed=not args.no_embed))
+                              cancel=cancel, on_wait=tell_waiting, embed=not args.no_embed,
+                              retry_skipped=args.retry_skipped))
 
 
 def cmd_watch(args) -> int:
@@ -432,6 +433,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-embed", action="store_true", help="text only; the next sync embeds the vectors")
+    p.add_argument("--retry-skipped", action="store_true",
+                   help="try every skipped file again now (a skip that can pass is retried on its own, later)")
     p.set_defaults(func=cmd_sync)
     p = sub.add_parser("watch", help="sync, then index notes as they are saved (ctrl+c stops)")
     p.add_argument("--json", action="store_true")

@@ -61,7 +61,13 @@ class UsageError(PmsError, ValueError):
 
 
 class SkipFile(PmsError):
-    """A note that cannot be indexed; the message is the reason shown in the sync report."""
+    """A note that cannot be indexed; the message is the reason shown in the sync report.
+    ``passing``: its cause can pass without the file changing (a reader's limit hit under
+    load, a crashed reader, a permission): a later sync tries it again (store/skipped.py)."""
+
+    def __init__(self, message: str, passing: bool = False) -> None:
+        super().__init__(message)
+        self.passing = passing
 
 
 def describe_database_error(exc: BaseException, path: Path | str | None = None) -> str:

@@ -44,7 +44,8 @@ from .indexing.collections import Collection, Collections
 from .indexing.embed import Embedder
 from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import is_document_name
-from .indexing.documents import DocumentCounts, opener_command, page_lines, page_of_line, text_of_chunks
+from .indexing.documents import DocumentCounts, opener_command, text_of_chunks
+from .indexing.pages import lines_of as page_lines, of_line as page_of_line, split_ref as page_ref
 from .indexing.documents import counts as document_counts
 from .indexing.guide import GUIDE_DESCRIPTION, GUIDE_NAME, guide_dir, is_guide_note, is_guide_path
 from .indexing import guide as guide_rules
@@ -85,8 +86,9 @@ __all__ = [
     "NoteRef", "check_span", "MAX_K",
     # a note's frontmatter and body, split as the index splits them
     "split_frontmatter",
-    # PDF and Word files: which names are documents, how one opens, the page a line of a PDF is on
-    "is_document_name", "opener_command", "page_lines", "page_of_line",
+    # PDF and Word files: which names are documents, how one opens; a PDF page's lines, the page of a
+    # line, a reference to a page (x.pdf#page=3) (core/indexing/pages.py, the page format's owner)
+    "is_document_name", "opener_command", "page_lines", "page_of_line", "page_ref",
     # the bundled guide (the app offers it on a first run)
     "GUIDE_NAME", "guide_dir", "is_guide_note", "is_guide_path",
     # the search language's filters: their help texts and the completion of their values

@@ -4,17 +4,12 @@ the model. A mixin of the KnowledgeBase, so ``kb.diagnose()`` stays one call."""
 
 from __future__ import annotations
 
-import hashlib
 import sys
 import time
-from pathlib import Path
 from typing import NamedTuple
 
 from .errors import describe
 from .kb_state import KnowledgeBaseState
-from .indexing import chunk as _chunk_module
-from .indexing import frontmatter as _frontmatter_module
-from .indexing import windows as _windows_module
 from .store import check_driver, health
 from .store import compact as compaction
 from .store.writer_lock import WriterBusy
@@ -47,6 +42,7 @@ class DoctorMixin(KnowledgeBaseState):
                 checks.append(Check("space", True, space.describe() + hint))
             except Exception as exc:  # noqa: BLE001 - told, never fatal: quick_check below judges damage
                 checks.append(Check("space", True, f"not read: {describe(exc)}"))
+            checks.append(_versions_check(self._store.conn))
             pending = stats["vectors_pending"]
             checks.append(Check("queue", True, f"{stats['vectors']} stored, {pending} waiting to be embedded"
                                                + (" (`pms-tui sync` or the app embeds them)" if pending else "")))
@@ -134,11 +130,29 @@ def _document_check(kb) -> Check:
 
 
 def indexing_fingerprint() -> str:
-    """A hash of the source that decides chunks, their embed text and how a passage's windows
-    become its vector (the chunker, the frontmatter reader, windows): when it changes, an
-    index built before has other vectors."""
-    digest = hashlib.sha256()
-    for module in (_chunk_module, _frontmatter_module, _windows_module):
-        assert module.__file__ is not None  # modules of this package, each a file
-        digest.update(Path(module.__file__).read_bytes())
-    return digest.hexdigest()[:12]
+    """The versions that decide chunks, their embed texts and the documents' text (the
+    chunker's and each reader's): when one changes, an index built before holds other chunks
+    and vectors (the evaluation's cached indexes are keyed by it)."""
+    from .indexing.chunk import CHUNKER_VERSION
+    from .indexing.document_reader import READER_VERSIONS
+
+    return f"chunker{CHUNKER_VERSION}-" + "-".join(f"{kind}{n}" for kind, n in sorted(READER_VERSIONS.items()))
+
+
+def _versions_check(conn) -> Check:
+    """How many notes were made by another chunker or reader than this pms-tui's (a sync
+    re-chunks them)."""
+    from .indexing.chunk import CHUNKER_VERSION
+    from .indexing.document_reader import READER_VERSIONS
+    from .indexing.documents import made_by
+    from .store import documents as document_rows
+
+    try:
+        behind = sum((chunker, reader) != made_by(path) for path, chunker, reader in document_rows.made_by(conn))
+    except Exception as exc:  # noqa: BLE001 - told, never fatal
+        return Check("versions", True, f"not counted: {describe(exc)}")
+    made = f"chunker {CHUNKER_VERSION}, readers " + ", ".join(f"{k} {n}" for k, n in sorted(READER_VERSIONS.items()))
+    if not behind:
+        return Check("versions", True, f"{made}; every note made by them")
+    return Check("versions", True, f"{made}; {behind:,} note{'s' if behind != 1 else ''} made by another version "
+                                   "(`pms-tui sync` makes them again)")

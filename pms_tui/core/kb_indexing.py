@@ -69,6 +69,7 @@ class IndexingMixin(KnowledgeBaseState):
         embed: bool = True,
         on_wait: Callable[[int | None], None] | None = None,
         wait: bool = False,
+        retry_skipped: bool = False,
     ) -> SyncReport:
         """Index what changed: text first (every changed note searchable by its words), then
         the queued vectors (``embed=False`` leaves them to :meth:`embed_pending`, as the app
@@ -78,7 +79,9 @@ class IndexingMixin(KnowledgeBaseState):
         while another holds the writer lock this waits (``on_wait(pid)`` is told once). The
         text of a sync started while another one embeds is written between two embedding
         runs; its texts join that embedding. While another sync of this process writes text,
-        this raises SyncBusyError, or with ``wait`` waits its turn (``cancel`` stops the wait)."""
+        this raises SyncBusyError, or with ``wait`` waits its turn (``cancel`` stops the wait).
+        A skipped file is tried again when it changes or, for a cause that can pass (a limit,
+        a crashed reader), when its backoff is over; ``retry_skipped`` tries every one now."""
         from .clip.leftovers import remove_leftovers
         from .indexing.sync import Indexer
 
@@ -94,7 +97,7 @@ class IndexingMixin(KnowledgeBaseState):
         try:
             with self._writing(cancel, on_wait):
                 selected = self.collections.select(collections)
-                report = Indexer(self._store, self.settings, progress, cancel).run(selected, only_paths)
+                report = Indexer(self._store, self.settings, progress, cancel, retry_skipped).run(selected, only_paths)
                 for collection in selected:  # a killed clip's temporary file, once old enough
                     remove_leftovers(collection.path)
         except WriterBusy:

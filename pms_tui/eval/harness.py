@@ -54,7 +54,7 @@ def eval_settings() -> Settings:
 
 
 def chunker_fingerprint() -> str:
-    """A hash of the chunker's source: a changed chunker (or embed_text) means new vectors."""
+    """The chunker's and readers' versions: a changed chunker (or embed text) means new vectors."""
     return indexing_fingerprint()
 
 

@@ -96,14 +96,16 @@ def client(key: str) -> Client:
 # -- the entry --------------------------------------------------------------------------------
 def this_command() -> tuple[str, list[str]]:
     """How this install is started: its own ``pms-tui`` script when there is one beside the
-    interpreter, else the interpreter with ``-m pms_tui``; full paths either way, so the
-    client runs this environment whatever its PATH holds."""
+    interpreter, else the interpreter with ``-I -m pms_tui``; full paths either way, so the
+    client runs this environment whatever its PATH holds. ``-I``: an agent starts the server in
+    whatever project it has open, and ``-m`` alone would put that folder first on the path (a
+    ``json.py`` there would run inside the server; see ``core/indexing/python_child``)."""
     scripts = Path(sysconfig.get_path("scripts"))
     for name in ("pms-tui.exe", "pms-tui") if os.name == "nt" else ("pms-tui",):
         script = scripts / name
         if script.is_file():
             return str(script), []
-    return str(Path(sys.executable).absolute()), ["-m", "pms_tui"]
+    return str(Path(sys.executable).absolute()), ["-I", "-m", "pms_tui"]
 
 
 def server_entry(target: Client, home: Path, allow_writes: bool = False) -> dict:

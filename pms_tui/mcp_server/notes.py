@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import fnmatch
-import re
 
 from ..core.errors import UsageError
 from ..core.results import note_uri
-from ..core.kb import NoteRef, check_span, is_document_name, page_lines, page_of_line, split_frontmatter
+from ..core.kb import NoteRef, check_span, is_document_name, page_lines, page_of_line, page_ref, split_frontmatter
 from ..core.safe_text import one_line, safe_text
 from . import budget
 
-_PAGE_REF = re.compile(r"(.+\.pdf)#page=(\d{1,6})", re.IGNORECASE)
 MAX_MULTI_BYTES = 1_000_000
 DEFAULT_MULTI_BYTES = 60_000
 MAX_MULTI_NOTES = 100
@@ -52,8 +50,8 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
     most ``max_chars`` (then ``next_start_line``, and ``next_start_char`` inside a line longer
     than a page, say where to go on)."""
     page = None
-    if isinstance(ref, str) and (m := _PAGE_REF.fullmatch(ref)) and start_line is None:
-        ref, page = m.group(1), int(m.group(2))  # Obsidian's link to a PDF's page
+    if isinstance(ref, str) and (named := page_ref(ref)) and start_line is None:
+        ref, page = named  # Obsidian's link to a PDF's page
     note = find(kb, ref)
     text = kb.note_text(note)
     if page is not None:

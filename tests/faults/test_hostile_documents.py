@@ -109,12 +109,13 @@ def test_the_wall_clock_stops_a_reader_that_the_cpu_limit_does_not(tmp_path):
 
 
 def test_a_reader_killed_by_a_signal_is_told_by_which_limit():
-    from pms_tui.core.indexing.documents import _stopped
+    from pms_tui.core.indexing.python_child import Limits, _stopped
 
-    assert "CPU time" in _stopped(-signal.SIGXCPU, 60, 10**9)
-    assert "crashed" in _stopped(-signal.SIGSEGV, 60, 10**9) and "1,000 MB" in _stopped(-signal.SIGSEGV, 60, 10**9)
-    assert "killed (SIGKILL)" in _stopped(-signal.SIGKILL, 60, 10**9)
-    assert "exit status 3" in _stopped(3, 60, 10**9)
+    limits, what = Limits(60, 10**9), "the document reader"
+    assert "CPU time" in _stopped(what, -signal.SIGXCPU, limits)
+    assert "crashed" in _stopped(what, -signal.SIGSEGV, limits) and "1,000 MB" in _stopped(what, -signal.SIGSEGV, limits)
+    assert "killed (SIGKILL)" in _stopped(what, -signal.SIGKILL, limits)
+    assert "exit status 3" in _stopped(what, 3, limits)
 
 
 def test_a_cancelled_sync_stops_the_reader_and_records_no_skip(tmp_path):

@@ -62,7 +62,13 @@ from .frontmatter import frontmatter_title, split_frontmatter
 from .sentences import MIN_CUT_LINE, split_long_line
 from .windows import join as join_windows
 
-__all__ = ["Chunk", "ParsedNote", "chunk_markdown", "parse_note"]
+__all__ = ["CHUNKER_VERSION", "Chunk", "ParsedNote", "chunk_markdown", "parse_note"]
+
+# The version of how a note becomes chunks and their embed texts: this module and what it calls
+# (frontmatter.py, sentences.py, windows.py, markdown.scan). Raise it with any change that
+# changes a chunk, its heading path or its embed text: each index row records the version that
+# made it, and a sync re-chunks exactly the notes made by an older one (plan.py).
+CHUNKER_VERSION = 1
 
 _PATH_DEPTH = 3  # H1..H3 enter the heading path
 _SCORE_NONE = -1

@@ -1,14 +1,15 @@
-"""The child process that reads one PDF or Word file (``python -m`` this module).
+"""The child process that reads one PDF or Word file (``python -I -m`` this module).
 
-Run by ``documents.extract`` only: a damaged or hostile file (a zip bomb inside a .docx,
-deeply nested PDF objects, a parser that loops or crashes) can then cost at most this
-process, which limits its own memory and CPU time before it opens the file
-(``resource.setrlimit``) and is killed by its parent past a wall-clock limit. It prints one
-JSON object on stdout: ``{"pages": [...], "title": ...}`` for a PDF (one text per page),
-``{"markdown": ...}`` for a Word file, or ``{"skip": reason}``; text past ``max_chars`` is
-left out (``"truncated"`` counts the pages or characters left out).
+Run by ``documents.extract`` through ``python_child`` only (which says why it is isolated and
+bounded): it applies its limits before it opens the file, reads it with the reader of its
+kind (``read``, the one dispatch point) and prints one JSON object on stdout:
+``{"pages": [...], "title": ..., "labels": [...]}`` for a PDF (one text per page, and the
+pages' printed labels where the PDF has them), ``{"markdown": ...}`` for a
+Word file, or ``{"skip": reason}``; text past ``max_chars`` is left out (``"truncated"``
+counts the pages or characters left out).
 
-It imports nothing from the engine but this module, so it starts in a fraction of a second.
+It imports nothing from the engine but this module and ``python_child``, so it starts in a
+fraction of a second.
 """
 
 from __future__ import annotations
@@ -17,27 +18,17 @@ import json
 import re
 import sys
 
+from . import python_child
+
+# The version of each kind's reading (its reader below, and the Markdown made of its answer:
+# documents.py, pages.py). Raise a kind's with any change to what its files' text becomes: each
+# index row records the version that read it, and a sync re-reads exactly the files of that kind
+# read by an older one. docx 2: a hyperlink is a Markdown link within its sentence; pdf 2: running
+# heads and footers dropped, a page named by its printed label.
+READER_VERSIONS = {"pdf": 2, "docx": 2}
+
 # Characters that are not text (PDF text often holds control codes for ligatures and breaks).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def _limit(cpu_seconds: int, memory_bytes: int) -> None:
-    try:
-        import resource
-    except ImportError:  # Windows: the parent's wall-clock limit still applies
-        return
-    for kind, value in ((getattr(resource, "RLIMIT_AS", None), memory_bytes),
-                        (resource.RLIMIT_CPU, cpu_seconds)):
-        if kind is None or value <= 0:
-            continue
-        try:
-            hard = resource.getrlimit(kind)[1]
-            soft = value if hard == resource.RLIM_INFINITY else min(value, hard)
-            # CPU: SIGXCPU at the soft limit, SIGKILL a second later should it be caught
-            resource.setrlimit(kind, (soft, soft + 1 if kind == resource.RLIMIT_CPU and
-                                      hard == resource.RLIM_INFINITY else hard))
-        except (ValueError, OSError):
-            pass  # a platform that does not enforce it (macOS's RLIMIT_AS): the wall clock still does
 
 
 def clean(text: str) -> str:
@@ -67,6 +58,7 @@ def read_pdf(path: str, max_chars: int) -> dict:
     except Exception:  # noqa: BLE001 - unreadable metadata: the file name serves
         pass
     pages: list[str] = []
+    labels: list[str] = []
     size, left_out = 0, 0
     count = len(doc)
     for i in range(count):
@@ -83,8 +75,14 @@ def read_pdf(path: str, max_chars: int) -> dict:
         text = clean(text)[: max(max_chars - size, 0)]
         size += len(text)
         pages.append(text)
+        try:
+            labels.append(doc.get_page_label(i)[:40])
+        except Exception:  # noqa: BLE001 - a damaged label: the page's number serves
+            labels.append("")
     doc.close()
-    return {"pages": pages, "title": title, "truncated": left_out}
+    if all(label in ("", str(n)) for n, label in enumerate(labels, 1)):
+        labels = []
+    return {"pages": pages, "title": title, "truncated": left_out, "labels": labels}
 
 
 # A line that Markdown would read as a heading, a fence, an HTML block, a quote or a setext
@@ -98,13 +96,59 @@ def escape_line(line: str) -> str:
     return _SPECIAL_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line.rstrip())
 
 
-def _words(texts) -> str:
-    return " ".join(" ".join(texts).split())
+# Elements that end a run of words (a piece of text either side is another word); any other
+# element (a link, bold, a span) is inline: its text joins the words around it as written.
+_BREAKS = frozenset({"br", "p", "div", "li", "ul", "ol", "table", "tr", "td", "th",
+                     "h1", "h2", "h3", "h4", "h5", "h6"})
+# The link targets kept as Markdown links; another (a bookmark inside the file such as a table
+# of contents' ``#_Toc12``, a ``file:`` or script URL) leaves its words only.
+_LINK_SCHEMES = ("http://", "https://", "mailto:")
+
+
+def _inline(element, lists: bool = True) -> str:
+    """The words of an element as one line: inline text joined as written (no space around a
+    link or a bold word), a hyperlink as ``[its text](its target)``; ``lists=False`` leaves
+    out nested lists (a list item's own words)."""
+    parts: list[str] = []
+
+    def walk(node) -> None:
+        if node.text:
+            parts.append(node.text)
+        for child in node:
+            tag = child.tag.lower() if isinstance(child.tag, str) else ""
+            if not tag:  # a comment or processing instruction: no words
+                pass
+            elif tag in ("ul", "ol") and not lists:
+                pass
+            elif tag == "a":
+                parts.append(_link(child))
+            elif tag in _BREAKS:
+                parts.append(" ")
+                walk(child)
+                parts.append(" ")
+            else:
+                walk(child)
+            if child.tail:
+                parts.append(child.tail)
+
+    walk(element)
+    return " ".join("".join(parts).split())
+
+
+def _link(anchor) -> str:
+    text = _inline(anchor)
+    href = " ".join(str(anchor.get("href") or "").split())
+    if not text or not href.lower().startswith(_LINK_SCHEMES):
+        return text
+    label = re.sub(r"([\\\[\]])", r"\\\1", text)
+    target = href.replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
+    return f"[{label}]({target})"
 
 
 def html_markdown(html: str) -> str:
     """Markdown of mammoth's HTML: headings as headings (the breadcrumb), paragraphs, list
-    items, and table rows as cells joined by `` | `` (mammoth's own Markdown drops tables)."""
+    items, and table rows as cells joined by `` | `` (mammoth's own Markdown drops tables);
+    a hyperlink as a Markdown link within its sentence."""
     from lxml import html as lxml_html
 
     if not html.strip():
@@ -114,22 +158,21 @@ def html_markdown(html: str) -> str:
     for block in root.iterchildren():
         tag = str(block.tag).lower()
         if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
-            text = _words(block.itertext())
+            text = _inline(block)
             if text:
                 out.append("#" * int(tag[1]) + " " + text)
         elif tag in ("ul", "ol"):
             for item in block.iter("li"):
-                own = item.xpath("./text() | ./*[not(self::ul) and not(self::ol)]//text()")
-                text = _words(str(t) for t in own)
+                text = _inline(item, lists=False)
                 if text:
                     out.append("- " + text)
         elif tag == "table":
             for row in block.iter("tr"):
-                cells = [_words(cell.itertext()) for cell in row if str(cell.tag).lower() in ("td", "th")]
+                cells = [_inline(cell) for cell in row if str(cell.tag).lower() in ("td", "th")]
                 if any(cells):
                     out.append(escape_line(" | ".join(cells)))
         else:
-            text = _words(block.itertext())
+            text = _inline(block)
             if text:
                 out.append(escape_line(text))
     return "\n\n".join(out) + "\n" if out else ""
@@ -170,21 +213,28 @@ def read_docx(path: str, max_chars: int) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    path, max_chars, cpu_seconds, memory_bytes = argv[1], int(argv[2]), int(argv[3]), int(argv[4])
-    _limit(cpu_seconds, memory_bytes)
+    path, max_chars = python_child.limited(argv)[:2]  # the limits first, before any reader is imported
+    result = read(path, int(max_chars))
+    out = json.dumps(result, ensure_ascii=False).encode("utf-8", "replace")
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+    return 0
+
+
+def read(path: str, max_chars: int) -> dict:
+    """The reader of the file's kind, its failure a reason (``{"skip": ...}``), not a crash."""
     kind = path.rsplit(".", 1)[-1].lower()
     try:
         result = read_pdf(path, max_chars) if kind == "pdf" else read_docx(path, max_chars)
     except MemoryError:
         result = {"skip": "memory", "limit": "memory"}
+    except OSError as exc:  # the reader's library not mapped (the memory limit), the file not opened: may pass
+        result = {"skip": f"could not be read ({type(exc).__name__}: {str(exc)[:160]})", "passing": True}
     except RecursionError:
         result = {"skip": "too deeply nested to read (a damaged or hostile file)"}
     except Exception as exc:  # noqa: BLE001 - any reader's failure is a reason, not a crash
         result = {"skip": f"could not be read ({type(exc).__name__}: {str(exc)[:160]})"}
-    out = json.dumps(result, ensure_ascii=False).encode("utf-8", "replace")
-    sys.stdout.buffer.write(out)
-    sys.stdout.flush()
-    return 0
+    return result
 
 
 if __name__ == "__main__":

@@ -1,11 +1,11 @@
 """Documents: PDF and Word files in a collection's folder, indexed read-only by their text.
 
-A document's text is read by a child process (``document_reader``) with a memory and CPU
-limit of its own and a wall-clock limit enforced here, so a scanned, encrypted, damaged or
-hostile file is skipped with one sentence and never crashes or hangs a sync. The text becomes
-Markdown the chunker already understands: a PDF's pages are its headings (``# page 12``, so a
-hit's breadcrumb names its page; the text under them escaped so that nothing in a page can
-open a code fence or a heading of its own), a Word file is Markdown from mammoth (its heading
+A document's text is read by a child process (``document_reader``, started by
+``python_child``: isolated from the working folder, with a memory, CPU and wall-clock limit),
+so a scanned, encrypted, damaged or hostile file is skipped with one sentence and never
+crashes or hangs a sync. The text becomes Markdown the chunker already understands: a PDF's
+pages are its headings (``pages``, the page format's one owner: ``# page 12``, so a hit's
+breadcrumb names its page), a Word file is Markdown from mammoth (its heading
 styles give the breadcrumb). That text lives in the index only: nothing is written beside the
 user's files, and the reader and MCP ``get`` rebuild it from the indexed passages
 (:func:`text_of_chunks`). The sync re-reads a document only when its bytes change (the same
@@ -26,30 +26,33 @@ is made Markdown here (its own Markdown writer drops tables).
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
-import signal
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from ..errors import SkipFile
 from ..markdown import scan
-from .chunk import ParsedNote, chunk_markdown, parse_note
-from .document_reader import escape_line
+from . import page_furniture
+from . import pages as page_format
+from . import python_child
+from .chunk import CHUNKER_VERSION, ParsedNote, chunk_markdown, parse_note
+from .document_reader import READER_VERSIONS
 from .notes import is_document_name
 
-# The limits of one document's reading (the child process's): CPU seconds and address space;
-# the wall clock allows twice the CPU time (a file on a slow disk) plus the start.
+# The limits of one document's reading (the child process's): CPU seconds and address space
+# (``python_child.Limits``: the wall clock allows twice the CPU time plus the start).
 DOCUMENT_SECONDS = 60
 DOCUMENT_MEMORY_BYTES = 1_500_000_000
 # A larger file is not read at all (the reading limits would stop it anyway, later).
 MAX_DOCUMENT_BYTES = 200_000_000
 # How a skip for a missing reader begins: such a file is tried again once the reader is installed.
 NO_READER = "no reader for"
+# The child process that reads a document (started by ``python_child``, isolated and bounded).
+READER_MODULE = "pms_tui.core.indexing.document_reader"
 _READERS = {".pdf": "pypdfium2", ".docx": "mammoth"}
-PAGE_HEADING = "page"
 
 
 def reader_installed(name: str) -> bool:
@@ -85,13 +88,12 @@ def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
     (``DOCUMENT_SECONDS`` and ``DOCUMENT_MEMORY_BYTES`` unless given; ``seconds=0``: no CPU
     limit, the wall clock's 10 s only); else SkipFile with the reason (which limit, or what is
     wrong with the file)."""
-    import subprocess  # here: a search that opens no document does not import it
     seconds = DOCUMENT_SECONDS if seconds is None else seconds
     memory_bytes = DOCUMENT_MEMORY_BYTES if memory_bytes is None else memory_bytes
     try:
         size = os.stat(path).st_size
     except OSError as exc:
-        raise SkipFile(f"unreadable ({exc.strerror or exc})") from None
+        raise SkipFile(f"unreadable ({exc.strerror or exc})", passing=True) from None
     if size == 0:
         raise SkipFile("an empty file")
     if size > MAX_DOCUMENT_BYTES:
@@ -100,88 +102,26 @@ def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
     if not reader_installed(path.name):
         raise SkipFile(f"{NO_READER} {path.suffix.lower()} files is installed "
                        f"(pip install {_READERS.get(path.suffix.lower(), '?')})")
-    args = [sys.executable, "-m", "pms_tui.core.indexing.document_reader", str(path), str(max_chars),
-            str(seconds), str(memory_bytes)]
-    wall = 2 * seconds + 10
     try:
-        child = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL, start_new_session=True)
-    except OSError as exc:
-        raise SkipFile(f"the document reader could not start ({exc.strerror or exc})") from None
-    waited = 0.0
-    while True:
-        try:
-            out, _ = child.communicate(timeout=0.5)
-            break
-        except subprocess.TimeoutExpired:
-            waited += 0.5
-            if waited >= wall or (cancel is not None and cancel.is_set()):
-                child.kill()
-                child.communicate()
-                if waited >= wall:
-                    raise SkipFile(f"reading it took longer than {wall} s (the limit per document); "
-                                   "it was stopped") from None
-                raise SkipFile("the sync was cancelled while it was read") from None
-    code = child.returncode
-    if code != 0 or not out:
-        raise SkipFile(_stopped(code, seconds, memory_bytes))
-    try:
-        result = json.loads(out.decode("utf-8", "replace"))
-    except ValueError:
-        raise SkipFile("the document reader gave no answer it could use") from None
+        result = python_child.run_json(READER_MODULE, [str(path), str(max_chars)],
+                                       python_child.Limits(seconds, memory_bytes), "the document reader", cancel)
+    except python_child.ChildFailed as exc:
+        raise SkipFile(str(exc), passing=exc.passing) from None
     if "skip" in result:
-        if result.get("limit") == "memory":
-            raise SkipFile(_memory_reason(memory_bytes))
-        raise SkipFile(str(result["skip"]))
+        raise SkipFile(str(result["skip"]), passing=bool(result.get("passing")))
     if "pages" in result:
         pages = [str(p) for p in result["pages"]]
         if not any(p.strip() for p in pages):
             raise SkipFile(f"no text layer ({len(pages)} page{'s' if len(pages) != 1 else ''} of images only, "
                            "a scanned PDF?); run OCR on it to make it searchable")
-        return Extracted(pages_markdown(pages), str(result.get("title") or ""), len(pages),
+        labels = [str(label) for label in result.get("labels") or []]
+        pages = page_furniture.strip(pages, labels)
+        return Extracted(page_format.markdown(pages, labels), str(result.get("title") or ""), len(pages),
                          int(result.get("truncated") or 0))
     text = str(result.get("markdown") or "")
     if not text.strip():
         raise SkipFile("no text in it")
     return Extracted(text, "", 0, int(result.get("truncated") or 0))
-
-
-def _memory_reason(memory_bytes: int) -> str:
-    return (f"needs more than {memory_bytes / 1e6:,.0f} MB of memory to read (the limit per document); "
-            "a damaged or hostile file?")
-
-
-def _stopped(code: int | None, seconds: int, memory_bytes: int) -> str:
-    if code is not None and code < 0:
-        sig = -code
-        if sig == getattr(signal, "SIGXCPU", -1):
-            return f"reading it took more than {seconds} s of CPU time (the limit per document); it was stopped"
-        if sig == signal.SIGKILL:  # the CPU limit's hard stop, or the system out of memory
-            return (f"the document reader was killed (SIGKILL) while reading it: over {seconds} s of CPU time "
-                    "or out of memory; a damaged or hostile file?")
-        if sig in (signal.SIGSEGV, getattr(signal, "SIGBUS", -1), signal.SIGABRT):
-            return (f"the document reader crashed on it ({signal.Signals(sig).name}, often out of memory: "
-                    f"the limit is {memory_bytes / 1e6:,.0f} MB); a damaged or hostile file?")
-        return f"the document reader was stopped ({signal.Signals(sig).name})"
-    return f"the document reader failed (exit status {code})"
-
-
-def page_heading(number: int) -> str:
-    return f"{PAGE_HEADING} {number}"
-
-
-def pages_markdown(pages: list[str]) -> str:
-    """One ``# page N`` section per page that has text (a page of images only has none)."""
-    out: list[str] = []
-    for number, text in enumerate(pages, 1):
-        lines = [escape_line(line) for line in text.split("\n")]
-        while lines and not lines[-1].strip():
-            lines.pop()
-        while lines and not lines[0].strip():
-            lines.pop(0)
-        if lines:
-            out.append(f"# {page_heading(number)}\n\n" + "\n".join(lines) + "\n")
-    return "\n".join(out)
 
 
 def parse_document(extracted: Extracted, filename: str, target_chars: int, overlap_lines: int) -> ParsedNote:
@@ -197,15 +137,6 @@ def parse_document(extracted: Extracted, filename: str, target_chars: int, overl
     return ParsedNote(title, {}, chunk_markdown(text, title, target_chars, overlap_lines), text, 0, scan(text))
 
 
-def page_anchor(heading: str) -> str | None:
-    """``page=N``, the anchor of Obsidian's link to a PDF's page (``[[paper.pdf#page=3]]``),
-    for a page heading; None for any other heading."""
-    number = heading[len(PAGE_HEADING) + 1:]
-    if heading.startswith(PAGE_HEADING + " ") and number.isdigit():
-        return f"{PAGE_HEADING}={number}"
-    return None
-
-
 def text_of_chunks(rows: list[tuple[int, str]]) -> str:
     """A document's text rebuilt from its indexed passages ((start line, text), in order):
     each line once, at its line number (passages overlap by a few lines)."""
@@ -219,30 +150,6 @@ def text_of_chunks(rows: list[tuple[int, str]]) -> str:
     return "\n".join(lines.get(n, "") for n in range(1, last + 1)) + "\n"
 
 
-def page_lines(text: str, page: int) -> tuple[int, int] | None:
-    """(first, last) line of a page in a PDF's indexed text; None when the page has no text."""
-    heading = f"# {page_heading(page)}"
-    lines = text.split("\n")
-    for n, content in enumerate(lines, 1):
-        if content == heading:
-            last = n
-            while last < len(lines) and not lines[last].startswith(f"# {PAGE_HEADING} "):
-                last += 1
-            while last > n and not lines[last - 1].strip():
-                last -= 1
-            return n, last
-    return None
-
-
-def page_of_line(text: str, line: int) -> int | None:
-    """The page a line of a PDF's indexed text is on (None before the first page heading)."""
-    page = None
-    for n, content in enumerate(text.split("\n")[:line], 1):
-        if content.startswith(f"# {PAGE_HEADING} ") and content[len(PAGE_HEADING) + 3:].isdigit():
-            page = int(content[len(PAGE_HEADING) + 3:])
-    return page
-
-
 def opener_command(path: str) -> list[str] | None:
     """The command that opens a file with the system's own application (a PDF viewer, a word
     processor): ``open`` on macOS, ``xdg-open`` elsewhere; None where neither is found."""
@@ -251,6 +158,13 @@ def opener_command(path: str) -> list[str] | None:
     name = "open" if sys.platform == "darwin" else "xdg-open"
     found = shutil.which(name)
     return [found, path] if found else None
+
+
+def made_by(name: str) -> tuple[int, int]:
+    """(chunker, reader) versions a note or document is made by today (a note's reader: 0, it
+    is read as written); an index row with smaller ones is re-chunked by the next sync."""
+    reader = READER_VERSIONS.get(PurePath(name).suffix.lower().lstrip("."), 0) if is_document_name(name) else 0
+    return CHUNKER_VERSION, reader
 
 
 def kind_of(name: str) -> str:
@@ -284,6 +198,7 @@ def counts(conn, collection_id: int) -> DocumentCounts:
             "SELECT path FROM documents WHERE collection_id = ? AND (lower(path) LIKE '%.pdf' "
             "OR lower(path) LIKE '%.docx')", (collection_id,)):
         indexed[kind_of(path)] = indexed.get(kind_of(path), 0) + 1
-    skipped = sorted((rel, f.reason) for rel, f in skipped_rows.of_collection(conn, collection_id).items()
+    now = time.time()
+    skipped = sorted((rel, f.told(now)) for rel, f in skipped_rows.of_collection(conn, collection_id).items()
                      if is_document_name(rel))
     return DocumentCounts(indexed, skipped)

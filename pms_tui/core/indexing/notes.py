@@ -210,11 +210,11 @@ def read_note(path: str | os.PathLike[str], max_bytes: int = MAX_NOTE_BYTES) -> 
     except FileNotFoundError:
         raise SkipFile("deleted during sync") from None
     except PermissionError:
-        raise SkipFile("permission denied") from None
+        raise SkipFile("permission denied", passing=True) from None
     except IsADirectoryError:
         raise SkipFile("a folder, not a file") from None
     except OSError as exc:
-        raise SkipFile(f"unreadable ({exc.strerror or exc})") from None
+        raise SkipFile(f"unreadable ({exc.strerror or exc})", passing=True) from None
     if len(data) > max_bytes:
         raise _too_large(f"over {max_bytes / 1e6:g} MB", max_bytes)
     text = decode_note(data)

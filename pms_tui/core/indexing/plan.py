@@ -1,12 +1,14 @@
 """Sync planning: compare a collection's folder with the index, doing as little work as can be.
 
 A file whose size and mtime match its row is unchanged without being read. Otherwise it is
-hashed (SHA-256); the same hash only refreshes the stat. Planning reads the store and the
+hashed (SHA-256); the same hash only refreshes the stat. A row made by another chunker or
+reader than today's (an older one) (``documents.made_by``) is read and chunked again, whatever its stat. Planning reads the store and the
 folder and writes nothing: ``kb.check_sync_status`` is a plan and nothing more.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from ..results import PendingFile, SyncStatus
@@ -39,14 +41,18 @@ class CollectionPlan:
     link_skips: list[tuple[str, str]] = field(default_factory=list)
     # skipped files that are gone (or now indexed): their records can go
     stale_skips: list[str] = field(default_factory=list)
+    # skipped files in ``new`` because their next try is due, as rel -> reason and when
+    due_skips: dict[str, str] = field(default_factory=dict)
 
 
 def plan_collection(
     conn, collection: Collection, only_paths: set[str] | None = None, follow_external_links: bool = False,
-    max_note_bytes: int = MAX_NOTE_BYTES,
+    max_note_bytes: int = MAX_NOTE_BYTES, retry_skipped: bool = False,
 ) -> CollectionPlan:
     """Compare the folder with the index: stat first, hash only where the stat differs. A
-    file skipped for its size is new again once ``max_note_bytes`` allows it."""
+    file skipped for its size is new again once ``max_note_bytes`` allows it; one skipped for
+    a cause that can pass, once its next try is due (store/skipped.py); with
+    ``retry_skipped``, every skipped file."""
     if not collection.path.is_dir():
         indexed = document_rows.count(conn, collection.id)
         return CollectionPlan(
@@ -56,6 +62,7 @@ def plan_collection(
         )
     rows = document_rows.stats_of_collection(conn, collection.id)
     known_skips = skipped_rows.of_collection(conn, collection.id)
+    now = time.time()
     plan = CollectionPlan(collection, [], [], [], [], 0)
     seen: set[str] = set()
     link_skips: list[tuple[str, str]] = []
@@ -70,9 +77,17 @@ def plan_collection(
             if skip is not None and (skip.size, skip.mtime_ns) == (state.size, state.mtime_ns) and not (
                 skip.reason.startswith(TOO_LARGE) and state.size <= max_note_bytes
             ) and not _reader_now_installed(rel, skip.reason):
-                plan.skipped.append((rel, skip.reason))  # skipped before, unchanged since
+                if retry_skipped or skip.due(now):  # tried again, and told as skipped until then
+                    plan.new.append(state)
+                    plan.due_skips[rel] = skip.reason + "; " + (
+                        "tried again at the next sync" if retry_skipped else skip.when(now))
+                else:
+                    plan.skipped.append((rel, skip.told(now)))  # skipped before, unchanged since
             else:
                 plan.new.append(state)
+            continue
+        if (row.chunker_version, row.reader_version) != document_rules.made_by(rel):
+            plan.modified.append(state)  # made by another chunker or reader: made again
             continue
         if row.size == state.size and row.mtime_ns == state.mtime_ns:
             plan.unchanged += 1
@@ -116,9 +131,10 @@ def sync_status(conn, collections: list[Collection], follow_external_links: bool
         plan = plan_collection(conn, collection, follow_external_links=follow_external_links,
                                max_note_bytes=max_note_bytes)
         result.skipped.extend(
-            (PendingFile(collection.name, rel), why) for rel, why in sorted(plan.skipped + plan.link_skips)
+            (PendingFile(collection.name, rel), why)
+            for rel, why in sorted(plan.skipped + plan.link_skips + list(plan.due_skips.items()))
         )
-        result.to_add.extend(PendingFile(collection.name, s.rel) for s in plan.new)
+        result.to_add.extend(PendingFile(collection.name, s.rel) for s in plan.new if s.rel not in plan.due_skips)
         result.to_update.extend(PendingFile(collection.name, s.rel) for s in plan.modified)
         result.to_delete.extend(PendingFile(collection.name, rel) for rel, _ in plan.deleted)
     return result

@@ -43,6 +43,7 @@ from . import documents as document_rules
 from . import facets as facet_rules
 from . import link_resolve
 from . import links as link_rules
+from . import pages as page_format
 from .embed import embed_hash
 from .notes import read_note, sha256_file, trusted_mtime
 from .plan import CollectionPlan, FileState, plan_collection
@@ -98,8 +99,10 @@ class Indexer:
         settings: Settings,
         progress: SyncProgress | None = None,
         cancel: threading.Event | None = None,
+        retry_skipped: bool = False,
     ):
         self.store = store
+        self.retry_skipped = retry_skipped
         self.settings = settings
         self.progress = progress or (lambda done, total, phase: None)
         self.cancel = cancel
@@ -128,7 +131,7 @@ class Indexer:
         follow = bool(getattr(self.settings, "follow_external_links", False))
         for collection in collections:
             plans.append(plan_collection(self.conn, collection, only_paths, follow,
-                                         self.settings.max_note_mb * 1_000_000))
+                                         self.settings.max_note_mb * 1_000_000, self.retry_skipped))
             plan = plans[-1]
             seen += plan.unchanged + len(plan.new) + len(plan.modified) + len(plan.touched)
             self.progress(seen, 0, "scanning")
@@ -197,13 +200,12 @@ class Indexer:
                                                 for rel, why in plan.link_skips])
                 skipped_rows.forget(conn, cid, plan.stale_skips)
 
-    def _skip(self, collection: Collection, state: FileState, reason: str) -> None:
+    def _skip(self, collection: Collection, state: FileState, reason: str, passing: bool = False) -> None:
         """A file that cannot be indexed: reported now, remembered so ``status`` counts it as
-        skipped (not new) until it changes."""
-        self.report.skipped.append((f"{collection.name}/{state.rel}", reason))
+        skipped (not new) until it changes or, for a cause that can pass, until its next try."""
         with self.store.transaction() as conn:
-            skipped_rows.record(conn, collection.id, [skipped_rows.SkippedFile(
-                state.rel, state.size, state.mtime_ns, reason)])
+            skip = skipped_rows.failed(conn, collection.id, state.rel, state.size, state.mtime_ns, reason, passing)
+        self.report.skipped.append((f"{collection.name}/{state.rel}", skip.told(time.time())))
         self._tick("reading")
 
     def _apply_touched(self, plan: CollectionPlan) -> None:
@@ -232,7 +234,7 @@ class Indexer:
             note_data = read_note(path, settings.max_note_mb * 1_000_000)
             note = parse_note(note_data.text, Path(state.rel).name, settings.chunk_target, settings.chunk_overlap)
         except SkipFile as exc:
-            self._skip(collection, state, str(exc))
+            self._skip(collection, state, str(exc), exc.passing)
             return None
         except Exception as exc:  # a parser bug must not stop the sync
             self._skip(collection, state, f"could not be parsed ({type(exc).__name__}: {exc})")
@@ -265,12 +267,12 @@ class Indexer:
                                                  self.settings.chunk_overlap)
             after = os.stat(path)
         except SkipFile as exc:
-            if self._cancelled():
+            if self._cancelled():  # (the reader stopped by the cancel: no skip, the next sync reads it)
                 return None
-            self._skip(collection, state, str(exc))
+            self._skip(collection, state, str(exc), exc.passing)
             return None
         except OSError as exc:
-            self._skip(collection, state, f"unreadable ({exc.strerror or exc})")
+            self._skip(collection, state, f"unreadable ({exc.strerror or exc})", passing=True)
             return None
         except Exception as exc:  # a parser bug must not stop the sync
             self._skip(collection, state, f"could not be parsed ({type(exc).__name__}: {exc})")
@@ -289,7 +291,7 @@ class Indexer:
             for h in note.structure.headings[:link_rules.MAX_ANCHORS]:
                 line = h.start + note.body_offset + 1
                 links.anchors.append(link_rules.Anchor("heading", link_rules.anchor_key(h.text), line, h.text))
-                page = document_rules.page_anchor(h.text)
+                page = page_format.anchor(h.text)
                 if page:
                     links.anchors.append(link_rules.Anchor("heading", page, line, h.text))
         hashes = [embed_hash(c.embed_text) for c in note.chunks]
@@ -369,6 +371,7 @@ class Indexer:
         values = document_rows.DocumentValues(
             doc.title, doc.sha256, doc.state.size, doc.state.mtime_ns,
             json.dumps(doc.frontmatter, ensure_ascii=False, default=str), time.time(), lang,
+            *document_rules.made_by(doc.state.rel),
         )
         doc_id = document_rows.upsert(self.conn, doc.collection.id, doc.state.rel, values)
         chunk_rows.insert(self.conn, doc_id, (

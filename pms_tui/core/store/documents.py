@@ -13,6 +13,8 @@ class DocumentStat(NamedTuple):
     sha256: str
     size: int
     mtime_ns: int
+    chunker_version: int = 0  # the versions of the chunker and reader that made its chunks
+    reader_version: int = 0
 
 
 class DocumentValues(NamedTuple):
@@ -25,12 +27,15 @@ class DocumentValues(NamedTuple):
     frontmatter: str  # JSON
     indexed_at: float
     lang: str = ""  # its language when not English (store.language.note_language)
+    chunker_version: int = 0  # what made its chunks (chunk.CHUNKER_VERSION, document_reader.READER_VERSIONS)
+    reader_version: int = 0
 
 
 def stats_of_collection(conn, collection_id: int) -> dict[str, DocumentStat]:
     """Every document of a collection, by relative path."""
     rows = conn.execute(
-        "SELECT id, path, sha256, size, mtime_ns FROM documents WHERE collection_id = ?", (collection_id,)
+        "SELECT id, path, sha256, size, mtime_ns, chunker_version, reader_version FROM documents "
+        "WHERE collection_id = ?", (collection_id,)
     )
     return {r[1]: DocumentStat(*r) for r in rows}
 
@@ -81,12 +86,30 @@ def upsert(conn, collection_id: int, path: str, values: DocumentValues) -> int:
         conn.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
         conn.execute(
             "UPDATE documents SET title = ?, sha256 = ?, size = ?, mtime_ns = ?, frontmatter = ?, "
-            "indexed_at = ?, lang = ? WHERE id = ?",
+            "indexed_at = ?, lang = ?, chunker_version = ?, reader_version = ? WHERE id = ?",
             (*values, doc_id),
         )
         return doc_id
     return conn.execute(
         "INSERT INTO documents(collection_id, path, title, sha256, size, mtime_ns, frontmatter, "
-        "indexed_at, lang) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "indexed_at, lang, chunker_version, reader_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (collection_id, path, *values),
     ).lastrowid
+
+
+def made_by(conn) -> list[tuple[str, int, int]]:
+    """(path, chunker version, reader version) of every indexed note (``doctor``'s count of
+    rows made by an older version)."""
+    return conn.execute("SELECT path, chunker_version, reader_version FROM documents").fetchall()
+
+
+def migrate_versions(conn, progress=None) -> None:
+    """Schema 14 -> 15: each row records the versions of the chunker and reader that made it.
+    The rows of an older index were made by the first versions (chunker 1; the PDF and Word
+    readers 1; a note's reader 0), so a sync re-chunks exactly what a later version changed."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(documents)")}
+    for column in ("chunker_version", "reader_version"):
+        if column not in columns:
+            conn.execute(f"ALTER TABLE documents ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+    conn.execute("UPDATE documents SET chunker_version = 1, reader_version = CASE WHEN lower(path) LIKE '%.pdf' "
+                 "OR lower(path) LIKE '%.docx' THEN 1 ELSE 0 END WHERE chunker_version = 0")

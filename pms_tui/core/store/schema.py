@@ -15,6 +15,7 @@ import sqlean as sqlite3
 
 from ..errors import StoreError
 from .connection import transaction
+from .documents import migrate_versions
 from .facets import BACKFILL_KEY, MIGRATION_FACETS
 from .links import BACKFILL_KEY as LINKS_BACKFILL_KEY, MIGRATION_LINKS
 from .agent_changes import MIGRATION_AGENT_WRITES
@@ -26,10 +27,11 @@ from .migrate_hashes import migrate_hashes
 from .migrate_stems import TOKENIZE as STEMS_TOKENIZE
 from .migrate_stems import migrate_stems
 from .migrate_windows import migrate_windows
+from .skipped import migrate_skips
 from .term_counts import TOKENIZE as TERM_COUNTS_TOKENIZE
 from .term_counts import migrate_term_counts
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 15
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -162,6 +164,12 @@ MIGRATIONS: list[str | Callable[..., None]] = [
     # 12 -> 13: writing from an agent (core/writes): a collection agents may write in, and the
     # notes an agent changed last (what ``changed:agent`` finds and the reader marks)
     MIGRATION_AGENT_WRITES,
+    # 13 -> 14: a skip from a cause that can pass is tried again after a backoff
+    # (store/skipped.py): when, and how many tries this version of the file has failed
+    migrate_skips,
+    # 14 -> 15: each note's row records the versions of the chunker and the reader that made
+    # its chunks (store/documents.py); a sync re-chunks the rows an older version made
+    migrate_versions,
 ]
 
 
