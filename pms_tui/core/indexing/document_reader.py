@@ -1,21 +1,73 @@
-"""The child process that reads one PDF or Word file (``python -m`` this module).
+"""The child process that reads one document (``python -m`` this module), and the table of
+the formats it reads (:data:`FORMATS`).
 
 Run by ``documents.extract`` only: a damaged or hostile file (a zip bomb inside a .docx,
 deeply nested PDF objects, a parser that loops or crashes) can then cost at most this
 process, which limits its own memory and CPU time before it opens the file
 (``resource.setrlimit``) and is killed by its parent past a wall-clock limit. It prints one
-JSON object on stdout: ``{"pages": [...], "title": ...}`` for a PDF (one text per page),
-``{"markdown": ...}`` for a Word file, or ``{"skip": reason}``; text past ``max_chars`` is
-left out (``"truncated"`` counts the pages or characters left out).
+JSON object on stdout: ``{"pages": [...], "title": ...}`` for a PDF (one text per page; a
+slide deck's slides), ``{"markdown": ...}`` for a Word file (and the other formats made
+Markdown), ``{"text": ...}`` for plain text (an image's OCR, a .txt file), or
+``{"skip": reason}``; text past ``max_chars`` is left out (``"truncated"`` counts the pages
+or characters left out).
 
-It imports nothing from the engine but this module, so it starts in a fraction of a second.
+It imports nothing from the engine but this module and the one reader of the file's kind
+(named by a string in :data:`FORMATS`, imported only here), so it starts in a fraction of a
+second, and a PDF never loads the spreadsheet library.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import sys
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Format:
+    """One kind of document: its extensions, what reads it (``"module:function"``, called as
+    ``function(path, max_chars) -> dict`` in this process) and what must be installed for it."""
+
+    kind: str  # what status and doctor call it
+    suffixes: tuple[str, ...]
+    reader: str
+    module: str | None  # the Python module the reader imports (None: the standard library)
+    install: str  # what installs it, for the skip reason when it is missing
+    binary: str | None = None  # a program the reader runs instead of a module (Tesseract)
+    ocr: bool = False  # pages left without text are read by OCR where Tesseract is installed
+
+
+_HERE = "pms_tui.core.indexing.document_reader"  # (not __name__: that is __main__ in the child)
+_FORMATS = "pms_tui.core.indexing.formats"
+# One row per format: adding a format is a row here and a module in formats/ (README's table
+# "Documents: what is read and how" says the same for users).
+FORMATS: tuple[Format, ...] = (
+    Format("PDF", (".pdf",), f"{_HERE}:read_pdf", "pypdfium2", "pip install pypdfium2", ocr=True),
+    Format("Word", (".docx",), f"{_HERE}:read_docx", "mammoth", "pip install mammoth"),
+    Format("EPUB", (".epub",), f"{_FORMATS}.epub:read", "lxml", "pip install lxml"),
+    Format("PowerPoint", (".pptx",), f"{_FORMATS}.slides:read", "pptx", "pip install python-pptx"),
+    Format("spreadsheet", (".xlsx", ".ods"), f"{_FORMATS}.sheets:read", "python_calamine",
+           "pip install python-calamine"),
+    Format("OpenDocument text", (".odt",), f"{_FORMATS}.odt:read", "lxml", "pip install lxml"),
+    Format("text", (".txt",), f"{_FORMATS}.text:read", None, ""),
+    # the clipper's own conversion (trafilatura), so a saved page reads as a clipped one
+    Format("HTML", (".html", ".htm"), "pms_tui.core.clip.html_file:read", "trafilatura",
+           "pip install trafilatura"),
+    Format("image", (".png", ".jpg", ".jpeg"), "pms_tui.core.indexing.ocr:read_image", None,
+           "apt-get install tesseract-ocr", binary="tesseract", ocr=True),
+)
+DOCUMENT_SUFFIXES: tuple[str, ...] = tuple(s for f in FORMATS for s in f.suffixes)
+
+
+def format_of(name: str) -> Format | None:
+    """The format of a file by its extension (case-insensitive); None for any other file."""
+    lower = name.lower()
+    for fmt in FORMATS:
+        if lower.endswith(fmt.suffixes):
+            return fmt
+    return None
 
 # Characters that are not text (PDF text often holds control codes for ligatures and breaks).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -169,12 +221,32 @@ def read_docx(path: str, max_chars: int) -> dict:
     return {"markdown": text[:max_chars], "truncated": truncated}
 
 
+def read(path: str, max_chars: int, languages: str = "", seconds: int = 60) -> dict:
+    """The answer for one file: its format's reader, then OCR of the pages it left without text
+    (a scanned page, an image) in ``languages`` within ``seconds`` of wall-clock time."""
+    fmt = format_of(path)
+    if fmt is None:
+        return {"skip": "not a kind of document pms-tui reads"}
+    module, function = fmt.reader.split(":")
+    result = getattr(importlib.import_module(module), function)(path, max_chars)
+    if fmt.ocr and "pages" in result:
+        from . import ocr
+
+        result = ocr.complete(path, result, languages, seconds)
+        if "ocr" in result:  # (Tesseract's text, like PDFium's, may hold control codes)
+            if "text" in result:
+                result["text"] = clean(result["text"])[:max_chars]
+            else:
+                result["pages"] = [clean(page) for page in result["pages"]]
+    return result
+
+
 def main(argv: list[str]) -> int:
     path, max_chars, cpu_seconds, memory_bytes = argv[1], int(argv[2]), int(argv[3]), int(argv[4])
+    languages = argv[5] if len(argv) > 5 else ""
     _limit(cpu_seconds, memory_bytes)
-    kind = path.rsplit(".", 1)[-1].lower()
     try:
-        result = read_pdf(path, max_chars) if kind == "pdf" else read_docx(path, max_chars)
+        result = read(path, max_chars, languages, cpu_seconds)
     except MemoryError:
         result = {"skip": "memory", "limit": "memory"}
     except RecursionError:
