@@ -18,6 +18,7 @@ import difflib
 import json
 import math
 import os
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -77,6 +78,9 @@ class Settings:
     follow_external_links: bool = False
     # Larger notes are skipped, with the reason (memory is measured bounded up to 20 MB).
     max_note_mb: int = 20
+    # What OCR (Tesseract, where installed) reads scanned pages and images in: Tesseract's
+    # language codes joined by "+" ("eng+deu"); "": English and the languages of the notes.
+    ocr_languages: str = ""
     extra: dict = field(default_factory=dict)
     # Sentences about the configuration that are not errors (unknown keys), for the front ends.
     warnings: list = field(default_factory=list, compare=False, repr=False)
@@ -161,6 +165,8 @@ RULES: dict[str, Rule] = {
     "follow_external_links": Rule(bool, "true or false"),
     "watch": Rule(bool, "true or false"),
     "max_note_mb": _whole(1, 100),
+    "ocr_languages": Rule(str, "Tesseract's language codes joined by \"+\", like \"eng+deu\" (\"\": the notes' own)",
+                          lambda v: v == "" or all(re.fullmatch(r"[a-z]{3}(_[a-z]+)?", c) for c in v.split("+"))),
 }
 
 _TRUE = {"1", "true", "yes", "on"}

@@ -178,11 +178,13 @@ def _no_text_reason(pages: int, ocr: object) -> str:
 
     what = (f"no text layer ({pages} page{'s' if pages != 1 else ''} of images only, a scanned PDF?)"
             if pages else "no text in it")
-    if isinstance(ocr, dict) and ocr.get("pages"):
-        return f"{what}, and OCR ({ocr.get('languages', '?')}) found no words in it"
-    if isinstance(ocr, dict) and ocr.get("skip"):
+    if not isinstance(ocr, dict):
+        return f"{what}; {ocr_rules.MISSING}"
+    if ocr.get("skip"):
         return f"{what}; {ocr['skip']}"
-    return f"{what}; {ocr_rules.MISSING}"
+    if ocr.get("pages"):
+        return f"{what}, and OCR ({ocr.get('languages', '?')}) found no words in it"
+    return f"{what}; OCR had no time left for it (the time per document)"
 
 
 def _ocr_note(ocr: object) -> str:

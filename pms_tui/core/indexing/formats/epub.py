@@ -104,17 +104,17 @@ def _toc_labels(book, items: dict[str, tuple[str, str, str]], ncx_id: str | None
             root = lxml_html.document_fromstring(book.read(nav[0]))
             base = posixpath.dirname(nav[0])
             for link in root.iter("a"):
-                href, text = link.get("href"), " ".join(link.text_content().split())
-                if href and text:
-                    labels.setdefault(_join(base, href), text[:200])
+                href, label = link.get("href"), " ".join("".join(str(t) for t in link.itertext()).split())
+                if href and label:
+                    labels.setdefault(_join(base, href), label[:200])
         elif ncx_id in items:
             ncx_path = items[ncx_id or ""][0]
             ncx = archive.parse_xml(book.read(ncx_path), "EPUB")
             base = posixpath.dirname(ncx_path)
             for point in ncx.iter(f"{_NCX}navPoint"):
-                content, text = point.find(f"{_NCX}content"), point.findtext(f"{_NCX}navLabel/{_NCX}text")
-                if content is not None and content.get("src") and text and text.strip():
-                    labels.setdefault(_join(base, content.get("src", "")), " ".join(text.split())[:200])
+                content, found = point.find(f"{_NCX}content"), point.findtext(f"{_NCX}navLabel/{_NCX}text")
+                if content is not None and content.get("src") and found and found.strip():
+                    labels.setdefault(_join(base, content.get("src", "")), " ".join(found.split())[:200])
     except (KeyError, ValueError, OSError, Refused):
         pass  # no usable table of contents: chapters are named by their own headings
     except Exception:  # noqa: BLE001 - lxml's errors on a broken navigation document

@@ -45,19 +45,23 @@ def read(path: str, max_chars: int) -> dict:
         return {"skip": f"not a readable {what} file ({type(exc).__name__}: {str(exc)[:120]})"}
     out: list[str] = []
     size = 0
+    failures: list[tuple[str, str]] = []  # (the sheet's heading, why it could not be read)
     for name in workbook.sheet_names:
         heading = "# " + (" ".join(str(name).split()) or "sheet")
         try:
             rows = workbook.get_sheet_by_name(name).iter_rows()
             table = _table(rows)
         except (CalamineError, ValueError) as exc:
-            out.append(f"{heading}\n\nThis sheet could not be read ({str(exc)[:160]}).")
+            failures.append((heading, str(exc)[:160]))
             continue
         if table:
             out.append(f"{heading}\n\n{table}")
             size += len(out[-1])
             if size > max_chars:
                 break
+    if not out and failures:  # nothing but sheets that could not be read: a skip, not a document
+        return {"skip": f"its sheets could not be read ({failures[0][1]})"}
+    out += [f"{heading}\n\nThis sheet could not be read ({why})." for heading, why in failures]
     text = clean("\n\n".join(out) + "\n") if out else ""
     return {"markdown": text[:max_chars], "truncated": max(len(text) - max_chars, 0)}
 
