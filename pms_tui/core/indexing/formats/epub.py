@@ -11,6 +11,7 @@ included, into memory. The zip's sizes and the XML parser's safety are ``archive
 from __future__ import annotations
 
 import posixpath
+import re
 from urllib.parse import unquote
 
 from lxml import html as lxml_html
@@ -24,6 +25,9 @@ _OPF = "{http://www.idpf.org/2007/opf}"
 _DC = "{http://purl.org/dc/elements/1.1/}"
 _NCX = "{http://www.daisy.org/z3986/2005/ncx/}"
 _XHTML_TYPES = ("application/xhtml+xml", "text/html")
+# A chapter's document type declaration, its internal subset too: the HTML parser expands none
+# of its entities (a billion-laughs chapter stays as written) but would show the subset as text.
+_DOCTYPE = re.compile(rb"<!DOCTYPE[^\[>]*(\[.*?\]\s*)?>", re.IGNORECASE | re.DOTALL)
 
 
 def read(path: str, max_chars: int) -> dict:
@@ -80,6 +84,7 @@ def _join(base: str, href: str) -> str:
 def _chapter(data: bytes, label: str | None, number: int) -> str:
     if not data.strip():
         return ""
+    data = _DOCTYPE.sub(b"", data, count=1)
     try:  # the HTML parser: tolerant of the broken XHTML books hold, and it expands no DTD entity
         root = lxml_html.document_fromstring(data)
     except Exception:  # noqa: BLE001 - lxml raises several kinds on a chapter that is not HTML

@@ -26,17 +26,20 @@ def read(path: str, max_chars: int) -> dict:
             archive.check_inflated(deck, all_limit=MAX_INFLATED_PARTS)
     except Refused as exc:
         return {"skip": str(exc)}
+    from lxml import etree
     from pptx import Presentation
     from pptx.exc import PackageNotFoundError
 
     try:
         presentation = Presentation(path)
+        slides = list(presentation.slides)
+    except etree.XMLSyntaxError as exc:
+        return {"skip": f"not a readable PowerPoint file (its XML: {str(exc)[:120]})"}
     except (PackageNotFoundError, KeyError, ValueError) as exc:
         return {"skip": f"not a readable PowerPoint file ({type(exc).__name__}: {str(exc)[:120]})"}
     title = " ".join((presentation.core_properties.title or "").split())[:200]
     pages: list[str] = []
     size, left_out = 0, 0
-    slides = list(presentation.slides)
     for i, slide in enumerate(slides):
         if size >= max_chars:
             left_out = len(slides) - i
