@@ -82,6 +82,20 @@ def test_a_scanned_document_in_a_collection_is_found_by_its_words(tmp_path):
 
 
 @needs_tesseract
+def test_a_blank_page_is_not_read_by_ocr(tmp_path):
+    from tests.faults.document_files import page_lines, write_text_pdf
+
+    pdf, blank = tmp_path / "verso.pdf", tmp_path / "blank.pdf"
+    write_text_pdf(pdf, [page_lines(1), [], page_lines(3)])  # a page with neither text nor a picture
+    assert ocr.complete(str(pdf), {"pages": ["a", "", "c"]}, "eng", 60)["ocr"] == {"pages": 0, "left": 0,
+                                                                                    "languages": "eng"}
+    assert documents.extract(pdf, 1_000_000).pages == 3
+    write_text_pdf(blank, [[]])
+    with pytest.raises(SkipFile, match=r"^no text in it \(its 1 page holds neither text nor pictures\)$"):
+        documents.extract(blank, 1_000_000)
+
+
+@needs_tesseract
 def test_a_page_ocr_has_no_time_for_is_said(tmp_path):
     from tests.faults.test_hostile_documents import scanned_pdf as blank_pdf
 

@@ -184,7 +184,9 @@ def _no_text_reason(pages: int, ocr: object) -> str:
         return f"{what}; {ocr['skip']}"
     if ocr.get("pages"):
         return f"{what}, and OCR ({ocr.get('languages', '?')}) found no words in it"
-    return f"{what}; OCR had no time left for it (the time per document)"
+    if ocr.get("left"):
+        return f"{what}; OCR had no time left for it (the time per document)"
+    return f"no text in it (its {pages} page{'s hold' if pages != 1 else ' holds'} neither text nor pictures)"
 
 
 def _ocr_note(ocr: object) -> str:

@@ -5,8 +5,8 @@ that gave no text, and PNG and JPEG files, are read by the ``tesseract`` program
 from here with the child's own limits, which a program it starts inherits (address space and
 CPU seconds, ``resource.setrlimit``), one thread (``OMP_THREAD_LIMIT=1``: the sync runs beside
 other work), and a wall clock shared by all the pages of one document (``seconds``, the
-reader's CPU limit). Pages that its time does not reach stay without text, and the sync says
-how many. A page of a PDF is drawn by PDFium (pypdfium2, already the PDF reader) at 300 dpi in
+reader's CPU limit). Only a page that holds a picture is read (a blank page is left blank);
+pages that its time does not reach stay without text, and the sync says how many. A page of a PDF is drawn by PDFium (pypdfium2, already the PDF reader) at 300 dpi in
 grey, at most :data:`MAX_PIXELS`, and handed to Tesseract as a PGM image on its standard
 input; nothing is written to disk.
 
@@ -128,6 +128,8 @@ def complete(path: str, result: dict, languages: str, seconds: int) -> dict:
                     import pypdfium2 as pdfium
 
                     document = pdfium.PdfDocument(path)
+                if not _has_picture(document, i):  # a blank page (a book's verso): nothing to read
+                    continue
                 text, failure = _tesseract(found, ["stdin"], _page_image(document, i), langs, remaining)
             if failure:
                 break
@@ -146,6 +148,16 @@ def complete(path: str, result: dict, languages: str, seconds: int) -> dict:
     else:
         out["pages"] = pages
     return out
+
+
+def _has_picture(document, index: int) -> bool:
+    import pypdfium2.raw as pdfium_c
+
+    page = document[index]
+    try:
+        return next(iter(page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,))), None) is not None
+    finally:
+        page.close()
 
 
 def _page_image(document, index: int) -> bytes:
