@@ -156,3 +156,17 @@ def test_a_folder_of_hostile_files_is_synced_and_the_rest_found(tmp_path):
         assert kb.search("lugworms", k=1, mode="bm25")[0].relpath == "field.odt"
         assert sorted(kb.document_counts()["v"].skipped) == sorted(
             (p.removeprefix("v/"), why) for p, why in report.skipped)
+
+
+def test_an_encrypted_office_file_and_a_deck_without_words_are_one_sentence(tmp_path):
+    from pptx import Presentation
+
+    encrypted = tmp_path / "locked.xlsx"  # Office writes an encrypted file as an OLE compound file
+    encrypted.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(4096))
+    assert outcome(encrypted) == ("skip", "a password-protected Excel file (or one in the older binary format); "
+                                          "it cannot be read without its password")
+    blank = tmp_path / "blank.pptx"
+    deck = Presentation()
+    deck.slides.add_slide(deck.slide_layouts[6])
+    deck.save(blank)
+    assert outcome(blank) == ("skip", "no text in it (1 page without words)")

@@ -155,6 +155,8 @@ def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
     if "pages" in result:
         pages = [str(p) for p in result["pages"]]
         if not any(p.strip() for p in pages):
+            if not fmt.ocr:  # a deck of slides without words
+                raise SkipFile(f"no text in it ({len(pages)} page{'s' if len(pages) != 1 else ''} without words)")
             raise SkipFile(_no_text_reason(len(pages), result.get("ocr")))
         return Extracted(pages_markdown(pages), str(result.get("title") or ""), len(pages),
                          int(result.get("truncated") or 0), _ocr_note(result.get("ocr")))

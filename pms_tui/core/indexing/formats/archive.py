@@ -25,7 +25,16 @@ class Refused(Exception):
     """The file is not read; the message is the reason, one sentence."""
 
 
+# An OLE compound file: what Office writes for an encrypted (password-protected) document, and
+# the older binary formats (.xls, .ppt) renamed.
+_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
 def open_zip(path: str, what: str) -> zipfile.ZipFile:
+    with open(path, "rb") as handle:
+        if handle.read(len(_OLE)) == _OLE:
+            raise Refused(f"a password-protected {what} file (or one in the older binary format); it cannot be "
+                          "read without its password")
     try:
         return zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:

@@ -42,6 +42,8 @@ def read(path: str, max_chars: int) -> dict:
     try:
         workbook = CalamineWorkbook.from_path(path)
     except (CalamineError, ValueError, OSError) as exc:
+        if "password" in str(exc).lower():
+            return {"skip": f"a password-protected {what} file; it cannot be read without its password"}
         if "limit" in str(exc).lower():  # calamine's own bound (an OpenDocument sheet of 100 million cells)
             return {"skip": f"a sheet too large to read ({str(exc)[:120]}); a hostile file?"}
         return {"skip": f"not a readable {what} file ({type(exc).__name__}: {str(exc)[:120]})"}
