@@ -6,9 +6,10 @@ from here with the child's own limits, which a program it starts inherits (addre
 CPU seconds, ``resource.setrlimit``), one thread (``OMP_THREAD_LIMIT=1``: the sync runs beside
 other work), and a wall clock shared by all the pages of one document (``seconds``, the
 reader's CPU limit). Only a page that holds a picture is read (a blank page is left blank);
-pages that its time does not reach stay without text, and the sync says how many. A page of a PDF is drawn by PDFium (pypdfium2, already the PDF reader) at 300 dpi in
-grey, at most :data:`MAX_PIXELS`, and handed to Tesseract as a PGM image on its standard
-input; nothing is written to disk.
+pages that its time does not reach stay without text, and the sync says how many. A page of a
+PDF is drawn by PDFium (pypdfium2, already the PDF reader) at 300 dpi in grey, at most
+:data:`MAX_PIXELS`, and handed to Tesseract as a PGM image on its standard input; nothing is
+written to disk.
 
 Why the ``tesseract`` program rather than pytesseract: pytesseract is a wrapper that runs
 this same program through temporary files; calling it directly needs no Python dependency

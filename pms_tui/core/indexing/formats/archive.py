@@ -41,8 +41,11 @@ def open_zip(path: str, what: str) -> zipfile.ZipFile:
         raise Refused(f"not a readable {what} file ({type(exc).__name__}: {str(exc)[:120]})") from None
 
 
+XML_SUFFIXES = (".xml", ".rels", ".xhtml", ".html", ".htm", ".opf", ".ncx")
+
+
 def check_inflated(archive: zipfile.ZipFile, xml_limit: int = MAX_INFLATED_XML, all_limit: int | None = None,
-                   xml_suffixes: tuple[str, ...] = (".xml", ".rels", ".xhtml", ".html", ".htm", ".opf", ".ncx")) -> None:
+                   xml_suffixes: tuple[str, ...] = XML_SUFFIXES) -> None:
     """Refused when its XML parts (or all its parts, with ``all_limit``) would inflate past the limit."""
     infos = archive.infolist()
     xml = sum(i.file_size for i in infos if i.filename.lower().endswith(xml_suffixes))
