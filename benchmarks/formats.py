@@ -2,7 +2,7 @@
 files of a realistic size written by the formats' own writers (tests/format_files.py), and for
 OCR (an image, a 5-page scan) where Tesseract is installed.
 
-    nice -n 10 python benchmarks/formats.py
+    nice -n 10 python benchmarks/formats.py [--write-doc]
 
 Each file is read by ``documents.extract`` (the real child process, with its limits) from a
 fresh Python process, so "reader MB" is the peak resident memory of that file's reader (and of
@@ -12,7 +12,6 @@ Tesseract, which it starts) alone.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -122,9 +121,6 @@ def main() -> int:
             got = json.loads(out.stdout.strip().splitlines()[-1])
             rows.append(f"| {label} | {path.stat().st_size / 1e6:,.2f} | {got['chars']:,} | {got['seconds']:.2f} | "
                         f"{got['reader_mb']:.0f} |")
-        load = os.getloadavg()
-        print(f"*Carried*: command `nice -n 10 python benchmarks/formats.py`, "
-              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average {load[0]:.1f}.\n")
         print("| file | MB | characters read | read s | reader MB |\n|---|---|---|---|---|")
         print("\n".join(rows))
     finally:
@@ -133,4 +129,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, str(HERE))
+    import doc_sections
+
+    sys.exit(doc_sections.run_main(main, "benchmarks/formats.py"))
