@@ -1,6 +1,7 @@
 """PowerPoint decks (.pptx): a slide is a page (``# page N``, as a PDF's), its text the text of
 its shapes in the deck's order (groups opened, a table's rows as cells joined by `` | ``),
-then its speaker notes.
+then its speaker notes. A chart's words (its title, its categories) and a picture's are not
+read: a slide holding only those has no text.
 
 Why python-pptx: the maintained reader of the format (MIT, pure Python on lxml, wheels on
 PyPI), whose XML parser expands no entity. It loads every part of the deck into memory, the
