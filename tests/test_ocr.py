@@ -133,6 +133,25 @@ def test_without_tesseract_one_sentence_says_what_would_read_them(tmp_path, monk
                                                 "are skipped; apt-get install tesseract-ocr")
 
 
+@needs_tesseract
+def test_a_scan_skipped_for_want_of_tesseract_is_read_once_it_is_installed(tmp_path, monkeypatch):
+    from pms_tui.core.kb import KnowledgeBase
+
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    scanned_pdf(folder / "scan.pdf", ["Kingfisher burrows mapped"])
+    with KnowledgeBase(home=tmp_path / "home") as kb:
+        kb.collections.create(folder, name="v")
+        monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
+        first = kb.sync(embed=False)
+        assert [p for p, why in first.skipped if ocr.MISSING in why] == ["v/scan.pdf"]
+        assert kb.check_sync_status().to_add == []  # skipped, not new, while Tesseract is missing
+        monkeypatch.undo()
+        assert [str(p) for p in kb.check_sync_status().to_add] == ["v/scan.pdf"]
+        assert kb.sync(embed=False).documents == ["v/scan.pdf (1 page)"]
+        assert kb.search("kingfisher burrows", k=1, mode="bm25")[0].relpath == "scan.pdf"
+
+
 def test_the_ocr_languages_are_the_setting_or_the_notes_and_only_those_installed(monkeypatch):
     from pms_tui.core.config import check_value
     from pms_tui.core.errors import ConfigError

@@ -64,6 +64,13 @@ def reader_installed(name: str) -> bool:
     return fmt.module is None or importlib.util.find_spec(fmt.module) is not None
 
 
+def ocr_now_installed(reason: str) -> bool:
+    """Whether a skip for want of OCR (a scanned PDF read before Tesseract was there) can now be read."""
+    from . import ocr
+
+    return ocr.MISSING in reason and ocr.program() is not None
+
+
 def readers() -> dict[str, str | None]:
     """{kind: the installed reader and its version, or None} (what ``doctor`` shows)."""
     from importlib.metadata import PackageNotFoundError, version
