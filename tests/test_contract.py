@@ -194,7 +194,7 @@ def test_diagnose_reports_every_check(synced_kb):
     checks = synced_kb.diagnose()
     labels = [c.label for c in checks]
     assert labels == ["python", "sqlite", "sqlite-vec", "home", "index", "space", "versions", "queue", "file",
-                      "full-text", "vectors", "model", "model load", "packages", "documents"]
+                      "full-text", "vectors", "model", "model load", "packages", "documents", "ocr"]
     assert all(c.ok for c in checks), checks
 
 

@@ -26,11 +26,13 @@ NOTE = ("# Reading list\n\nThe table of EU countries: [[multicolumn.pdf]].\n\n"
 
 
 def image_only_pdf(path: Path) -> None:
-    """A scanned page: a PDF holding one picture and no text layer (Pillow writes it)."""
+    """A scanned page: a PDF holding one picture and no text layer (Pillow writes it), a picture
+    without words, so that OCR too finds none where Tesseract is installed (tests/test_ocr.py
+    reads scanned words)."""
     from PIL import Image, ImageDraw
 
     picture = Image.new("RGB", (400, 200), "white")
-    ImageDraw.Draw(picture).text((20, 80), "a scanned line of text", fill="black")
+    ImageDraw.Draw(picture).rectangle((20, 80, 380, 120), outline="black")
     picture.save(path, "PDF")
 
 

@@ -18,6 +18,7 @@ import difflib
 import json
 import math
 import os
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -81,6 +82,9 @@ class Settings:
     # client may make (core/writes/guard.py).
     max_write_kb: int = 1024
     writes_per_minute: int = 120
+    # What OCR (Tesseract, where installed) reads scanned pages and images in: Tesseract's
+    # language codes joined by "+" ("eng+deu"); "": English and the languages of the notes.
+    ocr_languages: str = ""
     extra: dict = field(default_factory=dict)
     # Sentences about the configuration that are not errors (unknown keys), for the front ends.
     warnings: list = field(default_factory=list, compare=False, repr=False)
@@ -167,6 +171,8 @@ RULES: dict[str, Rule] = {
     "max_note_mb": _whole(1, 100),
     "max_write_kb": _whole(1, 100_000),
     "writes_per_minute": _whole(1, 100_000),
+    "ocr_languages": Rule(str, "Tesseract's language codes joined by \"+\", like \"eng+deu\" (\"\": the notes' own)",
+                          lambda v: v == "" or all(re.fullmatch(r"[a-z]{3}(_[a-z]+)?", c) for c in v.split("+"))),
 }
 
 _TRUE = {"1", "true", "yes", "on"}

@@ -74,6 +74,7 @@ class DoctorMixin(KnowledgeBaseState):
             checks.append(Check("model load", False, describe(exc)))
         checks.append(_package_check())
         checks.append(_document_check(self))
+        checks.append(_ocr_check(self.settings.ocr_languages))
         return checks
 
 
@@ -106,13 +107,13 @@ DOCTOR_SKIPS_SHOWN = 10
 
 
 def _document_check(kb) -> Check:
-    """The PDF and Word readers (installed with pms-tui) and the documents read and skipped."""
+    """The document readers (installed with pms-tui) and the documents read and skipped."""
     from .indexing import documents
 
     found = documents.readers()
+    found.pop("image", None)  # OCR's: a line of its own (optional)
     missing = [kind for kind, reader in found.items() if reader is None]
-    detail = ", ".join(f"{kind}: {reader or 'no reader (pip install pypdfium2 mammoth)'}"
-                       for kind, reader in found.items())
+    detail = ", ".join(f"{kind}: {reader or 'no reader (pip install pms-tui again)'}" for kind, reader in found.items())
     try:
         parts, skips = [], []
         for name, counted in sorted(kb.document_counts().items()):
@@ -127,6 +128,21 @@ def _document_check(kb) -> Check:
     except Exception as exc:  # noqa: BLE001 - told, never fatal
         detail += f"; not counted: {describe(exc)}"
     return Check("documents", not missing, detail)
+
+
+def _ocr_check(setting: str) -> Check:
+    """Whether Tesseract is there to read scanned pages and images (optional: told, never BAD)."""
+    from .indexing import ocr
+
+    try:
+        engine = ocr.engine()
+    except Exception as exc:  # noqa: BLE001 - told, never fatal
+        return Check("ocr", True, f"not checked: {describe(exc)}")
+    if engine is None:
+        return Check("ocr", True, "Tesseract is not installed: scanned pages and images (PNG, JPEG) are skipped; "
+                                  + ocr.MISSING.split("(", 1)[-1].rstrip(")") + " reads them")
+    asked = setting or "English and the notes' languages"
+    return Check("ocr", True, f"{engine}; scanned pages and images read in {asked}")
 
 
 def indexing_fingerprint() -> str:

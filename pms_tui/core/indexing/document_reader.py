@@ -1,31 +1,84 @@
-"""The child process that reads one PDF or Word file (``python -I -m`` this module).
+"""The child process that reads one document (``python -I -m`` this module), and the table of
+the formats it reads (:data:`FORMATS`).
 
 Run by ``documents.extract`` through ``python_child`` only (which says why it is isolated and
 bounded): it applies its limits before it opens the file, reads it with the reader of its
-kind (``read``, the one dispatch point) and prints one JSON object on stdout:
+format (``read``, the one dispatch point) and prints one JSON object on stdout:
 ``{"pages": [...], "title": ..., "labels": [...]}`` for a PDF (one text per page, and the
-pages' printed labels where the PDF has them), ``{"markdown": ...}`` for a
-Word file, or ``{"skip": reason}``; text past ``max_chars`` is left out (``"truncated"``
-counts the pages or characters left out).
+pages' printed labels where the PDF has them; a slide deck's slides), ``{"markdown": ...}`` for
+a Word file (and the other formats made Markdown), ``{"text": ...}`` for plain text (an image's
+OCR, a .txt file), or ``{"skip": reason}``; text past ``max_chars`` is left out
+(``"truncated"`` counts the pages or characters left out).
 
-It imports nothing from the engine but this module and ``python_child``, so it starts in a
-fraction of a second.
+It imports nothing from the engine but this module, ``python_child`` and the one reader of the
+file's kind (named by a string in :data:`FORMATS`, imported only here), so it starts in a
+fraction of a second, and a PDF never loads the spreadsheet library.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import sys
+from dataclasses import dataclass
 
 from . import python_child
+
+
+@dataclass(frozen=True)
+class Format:
+    """One kind of document: its extensions, what reads it (``"module:function"``, called as
+    ``function(path, max_chars) -> dict`` in this process) and what must be installed for it."""
+
+    kind: str  # what status and doctor call it
+    suffixes: tuple[str, ...]
+    reader: str
+    module: str | None  # the Python module the reader imports (None: the standard library)
+    install: str  # what installs it, for the skip reason when it is missing
+    binary: str | None = None  # a program the reader runs instead of a module (Tesseract)
+    ocr: bool = False  # pages left without text are read by OCR where Tesseract is installed
+
+
+_HERE = "pms_tui.core.indexing.document_reader"  # (not __name__: that is __main__ in the child)
+_FORMATS = "pms_tui.core.indexing.formats"
+# One row per format: adding a format is a row here and a module in formats/ (README's table
+# "Documents: what is read and how" says the same for users).
+FORMATS: tuple[Format, ...] = (
+    Format("PDF", (".pdf",), f"{_HERE}:read_pdf", "pypdfium2", "pip install pypdfium2", ocr=True),
+    Format("Word", (".docx",), f"{_HERE}:read_docx", "mammoth", "pip install mammoth"),
+    Format("EPUB", (".epub",), f"{_FORMATS}.epub:read", "lxml", "pip install lxml"),
+    Format("PowerPoint", (".pptx",), f"{_FORMATS}.slides:read", "pptx", "pip install python-pptx"),
+    Format("spreadsheet", (".xlsx", ".ods"), f"{_FORMATS}.sheets:read", "python_calamine",
+           "pip install python-calamine"),
+    Format("OpenDocument text", (".odt",), f"{_FORMATS}.odt:read", "lxml", "pip install lxml"),
+    Format("text", (".txt",), f"{_FORMATS}.text:read", None, ""),
+    # the clipper's own conversion (trafilatura), so a saved page reads as a clipped one
+    Format("HTML", (".html", ".htm"), "pms_tui.core.clip.html_file:read", "trafilatura",
+           "pip install trafilatura"),
+    Format("image", (".png", ".jpg", ".jpeg"), "pms_tui.core.indexing.ocr:read_image", None,
+           "apt-get install tesseract-ocr", binary="tesseract", ocr=True),
+)
+DOCUMENT_SUFFIXES: tuple[str, ...] = tuple(s for f in FORMATS for s in f.suffixes)
+
+
+def format_of(name: str) -> Format | None:
+    """The format of a file by its extension (case-insensitive); None for any other file."""
+    lower = name.lower()
+    for fmt in FORMATS:
+        if lower.endswith(fmt.suffixes):
+            return fmt
+    return None
+
 
 # The version of each kind's reading (its reader below, and the Markdown made of its answer:
 # documents.py, pages.py). Raise a kind's with any change to what its files' text becomes: each
 # index row records the version that read it, and a sync re-reads exactly the files of that kind
 # read by an older one. docx 2: a hyperlink is a Markdown link within its sentence; pdf 2: running
-# heads and footers dropped, a page named by its printed label.
-READER_VERSIONS = {"pdf": 2, "docx": 2}
+# heads and footers dropped, a page named by its printed label; pdf 3: pages without text read by
+# OCR where Tesseract is installed. The other formats are read since version 1.
+READER_VERSIONS = {"pdf": 3, "docx": 2} | {s.lstrip("."): 1 for f in FORMATS for s in f.suffixes
+                                           if s not in (".pdf", ".docx")}
 
 # Characters that are not text (PDF text often holds control codes for ligatures and breaks).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -213,19 +266,35 @@ def read_docx(path: str, max_chars: int) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    path, max_chars = python_child.limited(argv)[:2]  # the limits first, before any reader is imported
-    result = read(path, int(max_chars))
+    rest = python_child.limited(argv)  # the limits first, before any reader is imported
+    path, max_chars = rest[0], int(rest[1])
+    languages = rest[2] if len(rest) > 2 else ""
+    result = read(path, max_chars, languages, int(argv[1]))
     out = json.dumps(result, ensure_ascii=False).encode("utf-8", "replace")
     sys.stdout.buffer.write(out)
     sys.stdout.flush()
     return 0
 
 
-def read(path: str, max_chars: int) -> dict:
-    """The reader of the file's kind, its failure a reason (``{"skip": ...}``), not a crash."""
-    kind = path.rsplit(".", 1)[-1].lower()
+def read(path: str, max_chars: int, languages: str = "", seconds: int = 60) -> dict:
+    """The answer for one file: its format's reader, then OCR of the pages it left without text
+    (a scanned page, an image) in ``languages`` within ``seconds`` of wall-clock time; a
+    reader's failure is a reason (``{"skip": ...}``), not a crash."""
+    fmt = format_of(path)
+    if fmt is None:
+        return {"skip": "not a kind of document pms-tui reads"}
     try:
-        result = read_pdf(path, max_chars) if kind == "pdf" else read_docx(path, max_chars)
+        module, function = fmt.reader.split(":")
+        result = getattr(importlib.import_module(module), function)(path, max_chars)
+        if fmt.ocr and "pages" in result:
+            from . import ocr
+
+            result = ocr.complete(path, result, languages, seconds)
+            if "ocr" in result:  # (Tesseract's text, like PDFium's, may hold control codes)
+                if "text" in result:
+                    result["text"] = clean(result["text"])[:max_chars]
+                else:
+                    result["pages"] = [clean(page) for page in result["pages"]]
     except MemoryError:
         result = {"skip": "memory", "limit": "memory"}
     except OSError as exc:  # the reader's library not mapped (the memory limit), the file not opened: may pass

@@ -1,4 +1,5 @@
-"""Documents: PDF and Word files in a collection's folder, indexed read-only by their text.
+"""Documents: PDF, Word and the other files of ``document_reader.FORMATS`` in a collection's
+folder, indexed read-only by their text.
 
 A document's text is read by a child process (``document_reader``, started by
 ``python_child``: isolated from the working folder, with a memory, CPU and wall-clock limit),
@@ -39,7 +40,7 @@ from . import page_furniture
 from . import pages as page_format
 from . import python_child
 from .chunk import CHUNKER_VERSION, ParsedNote, chunk_markdown, parse_note
-from .document_reader import READER_VERSIONS
+from .document_reader import DOCUMENT_SUFFIXES, FORMATS, READER_VERSIONS, escape_line, format_of
 from .notes import is_document_name
 
 # The limits of one document's reading (the child process's): CPU seconds and address space
@@ -52,25 +53,46 @@ MAX_DOCUMENT_BYTES = 200_000_000
 NO_READER = "no reader for"
 # The child process that reads a document (started by ``python_child``, isolated and bounded).
 READER_MODULE = "pms_tui.core.indexing.document_reader"
-_READERS = {".pdf": "pypdfium2", ".docx": "mammoth"}
 
 
 def reader_installed(name: str) -> bool:
-    """Whether the library that reads this kind of document is installed."""
-    module = _READERS.get(PurePath(name).suffix.lower())
-    return module is not None and importlib.util.find_spec(module) is not None
+    """Whether what reads this kind of document (a library, or Tesseract for images) is installed."""
+    import shutil
+
+    fmt = format_of(PurePath(name).name)
+    if fmt is None:
+        return False
+    if fmt.binary is not None and shutil.which(fmt.binary) is None:
+        return False
+    return fmt.module is None or importlib.util.find_spec(fmt.module) is not None
+
+
+def ocr_now_installed(reason: str) -> bool:
+    """Whether a skip for want of OCR (a scanned PDF read before Tesseract was there) can now be read."""
+    from . import ocr
+
+    return ocr.MISSING in reason and ocr.program() is not None
 
 
 def readers() -> dict[str, str | None]:
     """{kind: the installed reader and its version, or None} (what ``doctor`` shows)."""
     from importlib.metadata import PackageNotFoundError, version
 
+    from . import ocr
+
     out: dict[str, str | None] = {}
-    for suffix, module in _READERS.items():
+    for fmt in FORMATS:
+        if fmt.binary is not None:
+            out[fmt.kind] = ocr.engine()
+            continue
+        if fmt.module is None:
+            out[fmt.kind] = "built in"
+            continue
+        package = fmt.install.split()[-1]
         try:
-            out[suffix.lstrip(".").upper() if suffix == ".pdf" else "Word"] = f"{module} {version(module)}"
+            out[fmt.kind] = f"{package} {version(package)}" if reader_installed("x" + fmt.suffixes[0]) else None
         except PackageNotFoundError:
-            out[suffix.lstrip(".").upper() if suffix == ".pdf" else "Word"] = None
+            out[fmt.kind] = None
     return out
 
 
@@ -80,14 +102,16 @@ class Extracted:
     title: str  # the PDF's own title when it has one, else ""
     pages: int  # 0 for a Word file
     truncated: int  # pages (PDF) or characters (Word) left out past the text limit
+    unread: str = ""  # a sentence on what was not read (scanned pages OCR had no time for), else ""
 
 
 def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
-            seconds: int | None = None, memory_bytes: int | None = None) -> Extracted:
+            seconds: int | None = None, memory_bytes: int | None = None, ocr_languages: str = "") -> Extracted:
     """The text of one document as Markdown, read in a child process within the limits
     (``DOCUMENT_SECONDS`` and ``DOCUMENT_MEMORY_BYTES`` unless given; ``seconds=0``: no CPU
     limit, the wall clock's 10 s only); else SkipFile with the reason (which limit, or what is
-    wrong with the file)."""
+    wrong with the file). Pages without text and images are read by OCR in ``ocr_languages``
+    (Tesseract's codes, ``eng+deu``; "": English) where Tesseract is installed."""
     seconds = DOCUMENT_SECONDS if seconds is None else seconds
     memory_bytes = DOCUMENT_MEMORY_BYTES if memory_bytes is None else memory_bytes
     try:
@@ -99,11 +123,13 @@ def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
     if size > MAX_DOCUMENT_BYTES:
         raise SkipFile(f"larger than {MAX_DOCUMENT_BYTES / 1e6:g} MB ({size / 1e6:.0f} MB); documents "
                        "that large are not read")
+    fmt = format_of(path.name)
+    if fmt is None:
+        raise SkipFile("not a kind of document pms-tui reads")
     if not reader_installed(path.name):
-        raise SkipFile(f"{NO_READER} {path.suffix.lower()} files is installed "
-                       f"(pip install {_READERS.get(path.suffix.lower(), '?')})")
+        raise SkipFile(f"{NO_READER} {path.suffix.lower()} files is installed ({fmt.install})")
     try:
-        result = python_child.run_json(READER_MODULE, [str(path), str(max_chars)],
+        result = python_child.run_json(READER_MODULE, [str(path), str(max_chars), ocr_languages],
                                        python_child.Limits(seconds, memory_bytes), "the document reader", cancel)
     except python_child.ChildFailed as exc:
         raise SkipFile(str(exc), passing=exc.passing) from None
@@ -112,16 +138,49 @@ def extract(path: Path, max_chars: int, cancel: threading.Event | None = None,
     if "pages" in result:
         pages = [str(p) for p in result["pages"]]
         if not any(p.strip() for p in pages):
-            raise SkipFile(f"no text layer ({len(pages)} page{'s' if len(pages) != 1 else ''} of images only, "
-                           "a scanned PDF?); run OCR on it to make it searchable")
+            if not fmt.ocr:  # a deck of slides without words
+                raise SkipFile(f"no text in it ({len(pages)} page{'s' if len(pages) != 1 else ''} without words)")
+            raise SkipFile(_no_text_reason(len(pages), result.get("ocr")))
         labels = [str(label) for label in result.get("labels") or []]
         pages = page_furniture.strip(pages, labels)
         return Extracted(page_format.markdown(pages, labels), str(result.get("title") or ""), len(pages),
-                         int(result.get("truncated") or 0))
-    text = str(result.get("markdown") or "")
+                         int(result.get("truncated") or 0), _ocr_note(result.get("ocr")))
+    text = plain_markdown(str(result["text"])) if "text" in result else str(result.get("markdown") or "")
     if not text.strip():
-        raise SkipFile("no text in it")
-    return Extracted(text, "", 0, int(result.get("truncated") or 0))
+        raise SkipFile(_no_text_reason(0, result.get("ocr")) if result.get("ocr") else "no text in it")
+    return Extracted(text, str(result.get("title") or ""), 0, int(result.get("truncated") or 0),
+                     _ocr_note(result.get("ocr")))
+
+
+def _no_text_reason(pages: int, ocr: object) -> str:
+    from . import ocr as ocr_rules
+
+    what = (f"no text layer ({pages} page{'s' if pages != 1 else ''} of images only, a scanned PDF?)"
+            if pages else "no text in it")
+    if not isinstance(ocr, dict):
+        return f"{what}; {ocr_rules.MISSING}"
+    if ocr.get("skip"):
+        return f"{what}; {ocr['skip']}"
+    if ocr.get("pages"):
+        return f"{what}, and OCR ({ocr.get('languages', '?')}) found no words in it"
+    if ocr.get("left"):
+        return f"{what}; OCR had no time left for it (the time per document)"
+    return f"no text in it (its {pages} page{'s hold' if pages != 1 else ' holds'} neither text nor pictures)"
+
+
+def _ocr_note(ocr: object) -> str:
+    """A sentence on the pages OCR did not reach (its time ran out), else ""."""
+    if isinstance(ocr, dict) and ocr.get("left"):
+        left = int(ocr["left"])
+        return (f"{left:,} scanned page{'s' if left != 1 else ''} not read by OCR (its time per document "
+                f"ran out after {int(ocr.get('pages') or 0):,})")
+    return ""
+
+
+def plain_markdown(text: str) -> str:
+    """Plain text (a .txt file, an image's OCR) as Markdown that shows it as written."""
+    lines = [escape_line(line) for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    return "\n".join(lines).strip("\n") + "\n" if any(line.strip() for line in lines) else ""
 
 
 def parse_document(extracted: Extracted, filename: str, target_chars: int, overlap_lines: int) -> ParsedNote:
@@ -132,7 +191,8 @@ def parse_document(extracted: Extracted, filename: str, target_chars: int, overl
         text = "\n" + text
     if not extracted.pages:
         note = parse_note(text, filename, target_chars, overlap_lines)
-        return ParsedNote(note.title, {}, note.chunks, note.body, note.body_offset, note.structure)
+        return ParsedNote(extracted.title or note.title, {}, note.chunks, note.body, note.body_offset,
+                          note.structure)
     title = extracted.title or PurePath(filename).stem  # (its first H1 is a page, not a title)
     return ParsedNote(title, {}, chunk_markdown(text, title, target_chars, overlap_lines), text, 0, scan(text))
 
@@ -168,12 +228,13 @@ def made_by(name: str) -> tuple[int, int]:
 
 
 def kind_of(name: str) -> str:
-    return "PDF" if name.lower().endswith(".pdf") else "Word"
+    fmt = format_of(name)
+    return fmt.kind if fmt is not None else "document"
 
 
 @dataclass
 class DocumentCounts:
-    """A collection's PDF and Word files: how many the index holds by kind, and those skipped
+    """A collection's documents: how many the index holds by kind, and those skipped
     with their reasons (what ``status`` and ``doctor`` tell)."""
 
     indexed: dict[str, int]
@@ -194,9 +255,9 @@ def counts(conn, collection_id: int) -> DocumentCounts:
     from ..store import skipped as skipped_rows
 
     indexed: dict[str, int] = {}
-    for (path,) in conn.execute(
-            "SELECT path FROM documents WHERE collection_id = ? AND (lower(path) LIKE '%.pdf' "
-            "OR lower(path) LIKE '%.docx')", (collection_id,)):
+    likes = " OR ".join("lower(path) LIKE ?" for _ in DOCUMENT_SUFFIXES)
+    for (path,) in conn.execute(f"SELECT path FROM documents WHERE collection_id = ? AND ({likes})",
+                                (collection_id, *(f"%{s}" for s in DOCUMENT_SUFFIXES))):
         indexed[kind_of(path)] = indexed.get(kind_of(path), 0) + 1
     now = time.time()
     skipped = sorted((rel, f.told(now)) for rel, f in skipped_rows.of_collection(conn, collection_id).items()

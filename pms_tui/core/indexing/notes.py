@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import SkipFile
+from .document_reader import DOCUMENT_SUFFIXES
 
 NOTE_SUFFIXES = (".md", ".markdown")
-# Documents indexed read-only by their text (documents.py reads them, in a child process).
-DOCUMENT_SUFFIXES = (".pdf", ".docx")
+# Documents indexed read-only by their text (documents.py reads them, in a child process):
+# DOCUMENT_SUFFIXES, the extensions of document_reader.FORMATS.
 # The largest note that is indexed by default (``max_note_mb`` in config.toml changes it); a
 # bigger file is skipped with the reason. Notes up to 20 MB of any shape (one long line, one
 # fence, a 100,000-row table, 200,000 headings, ...) index within 600 MB with the model loaded
@@ -34,7 +35,8 @@ def is_note_name(name: str) -> bool:
 
 
 def is_document_name(name: str) -> bool:
-    """A PDF or Word file (by the last part of ``name``): indexed by its text, never opened as a note."""
+    """A document (PDF, Word, EPUB, ...: by the last part of ``name``): indexed by its text,
+    never opened as a note."""
     last = name.rsplit("/", 1)[-1]
     return last.lower().endswith(DOCUMENT_SUFFIXES) and not last.startswith(".")
 

@@ -118,9 +118,10 @@ def plan_collection(
 
 
 def _reader_now_installed(rel: str, reason: str) -> bool:
-    """A document skipped for want of its reader is new again once the reader is installed."""
-    return (reason.startswith(document_rules.NO_READER) and document_rules.is_document_name(rel)
-            and document_rules.reader_installed(rel))
+    """A document skipped for want of its reader (or of OCR) is new again once it is installed."""
+    return document_rules.is_document_name(rel) and (
+        (reason.startswith(document_rules.NO_READER) and document_rules.reader_installed(rel))
+        or document_rules.ocr_now_installed(reason))
 
 
 def sync_status(conn, collections: list[Collection], follow_external_links: bool = False,

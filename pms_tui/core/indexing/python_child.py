@@ -80,7 +80,7 @@ def run_json(module: str, args: list[str], limits: Limits, what: str,
         except subprocess.TimeoutExpired:
             waited += 0.5
             if waited >= wall or (cancel is not None and cancel.is_set()):
-                child.kill()
+                _kill_group(child)
                 child.communicate()
                 if waited >= wall:
                     raise ChildFailed(f"reading it took longer than {wall} s (the limit per document); "
@@ -97,6 +97,16 @@ def run_json(module: str, args: list[str], limits: Limits, what: str,
     if result.get("limit") == "memory":
         raise ChildFailed(memory_reason(limits))
     return result
+
+
+def _kill_group(child) -> None:
+    """The child and what it started (a reader may run Tesseract): it leads a session of its own."""
+    import os
+
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (AttributeError, OSError):  # Windows, or already gone
+        child.kill()
 
 
 def memory_reason(limits: Limits) -> str:

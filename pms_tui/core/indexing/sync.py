@@ -111,6 +111,7 @@ class Indexer:
         self.total = 0
         self._phase = ""
         self._last_progress = 0.0
+        self._ocr: str | None = None
 
     @property
     def conn(self):
@@ -262,7 +263,8 @@ class Indexer:
             if not stat.S_ISREG(before.st_mode):  # (a FIFO put in its place must not hang the hashing)
                 raise SkipFile("not a regular file")
             sha256 = sha256_file(path)
-            extracted = document_rules.extract(path, self.settings.max_note_mb * 1_000_000, self.cancel)
+            extracted = document_rules.extract(path, self.settings.max_note_mb * 1_000_000, self.cancel,
+                                               ocr_languages=self._ocr_languages())
             note = document_rules.parse_document(extracted, Path(state.rel).name, self.settings.chunk_target,
                                                  self.settings.chunk_overlap)
             after = os.stat(path)
@@ -283,6 +285,8 @@ class Indexer:
             left = (f"{extracted.truncated:,} pages" if extracted.pages else f"{extracted.truncated:,} characters")
             self.report.skipped.append((name, f"only its first {self.settings.max_note_mb} MB of text is indexed "
                                         f"({left} left out; max_note_mb in config.toml)"))
+        if extracted.unread:
+            self.report.skipped.append((name, extracted.unread))
         self.report.documents.append(
             f"{name} ({extracted.pages} page{'s' if extracted.pages != 1 else ''})" if extracted.pages else name)
         links = None
@@ -296,6 +300,15 @@ class Indexer:
                     links.anchors.append(link_rules.Anchor("heading", page, line, h.text))
         hashes = [embed_hash(c.embed_text) for c in note.chunks]
         return PreparedDoc(collection, state, sha256, note.title, {}, note.chunks, hashes, is_new, [], None, links)
+
+    def _ocr_languages(self) -> str:
+        """What OCR reads scanned pages and images in: ``ocr_languages``, else English and the
+        languages of the notes the index holds (once per sync)."""
+        if self._ocr is None:
+            from . import ocr
+
+            self._ocr = ocr.languages_for(self.settings.ocr_languages, language.present(self.conn))
+        return self._ocr
 
     def _links_of(self, collection: Collection, rel: str, body: str, offset: int, meta: dict, structure=None):
         if not self.extract_links:
