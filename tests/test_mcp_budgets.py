@@ -72,7 +72,7 @@ def test_multi_get_of_many_notes_stays_within_max_bytes_and_says_what_it_left_ou
     assert len(given) + len(listed) + got.get("unlisted", 0) == MANY
     assert not set(given) & set(listed)
     for note in got["notes"]:
-        assert note["text"] == (home / note["id"]).read_text(encoding="utf-8").rstrip("\n")
+        assert note["text"] == (home / note["id"]).read_bytes().decode("utf-8")
     if listed or got.get("unlisted"):
         assert "max_bytes" in got["over_budget"]
     assert all(s["total_lines"] > 0 for s in got["skipped"])
@@ -99,8 +99,7 @@ def read_in_pages(client, note: str) -> tuple[list[dict], str]:
         assert len(result.model_dump_json(by_alias=True, exclude_unset=True)) < 2 * CLIENT_CHARS
         assert len(json.dumps(page, ensure_ascii=False)) < CLIENT_CHARS  # what Claude Code shows
         assert sum(len(block.text) for block in result.content) < CLIENT_CHARS  # what text-only clients show
-        joined_inside_a_line = bool(pages) and "next_start_char" in pages[-1]
-        text += ("" if not pages or joined_inside_a_line else "\n") + page["text"]
+        text += page["text"]  # each line comes with its line ending: nothing to add between pages
         pages.append(page)
         assert len(pages) < 50
         if not page.get("truncated"):
@@ -115,22 +114,22 @@ def test_a_200_kb_note_comes_in_pages_that_add_up_to_it_once_in_order(client):
     assert len(first["text"]) <= PAGE and first["truncated"] and first["next_start_line"] > 1
     assert len(BIG) > 190_000
     pages, text = read_in_pages(client, "notes/big.md")
-    assert len(pages) >= 5 and text == BIG.rstrip("\n")
+    assert len(pages) >= 5 and text == BIG
     for before, after in zip(pages, pages[1:]):  # each page starts where the one before ended
         assert after["lines"][0] == before["lines"][1] + 1 == before["next_start_line"]
-    assert all(page["text"].endswith("mirror") for page in pages)  # no line cut in half
+    assert all(page["text"].endswith("mirror\n") for page in pages)  # no line cut in half
     assert not any("cut" in page for page in pages)
 
 
 def test_a_page_of_quotes_and_short_lines_fits_once_escaped(client):
     pages, text = read_in_pages(client, "notes/escaped.md")
-    assert text == ESCAPED.rstrip("\n") and len(pages) >= 3
+    assert text == ESCAPED and len(pages) >= 3
     assert all(len(json.dumps(page["text"])) <= PAGE + 2 for page in pages)
 
 
 def test_a_line_longer_than_a_page_is_read_in_parts_and_said_so(client):
     pages, text = read_in_pages(client, "notes/wide.md")
-    assert text == WIDE.rstrip("\n")
+    assert text == WIDE
     cut = [page for page in pages if "cut" in page]
     assert len(cut) == 2 and all(page["lines"] == [3, 3] for page in cut)
     assert "Line 3 has 100,000 characters" in cut[0]["cut"] and cut[0]["next_start_char"] == PAGE

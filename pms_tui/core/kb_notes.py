@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import CollectionError, PmsError, UsageError
 from .indexing.collections import Collection
-from .indexing.documents import text_of_chunks
+from .indexing.documents import page_lines, page_of_line, text_of_chunks
+from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import MAX_NOTE_BYTES, is_document_name, read_note
 from .kb_state import KnowledgeBaseState
+from .paging import NotePage, file_lines, page, without_ending
 from .results import MODES, NOTE_URI_PREFIX
 from .safe_text import one_line
 from .store import chunks as chunk_rows
@@ -32,6 +34,7 @@ MAX_QUERY_CHARS = 100_000  # a mistake, not a question: far past what the parser
 MAX_K = 10_000  # hits one request may ask for (as deep as a lane may look: lane_depth)
 MAX_REF_CHARS = 4096
 _LINES = re.compile(r"(.+?):(\d{1,9})(?:-(\d{1,9}))?")
+_PAGE_REF = re.compile(r"(.+\.pdf)#page=(\d{1,6})", re.IGNORECASE)  # Obsidian's link to a PDF's page
 EMPTY_INDEX = "The index is empty: add a folder with `pms-tui add PATH` and run `pms-tui sync`."
 
 
@@ -201,6 +204,10 @@ class NotesMixin(KnowledgeBaseState):
         """The note's text as on disk now (newlines made ``\\n``), read only from inside its
         collection's folder; a PDF's or Word file's text as the index holds it. UsageError when
         the file left the folder (a symlink swapped in), was deleted, or cannot be read."""
+        return self._file_text(note, max_bytes).replace("\r\n", "\n").replace("\r", "\n")
+
+    def _file_text(self, note: NoteRef, max_bytes: int = MAX_NOTE_BYTES) -> str:
+        """:meth:`note_text` with the file's own line endings."""
         if is_document_name(note.relpath):
             return text_of_chunks([(row.start_line, row.body) for row in chunk_rows.of_document(
                 self._store.conn, note.collection.id, note.relpath)])
@@ -214,7 +221,7 @@ class NotesMixin(KnowledgeBaseState):
             if not note.file.exists():
                 raise UsageError(f"{note.id} was deleted from disk; the next sync drops it from the index.") from None
             raise UsageError(f"{note.id} cannot be read: {exc}") from None
-        return data.text.replace("\r\n", "\n").replace("\r", "\n")
+        return data.text
 
     def note_lines(self, note: NoteRef) -> tuple[list[str], int, int]:
         """The note's lines read as :meth:`note_text` does, with the first and last of the span
@@ -224,3 +231,41 @@ class NotesMixin(KnowledgeBaseState):
             lines.pop()
         first, last = check_span(note.id, len(lines), note.start_line, note.end_line)
         return lines, first, last
+
+    def read(self, ref: object, start: int | None = None, end: int | None = None, max_chars: int | None = None,
+             *, start_char: int = 0, measure: Callable[[str], int] = len) -> NotePage:
+        """Lines ``start``..``end`` of the note ``ref`` names (1-based, inclusive; the lines
+        named with it, ``note.md:12-20``, else the whole note), the first from its character
+        ``start_char``, in a page of at most ``max_chars`` as ``measure`` counts them (None:
+        all of it); the page says where the next one starts. Each line comes with its own line
+        ending, so the pages joined are the file's text exactly. ``x.pdf#page=3`` names a
+        PDF's page. UsageError (one sentence) for a span past the note's end."""
+        pdf_page = None
+        if isinstance(ref, str) and (m := _PAGE_REF.fullmatch(ref.strip())) and start is None:
+            ref, pdf_page = m.group(1), int(m.group(2))
+        note = ref if isinstance(ref, NoteRef) else self.note(ref)
+        text = self._file_text(note)
+        document = is_document_name(note.relpath)
+        if pdf_page is not None:
+            span = page_lines(text, pdf_page) if document else None
+            if span is None:
+                raise UsageError(f"{note.id} has no page {pdf_page} with text.")
+            start, end = span
+        lines = file_lines(text)
+        if start is None and end is None:
+            start, end = note.start_line, note.end_line
+        first, last = check_span(note.id, len(lines), start, end)
+        if start_char:
+            length = len(without_ending(lines[first - 1])) if first <= len(lines) else 0
+            if start_char > length:
+                raise UsageError(f"Line {first} of {note.id} has {length:,} characters; "
+                                 f"start_char {start_char:,} is past its end.")
+        got = page(note.id, lines, first, last, start_char, max_chars, measure)
+        more: dict = {"note": note}
+        if document:
+            at = page_of_line(text, first)
+            if at is not None:
+                more["pages"] = (at, page_of_line(text, got.last) or at)
+        else:
+            more["frontmatter"] = split_frontmatter(text)[0]
+        return replace(got, **more)

@@ -15,7 +15,6 @@ them.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 import mcp.types as types
 
@@ -56,15 +55,6 @@ def wire_bytes(data: dict) -> int:
     return len(message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8"))
 
 
-@dataclass(frozen=True)
-class Page:
-    text: str
-    last_line: int  # the last line the page reaches, whole or in part
-    next_line: int | None  # where the next page starts, None at the end of the range
-    next_char: int | None  # set when the next page starts inside next_line (a line longer than a page)
-    cut: str | None  # the sentence saying a line was cut
-
-
 def fit_hits(hits: list[dict], max_chars: int = DEFAULT_PAGE_CHARS) -> tuple[list[dict], int]:
     """The first of ``hits`` whose JSON stays within ``max_chars`` (at least one), and how many
     were left out: a search may ask for up to the engine's k, but a client takes a result only
@@ -79,39 +69,16 @@ def fit_hits(hits: list[dict], max_chars: int = DEFAULT_PAGE_CHARS) -> tuple[lis
     return kept, len(hits) - len(kept)
 
 
-def _size(text: str) -> int:
-    """Characters ``text`` takes in the answer: made inert (``safe_text``), then escaped as JSON
+def safe_page(text: str) -> str:
+    """A page of a note as the answer gives it: control characters made inert, its line
+    endings (a CRLF file's ``\\r\\n`` too) kept, so pages joined are the file's text."""
+    return safe_text(text, keep="\t\n\r")
+
+
+def text_size(text: str) -> int:
+    """Characters ``text`` takes in the answer: made inert (``safe_page``), then escaped as JSON
     (a newline, a quote or a backslash takes two), so a page of ``max_chars`` is that long on the wire."""
-    return len(json.dumps(safe_text(text), ensure_ascii=False)) - 2
-
-
-def page(lines: list[str], first: int, last: int, start_char: int, max_chars: int) -> Page:
-    """Lines ``first``..``last`` (1-based), the first from its character ``start_char``, up to
-    ``max_chars`` characters (``_size``) joined by newlines. A page ends at the end of a line,
-    unless its first line alone is longer than a page: then it holds as much of that line as
-    fits and says so."""
-    out: list[str] = []
-    size, line = 0, first
-    while line <= last:
-        piece = lines[line - 1][start_char:] if line == first else lines[line - 1]
-        # a line longer than the room left cannot fit, however it is escaped (a 20 MB line is not measured)
-        need = _size(piece) + (2 if out else 0) if size + len(piece) <= max_chars else max_chars + 1
-        if size + need <= max_chars:
-            out.append(piece)
-            size += need
-            line += 1
-            continue
-        if out:
-            break
-        keep = min(len(piece), max_chars)
-        while keep > 1 and (over := _size(piece[:keep])) > max_chars:
-            keep = max(1, min(keep - 1, keep * max_chars // over))
-        offset = start_char + keep
-        total = len(lines[line - 1])
-        cut = (f"Line {line} has {total:,} characters, more than a page: this page holds its characters "
-               f"{start_char:,} to {offset:,}; go on with start_line {line} and start_char {offset}.")
-        return Page(piece[:keep], line, line, offset, cut)
-    return Page("\n".join(out), line - 1, line if line <= last else None, None, None)
+    return len(json.dumps(safe_page(text), ensure_ascii=False)) - 2
 
 
 def fit_notes(notes: list[dict], oversized: list[dict], errors: list[dict], max_bytes: int,

@@ -3,11 +3,10 @@ the get tool (only indexed notes, only inside their collection's folder)."""
 
 from __future__ import annotations
 
-from . import notes
+from . import budget
 from ..core.results import note_uri
 
 PAGE = 500
-READ_MAX_CHARS = 4_000_000  # a resource is the whole note (notes are indexed up to 2 MB)
 
 
 def page(kb, cursor: str | None) -> tuple[list[tuple[str, str]], str | None]:
@@ -23,5 +22,5 @@ def page(kb, cursor: str | None) -> tuple[list[tuple[str, str]], str | None]:
 
 
 def read(kb, uri: str) -> str:
-    """The note's text (as get returns it whole, in parts for a very long note)."""
-    return notes.get_note(kb, uri, max_chars=READ_MAX_CHARS)["text"]
+    """The note's whole text, as the file has it (``KnowledgeBase.read``; what get's pages join to)."""
+    return budget.safe_page(kb.read(uri).text)
