@@ -51,6 +51,7 @@ from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerpr
 from .kb_graph import GraphMixin
 from .kb_indexing import IndexingMixin
 from .kb_notes import MAX_K, NoteRef, NotesMixin, check_span
+from .kb_notes import MAX_QUERY_CHARS, MAX_REF_CHARS, check_k, check_mode, check_query, check_ref_length
 from .results import Evidence, Hit, ModelState, NoteExplanation, SearchResult, SyncProgress, SyncReport
 from .search.hits import hit_from_row, preview
 from .search.query_syntax import as_text as as_query_text, parse as parse_query
@@ -81,6 +82,8 @@ __all__ = [
     "chunk_markdown", "extract_from_url",
     # a note named by a request, and the lines it asks for; the most hits one request may ask
     "NoteRef", "check_span", "MAX_K",
+    # what a request may ask, each with the sentence every front end gives (the MCP schemas state them)
+    "check_k", "check_mode", "check_query", "check_ref_length", "MAX_QUERY_CHARS", "MAX_REF_CHARS",
     # a note's frontmatter and body, split as the index splits them
     "split_frontmatter",
     # PDF and Word files: which names are documents, how one opens, the page a line of a PDF is on

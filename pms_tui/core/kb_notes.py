@@ -58,11 +58,32 @@ class NoteRef:
         return self.collection.path / self.relpath
 
 
-def check_k(k: object) -> None:
-    """UsageError, in the sentence every front end shows, unless ``k`` (how many hits or notes a
-    request asks for) is a whole number from 1 to MAX_K."""
+def check_k(k: object, what: str = "hits") -> None:
+    """UsageError, in the sentence every front end shows, unless ``k`` (how many hits, or
+    ``what`` else, a request asks for) is a whole number from 1 to MAX_K."""
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise UsageError(f"k (how many hits) must be at least 1 and at most {MAX_K:,}.")
+        raise UsageError(f"k (how many {what}) must be at least 1 and at most {MAX_K:,}.")
+
+
+def check_mode(mode: object) -> None:
+    """UsageError, in the sentence every front end shows, unless ``mode`` is a search mode."""
+    if mode not in MODES:
+        raise UsageError(f"Unknown search mode {one_line(str(mode))[:40]!r}; use one of {', '.join(MODES)}.")
+
+
+def check_query(query: object) -> None:
+    """UsageError, in the sentence every front end shows, for an empty query or one longer
+    than any page pasted into a search bar."""
+    if not isinstance(query, str) or not query.strip():
+        raise UsageError("The query is empty; give words, a \"phrase\" or a filter such as tag:NAME.")
+    if len(query) > MAX_QUERY_CHARS:
+        raise UsageError(f"The query is {len(query):,} characters long; a query may hold up to {MAX_QUERY_CHARS:,}.")
+
+
+def check_ref_length(ref: object) -> None:
+    """UsageError unless ``ref`` could name a note (not too long, no NUL)."""
+    if isinstance(ref, str) and (len(ref) > MAX_REF_CHARS or "\x00" in ref):
+        raise UsageError("That is not a note name: too long, or it holds a NUL character.")
 
 
 def check_span(note_id: str, total: int, start: int | None, end: int | None) -> tuple[int, int]:
@@ -95,13 +116,9 @@ class NotesMixin(KnowledgeBaseState):
         asks what cannot be answered: an empty query, k outside 1..MAX_K, an unknown mode or
         collection, a query longer than any page pasted into a search bar. (A pasted page is not
         refused: the query parser cuts it, and it is ranked by its most distinctive words.)"""
-        if not isinstance(query, str) or not query.strip():
-            raise UsageError("The query is empty; give words, a \"phrase\" or a filter such as tag:NAME.")
-        if len(query) > MAX_QUERY_CHARS:
-            raise UsageError(f"The query is {len(query):,} characters long; a query may hold up to {MAX_QUERY_CHARS:,}.")
+        check_query(query)
         check_k(k)
-        if mode not in MODES:
-            raise UsageError(f"Unknown search mode {one_line(str(mode))[:40]!r}; use one of {', '.join(MODES)}.")
+        check_mode(mode)
         self.check_collections(collections)
 
     def check_collections(self, names: Sequence[str] | None) -> None:
@@ -133,8 +150,7 @@ class NotesMixin(KnowledgeBaseState):
         UsageError with the reason when it names none, several, or one outside every folder."""
         if not isinstance(ref, str) or not ref.strip():
             raise UsageError("Name a note: collection/path, a file path, or a note's name.")
-        if len(ref) > MAX_REF_CHARS or "\x00" in ref:
-            raise UsageError("That is not a note name: too long, or it holds a NUL character.")
+        check_ref_length(ref)
         ref = ref.strip()
         if ref.startswith("pms://"):
             ref = _id_of_uri(ref)

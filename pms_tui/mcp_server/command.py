@@ -110,6 +110,12 @@ def run(args) -> int:
     from ..core.errors import PmsError
     from ..core.safe_text import safe_text
 
+    given = args.home or os.environ.get("PMS_TUI_HOME")
+    if given and not Path(given).expanduser().is_dir():
+        # a typo in a client's config must not make an empty home the agent then searches
+        print(safe_text(f"pms-tui: the home {given} does not exist; nothing was started: create it with "
+                        f"`pms-tui --home {given} add FOLDER`, or correct --home."), file=sys.stderr)
+        return 1
     sock = None
     if args.http:
         from .http import bind, check_host
