@@ -15,7 +15,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from pms_tui.core.errors import UsageError
-from pms_tui.core.kb import check_mode
+from pms_tui.core.kb import KnowledgeBase
 from pms_tui.mcp_server.limits import LIMITS, Limit
 from tests.kb_helpers import NOTES, write
 from tests.mcp_client import McpClient, server_env
@@ -98,7 +98,7 @@ def test_each_limit_is_stated_and_enforced_at_its_edge(client, limit):
 def test_a_schema_enum_keeps_the_engines_sentence(client):
     """mode is an enum in the schema, and a mode outside it gets the engine's sentence, as the CLI gives it."""
     with pytest.raises(UsageError) as engine:
-        check_mode("fast")
+        KnowledgeBase.check_mode("fast")
     said = _answer(client, "search", {"query": "bread", "mode": "fast"})
     assert said == str(engine.value) == "Unknown search mode 'fast'; use one of hybrid, bm25, vector."
 

@@ -43,15 +43,14 @@ from .indexing.collections import Collection, Collections
 from .indexing.embed import Embedder
 from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import is_document_name
-from .indexing.documents import DocumentCounts, opener_command, page_lines, page_of_line, text_of_chunks
+from .indexing.documents import DocumentCounts, opener_command, text_of_chunks
 from .indexing.documents import counts as document_counts
 from .indexing.guide import GUIDE_DESCRIPTION, GUIDE_NAME, guide_dir, is_guide_note, is_guide_path
 from .indexing import guide as guide_rules
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
 from .kb_graph import GraphMixin
 from .kb_indexing import IndexingMixin
-from .kb_notes import MAX_K, NoteRef, NotesMixin, check_span
-from .kb_notes import MAX_QUERY_CHARS, MAX_REF_CHARS, check_k, check_mode, check_query, check_ref_length
+from .kb_notes import MAX_K, NoteRef, NotesMixin
 from .results import Evidence, Hit, ModelState, NoteExplanation, SearchResult, SyncProgress, SyncReport
 from .search.hits import hit_from_row, preview
 from .search.query_syntax import as_text as as_query_text, parse as parse_query
@@ -80,14 +79,12 @@ __all__ = [
     "KnowledgeBase", "repair_home", "compact_home", "environment_checks", "Check", "indexing_fingerprint",
     # the documented functions of the first version
     "chunk_markdown", "extract_from_url",
-    # a note named by a request, and the lines it asks for; the most hits one request may ask
-    "NoteRef", "check_span", "MAX_K",
-    # what a request may ask, each with the sentence every front end gives (the MCP schemas state them)
-    "check_k", "check_mode", "check_query", "check_ref_length", "MAX_QUERY_CHARS", "MAX_REF_CHARS",
+    # a note named by a request, and the lines it asks for (KnowledgeBase.read pages it); the most hits one request may ask
+    "NoteRef", "MAX_K",
     # a note's frontmatter and body, split as the index splits them
     "split_frontmatter",
-    # PDF and Word files: which names are documents, how one opens, the page a line of a PDF is on
-    "is_document_name", "opener_command", "page_lines", "page_of_line",
+    # PDF and Word files: which names are documents, how one opens (KnowledgeBase.read finds a PDF's page)
+    "is_document_name", "opener_command",
     # the bundled guide (the app offers it on a first run)
     "GUIDE_NAME", "guide_dir", "is_guide_note", "is_guide_path",
 ]

@@ -109,6 +109,16 @@ def _id_of_uri(uri: str) -> str:
 
 
 class NotesMixin(KnowledgeBaseState):
+    # what a request may ask, each check with the sentence every front end gives (the MCP
+    # server states them in its input schemas: mcp_server/limits.py)
+    MAX_K = MAX_K
+    MAX_QUERY_CHARS = MAX_QUERY_CHARS
+    MAX_REF_CHARS = MAX_REF_CHARS
+    check_k = staticmethod(check_k)
+    check_mode = staticmethod(check_mode)
+    check_query = staticmethod(check_query)
+    check_ref_length = staticmethod(check_ref_length)
+
     # -- what a request may ask --------------------------------------------------------------
     def check_request(self, query: object, k: int = 10, mode: str = "hybrid",
                       collections: Sequence[str] | None = None) -> None:

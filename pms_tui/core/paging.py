@@ -12,10 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .kb_notes import NoteRef
+from typing import Any
 
 # a line and its ending, or the last line without one (line numbers as the index counts them)
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
@@ -46,7 +43,7 @@ class NotePage:
     cut: str | None = None  # the sentence saying a line was cut
     pages: tuple[int, int] | None = None  # a PDF's pages of the first and the last line
     frontmatter: dict = field(default_factory=dict)
-    note: NoteRef | None = None  # the note read (set by KnowledgeBase.read)
+    note: Any = None  # the NoteRef read (set by KnowledgeBase.read; kb_notes imports this module)
 
     @property
     def truncated(self) -> bool:

@@ -20,7 +20,12 @@ import mcp.types as types
 
 from ..core.safe_text import safe_text
 
-DEFAULT_PAGE_CHARS = 40_000
+DEFAULT_PAGE_CHARS = 40_000  # a result's structured content as compact JSON, its text blocks likewise
+METADATA_ROOM = 800  # what get's metadata takes beside a page's text, at first guess (then measured)
+METADATA_SLACK = 150  # what a page's own fields (its lines, where the next starts, a cut) may add
+MIN_TEXT_ROOM = 200  # the least text a page of get holds, however long the note's frontmatter
+# the tools that keep within a budget of their own (get's max_chars, multi_get's max_bytes)
+OWN_BUDGET = frozenset({"get", "multi_get"})
 MAX_PAGE_CHARS = 100_000  # for a client whose user raised its limit; past 50,000 Claude Code files it
 MIN_PAGE_CHARS = 1_000
 MIN_MULTI_BYTES = 2_000  # an answer listing nothing takes a few hundred bytes, and SDK_ROOM
@@ -45,6 +50,38 @@ def as_result(data: dict) -> types.CallToolResult:
         blocks = [compact_json(data)]
     return types.CallToolResult(content=[types.TextContent(type="text", text=b) for b in blocks],
                                 structured_content=data)
+
+
+def structured_size(data: object) -> int:
+    """Characters of ``data`` as compact JSON: the structured content as a client hands it on."""
+    return len(compact_json(data))
+
+
+_SAYING_ROOM = 600  # left_out and over_budget, with the counts of a few lists
+LEFT_OUT = ("Left out to keep the answer within {limit:,} characters: {counts}; ask for fewer "
+            "(a smaller k) or narrower filters.")
+
+
+def fit_lists(data: dict, limit: int = DEFAULT_PAGE_CHARS) -> dict:
+    """``data`` within ``limit`` characters of compact JSON (``structured_size``): items left
+    out from the end of its longest lists (hits, backlinks, related notes), counted under
+    ``left_out`` and said in ``over_budget``. The text blocks of the result hold the same JSON,
+    so they keep within it too."""
+    if structured_size(data) <= limit:
+        return data
+    out = {k: list(v) if isinstance(v, list) else v for k, v in data.items()}
+    sizes = {k: structured_size(v) for k, v in out.items() if isinstance(v, list)}
+    left: dict[str, int] = {}
+    excess = structured_size(out) - (limit - _SAYING_ROOM)
+    while excess > 0 and any(out[k] for k in sizes):
+        key = max((k for k in sizes if out[k]), key=sizes.__getitem__)
+        dropped = structured_size(out[key].pop()) + 1  # the item and its comma
+        sizes[key] -= dropped
+        excess -= dropped
+        left[key] = left.get(key, 0) + 1
+    out["left_out"] = left
+    out["over_budget"] = LEFT_OUT.format(limit=limit, counts=", ".join(f"{n:,} {k}" for k, n in left.items()))
+    return out
 
 
 def wire_bytes(data: dict) -> int:

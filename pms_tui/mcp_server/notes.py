@@ -45,10 +45,29 @@ def frontmatter_json(value):
 
 def get_note(kb, ref: object, start_line: int | None = None, end_line: int | None = None,
              max_chars: int | None = budget.DEFAULT_PAGE_CHARS, start_char: int = 0) -> dict:
-    """One note, whole or lines ``start_line``..``end_line``, in pages of at most ``max_chars``
-    characters as the answer's JSON writes them (``KnowledgeBase.read``, which names where
-    the next page starts): joined, the pages are the file's text."""
-    got = kb.read(ref, start_line, end_line, max_chars, start_char=start_char, measure=budget.text_size)
+    """One note, whole or lines ``start_line``..``end_line``, in pages (``KnowledgeBase.read``,
+    which names where the next page starts) whose whole result, its metadata with the text,
+    takes at most ``max_chars`` as compact JSON (``budget.structured_size``: what Claude Code
+    hands the model). Joined, the pages are the file's text."""
+    room = None if max_chars is None else max(budget.MIN_TEXT_ROOM, max_chars - budget.METADATA_ROOM)
+    measured = False
+    while True:
+        got = kb.read(ref, start_line, end_line, room, start_char=start_char, measure=budget.text_size)
+        result = _note_json(got, start_char)
+        if max_chars is None or room is None:
+            return result
+        over = budget.structured_size(result) - max_chars
+        if over > 0 and room > budget.MIN_TEXT_ROOM:
+            room = max(budget.MIN_TEXT_ROOM, room - over)  # a long frontmatter: less room for the text
+        elif got.truncated and not measured and -over > budget.METADATA_SLACK:
+            # the metadata measured: the page may hold more than the first guess gave it
+            room += -over - budget.METADATA_SLACK
+        else:
+            return result
+        measured = True
+
+
+def _note_json(got, start_char: int) -> dict:
     note = got.note
     result = {
         "id": got.id, "uri": note_uri(note.collection.name, note.relpath),

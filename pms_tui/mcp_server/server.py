@@ -100,7 +100,7 @@ class PmsServer(Server):
             return _error(str(exc))
         except Exception as exc:  # noqa: BLE001 - the last line of defence: a sentence, not a crash
             return _error(describe(exc))
-        return budget.as_result(data)
+        return budget.as_result(data if name in budget.OWN_BUDGET else budget.fit_lists(data))
 
     async def _call_tool(self, ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         return await self.call(params.name, params.arguments)
