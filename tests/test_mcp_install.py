@@ -133,15 +133,19 @@ def test_a_file_install_made_is_emptied_by_uninstall(tmp_path, capsys):
 
 
 BROKEN = [
-    '{\n  // my servers\n  "servers": {}\n}\n',  # VS Code allows comments in mcp.json; JSON does not
+    '{\n  // my servers\n  "servers": {}\n}\n',  # comments: only VS Code, Zed and opencode read them
     '{"mcpServers": {"a": {"command": "x"},}}',
+    '{\n  "servers": {\n    /* never closed\n  }\n}\n',
     '[1, 2]',
     '{"mcpServers": ["not", "an", "object"], "servers": 5, "context_servers": 1, "mcp": []}',
 ]
 
 
-@pytest.mark.parametrize("text", BROKEN, ids=["comments", "trailing-comma", "not-an-object", "servers-not-object"])
+@pytest.mark.parametrize("text", BROKEN, ids=["comments", "trailing-comma", "open-comment", "not-an-object",
+                                              "servers-not-object"])
 def test_a_config_that_is_not_json_is_refused_and_left_as_it_is(tmp_path, capsys, client, text):
+    if CLIENTS[client].comments and text in BROKEN[:2]:
+        pytest.skip(f"{client} reads JSON with comments and trailing commas")
     config = tmp_path / "config.json"
     config.write_text(text, encoding="utf-8")
     for action in ("install", "uninstall"):
@@ -269,7 +273,7 @@ def test_doctor_lines_name_each_client_and_what_is_wrong(tmp_path, monkeypatch):
                                            '"args": ["--home", "/elsewhere", "mcp"]}}}', encoding="utf-8")
     vscode = tmp_path / WHERE["vscode"]
     vscode.parent.mkdir(parents=True)
-    vscode.write_text('{\n  // mine\n  "servers": {}\n}\n', encoding="utf-8")
+    vscode.write_text('{\n  "servers": {}\n  "x": 1\n}\n', encoding="utf-8")
     lines: list[str] = []
     print_mcp_clients(str(home), lambda text: lines.append(text))
     assert len(lines) == len(CLIENTS) and all(" mcp client " in line for line in lines)
@@ -278,4 +282,4 @@ def test_doctor_lines_name_each_client_and_what_is_wrong(tmp_path, monkeypatch):
     assert by_client["Claude Desktop"].startswith("   ") and "not configured" in by_client["Claude Desktop"]
     assert by_client["Claude Code"].startswith("BAD") and "the home /elsewhere" in by_client["Claude Code"]
     assert "/gone/bin/pms-tui no longer exists" in by_client["Claude Code"]
-    assert by_client["VS Code"].startswith("BAD") and "not plain JSON (line 2" in by_client["VS Code"]
+    assert by_client["VS Code"].startswith("BAD") and "not plain JSON (line 3" in by_client["VS Code"]

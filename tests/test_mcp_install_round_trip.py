@@ -142,3 +142,52 @@ def test_a_project_scope_says_what_the_client_asks_first(tmp_path, capsys, monke
     out = capsys.readouterr().out
     assert (tmp_path / CLIENTS[client].project_file).is_file()
     assert {"claude-code": '"Pending approval"', "codex": "trust", "gemini": "trust"}[client] in out
+
+
+# Zed's settings file as Zed first writes it: comments above the object, and trailing commas
+ZED_SETTINGS = """// Zed settings
+//
+// For information on how to configure Zed, see the Zed
+// documentation: https://zed.dev/docs/configuring-zed
+{
+  "ui_font_size": 16,
+  "theme": {
+    "mode": "system", // follows the desktop
+    "dark": "One Dark",
+  },
+  /* servers the agent may start */
+  "context_servers": {
+    "docs": {"command": "npx", "args": ["-y", "@example/docs"],}, // https://example.com/docs
+  },
+}
+"""
+VSCODE_MCP = """{
+  // my servers
+  "servers": {
+    "other": {"type": "stdio", "command": "npx", "args": ["-y", "x"]}
+  },
+  "inputs": [] /* none */
+}
+"""
+
+
+@pytest.mark.parametrize("client,text", [("zed", ZED_SETTINGS), ("zed", ZED_SETTINGS.replace("\n", "\r\n")),
+                                         ("vscode", VSCODE_MCP), ("opencode", "{\n  // no servers yet\n}\n")])
+def test_a_file_with_comments_keeps_them_and_round_trips(tmp_path, capsys, client, text):
+    installed = _round_trip(tmp_path, capsys, client, text.encode())
+    body = installed.decode().replace("\r\n", "\n")
+    for line in text.replace("\r\n", "\n").splitlines():
+        assert line in body  # every line as it was, comments and trailing commas included
+    assert (tmp_path / "config.json").read_bytes() == text.encode()
+
+
+def test_a_comment_the_edit_would_lose_leaves_the_file_as_it_is(tmp_path, capsys):
+    # uninstall would take out the comment between our entry and the next: refused
+    text = ('{\n  "context_servers": {\n    "pms-tui": {"command": "/x/bin/pms-tui", "args": ["mcp"]}, // mine\n'
+            '    "other": {"command": "npx"}\n  }\n}\n')
+    config = tmp_path / "settings.json"
+    config.write_text(text, encoding="utf-8")
+    assert main(["mcp", "uninstall", "zed", "--config", str(config)]) == 1
+    err = capsys.readouterr().err
+    assert "has comments pms-tui cannot keep" in err and "by hand" in err and err.count("\n") == 1
+    assert config.read_text(encoding="utf-8") == text and not (tmp_path / ("settings.json" + BACKUP_SUFFIX)).exists()

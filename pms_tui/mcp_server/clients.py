@@ -34,9 +34,10 @@ Only our entry is ever added, replaced or removed, and every other byte of the f
 was (``json_config``, ``toml_config``), its BOM and its CRLF line endings included; uninstall
 leaves an empty servers object that was there before install (``claude mcp remove`` leaves
 one) and takes out one install made. The whole file is written anew only when the edit would
-not read back as intended. A file that is not plain JSON (VS Code, Zed and opencode allow
-comments) is refused with a sentence and the entry to add by hand: it is never rewritten
-without them. Before a write the file is copied to ``<file>.pms-tui.bak``.
+not read back as intended. VS Code, Zed and opencode read JSON with comments: their files are
+edited with the comments kept (``json_config.blank``); any other file that is not plain JSON is
+refused with a sentence and the entry to add by hand, never rewritten without them. Before a
+write the file is copied to ``<file>.pms-tui.bak``.
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ class Client:
     restart: str
     shape: str = "command"  # "command": {"command", "args"}; "argv": {"type": "local", "command": [...]}
     toml: bool = False  # the file is TOML, not JSON
+    comments: bool = False  # the client reads JSON with comments and trailing commas
     project_note: str = ""  # what the client asks before it uses a project's file
 
     def path(self, scope: str, override: str | None = None) -> Path:
@@ -111,7 +113,8 @@ CLIENTS: dict[str, Client] = {c.key: c for c in (
     Client("cursor", "Cursor", "mcpServers", False, lambda: Path.home() / ".cursor" / "mcp.json", ".cursor/mcp.json",
            "Cursor lists the server in its MCP settings (reload the window if it does not)."),
     Client("vscode", "VS Code", "servers", True, lambda: _app_config("Code") / "User" / "mcp.json",
-           ".vscode/mcp.json", "VS Code lists the server under MCP: List Servers; start it there or from chat."),
+           ".vscode/mcp.json", "VS Code lists the server under MCP: List Servers; start it there or from chat.",
+           comments=True),
     Client("codex", "Codex CLI", "mcp_servers", False, lambda: _codex_home() / "config.toml", ".codex/config.toml",
            "Start a new Codex session to connect (/mcp lists the server).", toml=True,
            project_note="Codex reads a project's .codex/config.toml only once you trust the project."),
@@ -123,9 +126,11 @@ CLIENTS: dict[str, Client] = {c.key: c for c in (
            "Press refresh in Cascade's MCP panel (or reopen Windsurf) to connect."),
     Client("zed", "Zed", "context_servers", False,
            lambda: (_app_config("Zed") if os.name == "nt" else _xdg_config() / "zed") / "settings.json",
-           ".zed/settings.json", "Zed starts the server when it reads its settings; the Agent Panel's settings show it."),
+           ".zed/settings.json", "Zed starts the server when it reads its settings; the Agent Panel's settings show it.",
+           comments=True),
     Client("opencode", "opencode", "mcp", False, lambda: _xdg_config() / "opencode" / "opencode.json",
-           "opencode.json", "Start opencode again to connect (`opencode mcp list` shows the server).", shape="argv"),
+           "opencode.json", "Start opencode again to connect (`opencode mcp list` shows the server).", shape="argv",
+           comments=True),
 )}
 
 
@@ -246,7 +251,7 @@ def read_config(path: Path, target: Client) -> Config:
     text, bom, newline = _decode(path, raw)
     kind = "TOML" if target.toml else "plain JSON"
     try:
-        data = _format(target).parse(text)
+        data = _parse(target, text)
     except ValueError as exc:
         raise NotJson(f"{path} is not {kind} ({exc})") from None
     if not isinstance(data, dict):
@@ -256,26 +261,37 @@ def read_config(path: Path, target: Client) -> Config:
     return Config(path, text, data, raw, bom, newline)
 
 
+def _parse(target: Client, text: str) -> object:
+    return toml_config.parse(text) if target.toml else json_config.parse(text, target.comments)
+
+
 def _reads_as(target: Client, text: str, data: dict) -> bool:
     try:
-        return _format(target).parse(text) == data
+        return _parse(target, text) == data
     except ValueError:
         return False
 
 
 def _edited(target: Client, config: Config, data: dict, edit: Callable[[str], str], name: str,
             entry: dict | None) -> str:
-    """``edit`` applied to the file's text when it reads back as ``data``; else the file
-    written anew (JSON) or edited through tomlkit (TOML)."""
+    """``edit`` applied to the file's text when it reads back as ``data`` (its comments kept);
+    else the file written anew (JSON without comments) or edited through tomlkit (TOML). A
+    file with comments that the edit would not keep is left as it is (UsageError)."""
     text = config.text or ""
+    keep = "" if target.toml else json_config.comments(text)
     try:
         edited = edit(text)
-        if _reads_as(target, edited, data):
+        if _reads_as(target, edited, data) and (target.toml or json_config.comments(edited) == keep):
             return edited
     except (ValueError, IndexError, AttributeError, KeyError):
         pass
     if target.toml:
         return toml_config.render(text, target.servers_key, name, entry)
+    if keep:
+        shown = f"under {target.servers_key!r}: {_hand_entry(target, name, entry)}" if entry else \
+            f"the server {name!r}"
+        raise UsageError(f"{config.path} has comments pms-tui cannot keep around this change, so it is left as "
+                         f"it is: {'add' if entry else 'remove'} {shown} by hand.")
     return json_config.render(config.text if config.text and config.text.strip() else None, data)
 
 

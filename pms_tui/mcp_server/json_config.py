@@ -5,7 +5,8 @@ object are found with the json module's own decoder (the text is known to parse 
 ``clients`` checks that each edit reads back as intended and writes the file anew when not.
 
 The text comes with ``\\n`` line endings (``clients`` turns a CRLF file's into ``\\n`` and
-back), without its BOM.
+back), without its BOM. A file with comments (VS Code, Zed, opencode) is scanned with its
+comments blanked out (``blank``) and edited at the same offsets, so the comments stay.
 """
 
 from __future__ import annotations
@@ -15,15 +16,55 @@ import re
 from dataclasses import dataclass
 
 
-def parse(text: str) -> object:
+def parse(text: str, comments: bool = False) -> object:
     """The JSON value of ``text`` (an empty file: an empty object); ValueError when it is not
-    plain JSON, saying where."""
+    plain JSON (with ``comments``: JSON with comments and trailing commas), saying where."""
     if not text.strip():
         return {}
     try:
-        return json.loads(text)
+        return json.loads(blank(text) if comments else text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+
+
+def blank(text: str) -> str:
+    """``text`` with its ``//`` and ``/* */`` comments and its trailing commas made spaces
+    (newlines kept), so that every other character stays at its offset and the json module
+    reads the rest; ValueError for a comment that never ends. (JSON with comments, as VS Code,
+    Zed and opencode read their settings. No maintained Python library edits it in place: the
+    ones on PyPI strip comments on reading, or drive Microsoft's jsonc-parser through Node.)"""
+    out = list(text)
+    i, n, comma = 0, len(text), -1
+    while i < n:
+        char = text[i]
+        if char == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            comma = -1
+        elif text.startswith("//", i) or text.startswith("/*", i):
+            end = text.find("\n", i) if text[i + 1] == "/" else text.find("*/", i + 2) + 2
+            if end == 1:
+                raise ValueError("a /* comment never ends")
+            end = n if end == -1 else end
+            out[i:end] = [c if c == "\n" else " " for c in text[i:end]]
+            i = end
+            continue
+        elif char == ",":
+            comma = i
+        elif char in "}]" and comma >= 0:
+            out[comma] = " "
+            comma = -1
+        elif char not in " \t\r\n":
+            comma = -1
+        i += 1
+    return "".join(out)
+
+
+def comments(text: str) -> str:
+    """The characters ``blank`` takes out of ``text`` (its comments, its trailing commas), in
+    order: what an edit must leave as they were."""
+    return "".join(ours for ours, scanned in zip(text, blank(text)) if ours != scanned)
 
 
 def indent_of(text: str | None) -> str:
@@ -83,41 +124,46 @@ def _value(value: object, indent: str, unit: str | None) -> str:
     return json.dumps(value, indent=unit, ensure_ascii=False).replace("\n", "\n" + indent)
 
 
-def _put(text: str, opening: int, key: str, value: object, unit: str) -> str:
+Splice = tuple[int, int, str]  # text[start:end] becomes the string
+
+
+def _put(text: str, opening: int, key: str, value: object, unit: str, original: str) -> Splice:
     """``key: value`` set in the object at ``opening``: its value replaced where the key is,
     else a member added before the first one (no other line changes, so none is shown),
-    written as its neighbours are."""
+    written as its neighbours are. (``text`` is ``original`` with its comments blanked.)"""
     members, closing = _members(text, opening)
     same = [m for m in members if m.key == key]
     if same:
         m = same[-1]
         one_line = "\n" not in text[m.value:m.end]
-        return text[:m.value] + _value(value, _line_indent(text, m.start), None if one_line else unit) + text[m.end:]
+        return m.value, m.end, _value(value, _line_indent(text, m.start), None if one_line else unit)
     name = json.dumps(key, ensure_ascii=False)
     if not members:
         outer = _line_indent(text, opening)
         inner = outer + unit
-        return text[:opening] + "{\n" + inner + f"{name}: {_value(value, inner, unit)}" + "\n" + outer + "}" + \
-            text[closing + 1:]
+        member = f"{name}: {_value(value, inner, unit)}"
+        if original[opening + 1:closing].strip():  # only a comment inside: it stays, after the member
+            return opening + 1, opening + 1, "\n" + inner + member
+        return opening, closing + 1, "{\n" + inner + member + "\n" + outer + "}"
     first = members[0]
     if "\n" in text[opening:first.start]:
         inner = _line_indent(text, first.start)
-        member = f"\n{inner}{name}{first.colon}{_value(value, inner, unit)},"
-    else:
-        member = f"{name}{first.colon}{_value(value, '', None)}, "
-        opening = first.start - 1  # after "{" and the spaces that follow it
-    return text[:opening + 1] + member + text[opening + 1:]
+        return opening + 1, opening + 1, f"\n{inner}{name}{first.colon}{_value(value, inner, unit)},"
+    return first.start, first.start, f"{name}{first.colon}{_value(value, '', None)}, "
 
 
-def _drop(text: str, opening: int, key: str) -> str:
+def _drop(text: str, opening: int, key: str, original: str) -> Splice:
     """The member ``key`` taken out of the object at ``opening``, with its comma."""
     members, closing = _members(text, opening)
     at = max(i for i, m in enumerate(members) if m.key == key)
     if len(members) == 1:
-        return text[:opening] + "{}" + text[closing + 1:]
+        m = members[0]
+        if (original[opening + 1:m.start] + original[m.end:closing]).strip():  # a comment beside it stays
+            return opening + 1, m.end, ""
+        return opening, closing + 1, "{}"
     if at > 0:
-        return text[:members[at - 1].end] + text[members[at].end:]
-    return text[:members[0].start] + text[members[1].start:]
+        return members[at - 1].end, members[at].end, ""
+    return members[0].start, members[1].start, ""
 
 
 def _holder(text: str, servers_key: str) -> tuple[int, int | None]:
@@ -127,24 +173,32 @@ def _holder(text: str, servers_key: str) -> tuple[int, int | None]:
     return top, holders[-1].value if holders else None
 
 
+def _apply(text: str, splice: Splice) -> str:
+    start, end, new = splice
+    return text[:start] + new + text[end:]
+
+
 def set_entry(text: str, servers_key: str, name: str, entry: dict) -> str:
     """``text`` with the server ``name`` set to ``entry`` (the servers object made if missing);
-    ValueError (or IndexError) where the text is not what it should be."""
+    ValueError (or IndexError) where the text is not what it should be. Found in the text with
+    its comments blanked (``blank``), made on the text itself."""
     if not text.strip():
         return render(None, {servers_key: {name: entry}})
-    unit = indent_of(text)
-    top, holder = _holder(text, servers_key)
+    scan = blank(text)
+    unit = indent_of(scan)
+    top, holder = _holder(scan, servers_key)
     if holder is not None:
-        return _put(text, holder, name, entry, unit)
-    return _put(text, top, servers_key, {name: entry}, unit)
+        return _apply(text, _put(scan, holder, name, entry, unit, text))
+    return _apply(text, _put(scan, top, servers_key, {name: entry}, unit, text))
 
 
 def remove_entry(text: str, servers_key: str, name: str, drop_empty: bool) -> str:
     """``text`` without the server ``name``; with ``drop_empty``, without the servers object
     too (it held only that server)."""
-    top, holder = _holder(text, servers_key)
+    scan = blank(text)
+    top, holder = _holder(scan, servers_key)
     if holder is None:
         raise ValueError("no servers object")
     if drop_empty:
-        return _drop(text, top, servers_key)
-    return _drop(text, holder, name)
+        return _apply(text, _drop(scan, top, servers_key, text))
+    return _apply(text, _drop(scan, holder, name, text))
