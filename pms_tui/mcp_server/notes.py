@@ -59,8 +59,9 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
         over = budget.structured_size(result) - max_chars
         if over > 0 and room > budget.MIN_TEXT_ROOM:
             room = max(budget.MIN_TEXT_ROOM, room - over)  # a long frontmatter: less room for the text
-        elif got.truncated and not measured and -over > budget.METADATA_SLACK:
-            # the metadata measured: the page may hold more than the first guess gave it
+        elif got.truncated and not measured and -over > max(budget.METADATA_SLACK, max_chars // 20):
+            # the metadata measured: the page may hold much more than the first guess gave it
+            # (a few hundred characters left unused are not worth reading the note again)
             room += -over - budget.METADATA_SLACK
         else:
             return result
