@@ -27,8 +27,8 @@ Where each client keeps its servers, and in what shape (from each client's docum
 - Zed: ``~/.config/zed/settings.json`` (``%APPDATA%\\Zed`` on Windows) or ``.zed/settings.json``,
   servers under ``context_servers`` as ``{"command", "args"}``. zed.dev/docs/ai/mcp.
 - opencode: ``~/.config/opencode/opencode.json`` or ``opencode.json`` at the project's root,
-  servers under ``mcp`` as ``{"type": "local", "command": [program, *args]}``.
-  opencode.ai/docs/mcp-servers.
+  servers under ``mcp`` as ``{"type": "local", "command": [program, *args]}`` (the 1.x form,
+  which opencode 2 still reads beside its ``mcp.servers``). opencode.ai/docs/mcp-servers.
 
 Only our entry is ever added, replaced or removed, and every other byte of the file stays as it
 was (``json_config``, ``toml_config``), its BOM and its CRLF line endings included; uninstall
