@@ -191,3 +191,15 @@ def test_a_comment_the_edit_would_lose_leaves_the_file_as_it_is(tmp_path, capsys
     err = capsys.readouterr().err
     assert "has comments pms-tui cannot keep" in err and "by hand" in err and err.count("\n") == 1
     assert config.read_text(encoding="utf-8") == text and not (tmp_path / ("settings.json" + BACKUP_SUFFIX)).exists()
+
+
+def test_comments_are_found_outside_strings_only():
+    from pms_tui.mcp_server.json_config import blank, parse
+
+    text = '{"a": "x\\" // not a comment", "b": "c:\\\\", // one\n "c": [1, 2,], "u": "http://e/*x*/", /* two */}'
+    assert len(blank(text)) == len(text) and blank(text).count("\n") == 1
+    assert parse(text, comments=True) == {"a": 'x" // not a comment', "b": "c:\\", "c": [1, 2], "u": "http://e/*x*/"}
+    with pytest.raises(ValueError):
+        parse(text)  # a client that reads plain JSON only
+    with pytest.raises(ValueError):
+        parse('{"a": 1 /* never closed }', comments=True)
