@@ -53,7 +53,7 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
     measured = False
     while True:
         got = kb.read(ref, start_line, end_line, room, start_char=start_char, measure=budget.text_size)
-        result = _note_json(got, start_char)
+        result = _note_json(kb, got, start_char)
         if max_chars is None or room is None:
             return result
         over = budget.structured_size(result) - max_chars
@@ -68,7 +68,8 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
         measured = True
 
 
-def _note_json(got, start_char: int) -> dict:
+def _note_json(kb, got, start_char: int) -> dict:
+    """get's answer for the page ``got`` (``KnowledgeBase.read``)."""
     note = got.note
     result = {
         "id": got.id, "uri": note_uri(note.collection.name, note.relpath),
