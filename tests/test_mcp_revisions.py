@@ -109,7 +109,7 @@ def test_the_sdk_client_lands_on_the_current_revision(home, mode, negotiated):
         assert [t.uri_template for t in templates] == ["pms://note/{collection}/{+path}"]
         read = client.run(lambda c: c.read_resource("pms://note/notes/cooking/bread.md"))
         on_disk = (home.parent / "notes" / "cooking" / "bread.md").read_text(encoding="utf-8")
-        assert read.contents[0].text == on_disk.rstrip("\n")
+        assert read.contents[0].text == on_disk
         assert "Traceback" not in client.stderr()
     finally:
         client.close()

@@ -127,22 +127,22 @@ def test_search_hit_carries_what_an_agent_needs(client):
 
 def test_get_returns_the_note_on_disk(client, home):
     path = home / "notes" / "git" / "undo-commit.md"
-    lines = path.read_text(encoding="utf-8").rstrip("\n").split("\n")
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     for ref in ("notes/git/undo-commit.md", str(path), "git/undo-commit.md", "pms://note/notes/git/undo-commit.md"):
         note = data(client.call("get", {"note": ref}))
-        assert note["id"] == "notes/git/undo-commit.md" and note["text"] == "\n".join(lines)
+        assert note["id"] == "notes/git/undo-commit.md" and note["text"] == "".join(lines)
         assert note["frontmatter"] == {"title": "Undo the last commit", "tags": ["git"]}
         assert note["lines"] == [1, len(lines)] and note["total_lines"] == len(lines)
     part = client.call("get", {"note": "notes/git/undo-commit.md", "start_line": 5, "end_line": 7})
-    assert data(part)["text"] == "\n".join(lines[4:7]) and data(part)["lines"] == [5, 7]
+    assert data(part)["text"] == "".join(lines[4:7]) and data(part)["lines"] == [5, 7]
     meta, text = part.content  # for clients that read text only: the metadata, then the text as written
-    assert json.loads(meta.text)["id"] == "notes/git/undo-commit.md" and text.text == "\n".join(lines[4:7])
+    assert json.loads(meta.text)["id"] == "notes/git/undo-commit.md" and text.text == "".join(lines[4:7])
 
 
 def test_multi_get_by_list_and_glob_within_a_byte_budget(client, home):
     got = data(client.call("multi_get", {"notes": ["notes/cooking/bread.md", "python/asyncio.md", "notes/nope.md"]}))
     assert [n["id"] for n in got["notes"]] == ["notes/cooking/bread.md", "notes/python/asyncio.md"]
-    assert got["notes"][0]["text"] == (home / "notes/cooking/bread.md").read_text(encoding="utf-8").rstrip("\n")
+    assert got["notes"][0]["text"] == (home / "notes/cooking/bread.md").read_text(encoding="utf-8")
     assert len(got["errors"]) == 1 and "does not exist" in got["errors"][0]["error"]
     globbed = data(client.call("multi_get", {"pattern": "notes/*/*.md"}))
     assert sorted(n["id"] for n in globbed["notes"]) == sorted(f"notes/{rel}" for rel in NOTES)
@@ -171,7 +171,7 @@ def test_notes_are_resources(client, home, local_kb):
     uris = sorted(str(r.uri) for r in listed.resources)
     assert len(uris) == len(local_kb.note_names()) and "pms://note/notes/leak.md" not in uris
     read = client.run(lambda s: s.read_resource("pms://note/notes/cooking/bread.md"))
-    assert read.contents[0].text == (home / "notes/cooking/bread.md").read_text(encoding="utf-8").rstrip("\n")
+    assert read.contents[0].text == (home / "notes/cooking/bread.md").read_text(encoding="utf-8")
     for bad in ("pms://note/notes/%2E%2E/secret.md", "pms://note/notes/leak.md", "file:///etc/passwd"):
         with pytest.raises(MCPError) as caught:
             client.run(lambda s, uri=bad: s.read_resource(uri))
@@ -229,7 +229,7 @@ def test_a_long_note_comes_in_parts_that_add_up_to_the_file(client, home):
         if not note.get("truncated"):
             break
         start = note["next_start_line"]
-    assert len(parts) >= 2 and "\n".join(parts) == LONG.rstrip("\n")
+    assert len(parts) >= 2 and "".join(parts) == LONG
 
 
 def test_null_optionals_and_whole_floats_are_accepted(client):

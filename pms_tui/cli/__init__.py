@@ -348,7 +348,8 @@ def cmd_explain(args) -> int:
 def cmd_show(args) -> int:
     with _kb(args) as kb:
         note = kb.note(args.target)  # collection/path, a path or a name, with :LINE or :START-END
-        _, first, last = kb.note_lines(note)  # read from inside its folder; a line past the end is an error
+        read = kb.read(note)  # from inside its folder; a line past the end is an error
+        first, last = read.first, read.last
         chunks = kb.chunks_of(note.collection, note.relpath)
         if note.start_line is not None:
             chunks = [c for c in chunks if c.end_line >= first and c.start_line <= last] or chunks[:1]

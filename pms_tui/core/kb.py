@@ -45,14 +45,13 @@ from .indexing.embed import Embedder
 from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import is_document_name
 from .indexing.documents import DocumentCounts, opener_command, text_of_chunks
-from .indexing.pages import lines_of as page_lines, of_line as page_of_line, split_ref as page_ref
 from .indexing.documents import counts as document_counts
 from .indexing.guide import GUIDE_DESCRIPTION, GUIDE_NAME, guide_dir, is_guide_note, is_guide_path
 from .indexing import guide as guide_rules
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
 from .kb_graph import GraphMixin
 from .kb_indexing import IndexingMixin
-from .kb_notes import MAX_K, NoteRef, NotesMixin, check_span
+from .kb_notes import MAX_K, NoteRef, NotesMixin
 from .results import Evidence, Hit, ModelState, NoteExplanation, SearchResult, SyncProgress, SyncReport
 from .search.filter_specs import FILTERS
 from .search.hits import hit_from_row, preview
@@ -82,13 +81,12 @@ __all__ = [
     "KnowledgeBase", "repair_home", "compact_home", "environment_checks", "Check", "indexing_fingerprint",
     # the documented functions of the first version
     "chunk_markdown", "extract_from_url",
-    # a note named by a request, and the lines it asks for; the most hits one request may ask
-    "NoteRef", "check_span", "MAX_K",
+    # a note named by a request, and the lines it asks for (KnowledgeBase.read pages it); the most hits one request may ask
+    "NoteRef", "MAX_K",
     # a note's frontmatter and body, split as the index splits them
     "split_frontmatter",
-    # PDF and Word files: which names are documents, how one opens; a PDF page's lines, the page of a
-    # line, a reference to a page (x.pdf#page=3) (core/indexing/pages.py, the page format's owner)
-    "is_document_name", "opener_command", "page_lines", "page_of_line", "page_ref",
+    # documents: which names are documents, how one opens (KnowledgeBase.read finds a PDF's page)
+    "is_document_name", "opener_command",
     # the bundled guide (the app offers it on a first run)
     "GUIDE_NAME", "guide_dir", "is_guide_note", "is_guide_path",
     # the search language's filters: their help texts and the completion of their values

@@ -45,7 +45,7 @@ class GraphMixin(NotesMixin):  # a note named as the notes' policy resolves it
         marked when the note links to it (``linked``) or it links here (``links_here``); the
         bundled guide's notes only when it has not stepped aside (``guide_aside``) or the note
         is its own. Empty until the note's passages are embedded."""
-        check_k(k)
+        check_k(k, "notes")
         self.require_vectors()
         doc_id, collection, _ = self.resolve_note(note)
         guide = guide_rules.stepped_aside(self.collections.list())

@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import CollectionError, PmsError, UsageError
 from .markdown import file_name
 from .indexing.collections import Collection
 from .indexing.documents import text_of_chunks
+from .indexing.pages import lines_of as page_lines, of_line as page_of_line, split_ref as page_ref
+from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import MAX_NOTE_BYTES, is_document_name, read_note
 from .kb_state import KnowledgeBaseState
+from .paging import NotePage, file_lines, page, without_ending
 from .results import MODES, NOTE_URI_PREFIX
 from .safe_text import one_line
 from .store import chunks as chunk_rows
@@ -56,11 +59,32 @@ class NoteRef:
         return self.collection.path / self.relpath
 
 
-def check_k(k: object) -> None:
-    """UsageError, in the sentence every front end shows, unless ``k`` (how many hits or notes a
-    request asks for) is a whole number from 1 to MAX_K."""
+def check_k(k: object, what: str = "hits") -> None:
+    """UsageError, in the sentence every front end shows, unless ``k`` (how many hits, or
+    ``what`` else, a request asks for) is a whole number from 1 to MAX_K."""
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise UsageError(f"k (how many hits) must be at least 1 and at most {MAX_K:,}.")
+        raise UsageError(f"k (how many {what}) must be at least 1 and at most {MAX_K:,}.")
+
+
+def check_mode(mode: object) -> None:
+    """UsageError, in the sentence every front end shows, unless ``mode`` is a search mode."""
+    if mode not in MODES:
+        raise UsageError(f"Unknown search mode {one_line(str(mode))[:40]!r}; use one of {', '.join(MODES)}.")
+
+
+def check_query(query: object) -> None:
+    """UsageError, in the sentence every front end shows, for an empty query or one longer
+    than any page pasted into a search bar."""
+    if not isinstance(query, str) or not query.strip():
+        raise UsageError("The query is empty; give words, a \"phrase\" or a filter such as tag:NAME.")
+    if len(query) > MAX_QUERY_CHARS:
+        raise UsageError(f"The query is {len(query):,} characters long; a query may hold up to {MAX_QUERY_CHARS:,}.")
+
+
+def check_ref_length(ref: object) -> None:
+    """UsageError unless ``ref`` could name a note (not too long, no NUL)."""
+    if isinstance(ref, str) and (len(ref) > MAX_REF_CHARS or "\x00" in ref):
+        raise UsageError("That is not a note name: too long, or it holds a NUL character.")
 
 
 def check_span(note_id: str, total: int, start: int | None, end: int | None) -> tuple[int, int]:
@@ -86,6 +110,16 @@ def _id_of_uri(uri: str) -> str:
 
 
 class NotesMixin(KnowledgeBaseState):
+    # what a request may ask, each check with the sentence every front end gives (the MCP
+    # server states them in its input schemas: mcp_server/limits.py)
+    MAX_K = MAX_K
+    MAX_QUERY_CHARS = MAX_QUERY_CHARS
+    MAX_REF_CHARS = MAX_REF_CHARS
+    check_k = staticmethod(check_k)
+    check_mode = staticmethod(check_mode)
+    check_query = staticmethod(check_query)
+    check_ref_length = staticmethod(check_ref_length)
+
     # -- what a request may ask --------------------------------------------------------------
     def check_request(self, query: object, k: int = 10, mode: str = "hybrid",
                       collections: Sequence[str] | None = None) -> None:
@@ -93,13 +127,9 @@ class NotesMixin(KnowledgeBaseState):
         asks what cannot be answered: an empty query, k outside 1..MAX_K, an unknown mode or
         collection, a query longer than any page pasted into a search bar. (A pasted page is not
         refused: the query parser cuts it, and it is ranked by its most distinctive words.)"""
-        if not isinstance(query, str) or not query.strip():
-            raise UsageError("The query is empty; give words, a \"phrase\" or a filter such as tag:NAME.")
-        if len(query) > MAX_QUERY_CHARS:
-            raise UsageError(f"The query is {len(query):,} characters long; a query may hold up to {MAX_QUERY_CHARS:,}.")
+        check_query(query)
         check_k(k)
-        if mode not in MODES:
-            raise UsageError(f"Unknown search mode {one_line(str(mode))[:40]!r}; use one of {', '.join(MODES)}.")
+        check_mode(mode)
         self.check_collections(collections)
 
     def check_collections(self, names: Sequence[str] | None) -> None:
@@ -131,8 +161,7 @@ class NotesMixin(KnowledgeBaseState):
         UsageError with the reason when it names none, several, or one outside every folder."""
         if not isinstance(ref, str) or not ref.strip():
             raise UsageError("Name a note: collection/path, a file path, or a note's name.")
-        if len(ref) > MAX_REF_CHARS or "\x00" in ref:
-            raise UsageError("That is not a note name: too long, or it holds a NUL character.")
+        check_ref_length(ref)
         ref = ref.strip()
         if ref.startswith("pms://"):
             ref = _id_of_uri(ref)
@@ -202,6 +231,10 @@ class NotesMixin(KnowledgeBaseState):
         """The note's text as on disk now (newlines made ``\\n``), read only from inside its
         collection's folder; a PDF's or Word file's text as the index holds it. UsageError when
         the file left the folder (a symlink swapped in), was deleted, or cannot be read."""
+        return self._file_text(note, max_bytes).replace("\r\n", "\n").replace("\r", "\n")
+
+    def _file_text(self, note: NoteRef, max_bytes: int = MAX_NOTE_BYTES) -> str:
+        """:meth:`note_text` with the file's own line endings."""
         if is_document_name(note.relpath):
             return text_of_chunks([(row.start_line, row.body) for row in chunk_rows.of_document(
                 self._store.conn, note.collection.id, note.relpath)])
@@ -215,7 +248,7 @@ class NotesMixin(KnowledgeBaseState):
             if not note.file.exists():
                 raise UsageError(f"{note.id} was deleted from disk; the next sync drops it from the index.") from None
             raise UsageError(f"{note.id} cannot be read: {exc}") from None
-        return data.text.replace("\r\n", "\n").replace("\r", "\n")
+        return data.text
 
     def note_lines(self, note: NoteRef) -> tuple[list[str], int, int]:
         """The note's lines read as :meth:`note_text` does, with the first and last of the span
@@ -225,3 +258,41 @@ class NotesMixin(KnowledgeBaseState):
             lines.pop()
         first, last = check_span(note.id, len(lines), note.start_line, note.end_line)
         return lines, first, last
+
+    def read(self, ref: object, start: int | None = None, end: int | None = None, max_chars: int | None = None,
+             *, start_char: int = 0, measure: Callable[[str], int] = len) -> NotePage:
+        """Lines ``start``..``end`` of the note ``ref`` names (1-based, inclusive; the lines
+        named with it, ``note.md:12-20``, else the whole note), the first from its character
+        ``start_char``, in a page of at most ``max_chars`` as ``measure`` counts them (None:
+        all of it); the page says where the next one starts. Each line comes with its own line
+        ending, so the pages joined are the file's text exactly. ``x.pdf#page=3`` names a
+        PDF's page. UsageError (one sentence) for a span past the note's end."""
+        pdf_page = None
+        if isinstance(ref, str) and (named := page_ref(ref.strip())) and start is None:
+            ref, pdf_page = named
+        note = ref if isinstance(ref, NoteRef) else self.note(ref)
+        text = self._file_text(note)
+        document = is_document_name(note.relpath)
+        if pdf_page is not None:
+            span = page_lines(text, pdf_page) if document else None
+            if span is None:
+                raise UsageError(f"{note.id} has no page {pdf_page} with text.")
+            start, end = span
+        lines = file_lines(text)
+        if start is None and end is None:
+            start, end = note.start_line, note.end_line
+        first, last = check_span(note.id, len(lines), start, end)
+        if start_char:
+            length = len(without_ending(lines[first - 1])) if first <= len(lines) else 0
+            if start_char > length:
+                raise UsageError(f"Line {first} of {note.id} has {length:,} characters; "
+                                 f"start_char {start_char:,} is past its end.")
+        got = page(note.id, lines, first, last, start_char, max_chars, measure)
+        more: dict = {"note": note}
+        if document:
+            at = page_of_line(text, first)
+            if at is not None:
+                more["pages"] = (at, page_of_line(text, got.last) or at)
+        else:
+            more["frontmatter"] = split_frontmatter(text)[0]
+        return replace(got, **more)

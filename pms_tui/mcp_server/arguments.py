@@ -4,6 +4,7 @@ and never echoes the value (a 1 MB string is not quoted back)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import jsonschema
@@ -36,8 +37,10 @@ def json_type(value: object) -> str:
     return "an object"
 
 
-def check(tool: str, schema: dict, arguments: object) -> dict:
-    """``arguments`` with the schema's defaults filled in; ArgumentError when they do not fit."""
+def check(tool: str, schema: dict, arguments: object, limits: Sequence = ()) -> dict:
+    """``arguments`` with the schema's defaults filled in; ArgumentError when they do not fit,
+    or, for a value past one of ``limits`` (``limits.Limit``) that has a check of its own, the
+    UsageError of that check (the engine's sentence)."""
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
@@ -49,6 +52,7 @@ def check(tool: str, schema: dict, arguments: object) -> dict:
     validator = jsonschema.Draft202012Validator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
     if error is not None:
+        _own_check(limits, arguments, error)
         raise ArgumentError(_sentence(tool, schema, arguments, error))
     filled = {name: spec["default"] for name, spec in properties.items() if "default" in spec}
     filled.update(arguments)
@@ -56,6 +60,18 @@ def check(tool: str, schema: dict, arguments: object) -> dict:
         if spec.get("type") == "integer" and isinstance(filled.get(name), float):
             filled[name] = int(filled[name])  # JSON Schema counts 5.0 as an integer
     return filled
+
+
+def _own_check(limits: Sequence, arguments: dict, error: jsonschema.ValidationError) -> None:
+    """The check of the limit ``error`` is about, run on the value (it raises its sentence)."""
+    path = list(error.absolute_path)
+    for limit in limits:
+        if limit.check is None:
+            continue
+        if limit.argument and path == [limit.argument] and error.validator in limit.keywords:
+            limit.check(error.instance)
+        elif not limit.argument and not path and error.schema_path and error.schema_path[0] in limit.keywords:
+            limit.check(arguments)
 
 
 def _sentence(tool: str, schema: dict, arguments: dict, error: jsonschema.ValidationError) -> str:
@@ -72,6 +88,8 @@ def _sentence(tool: str, schema: dict, arguments: dict, error: jsonschema.Valida
         known = ", ".join(schema.get("properties", {}))
         extra = sorted(k for k in arguments if k not in schema.get("properties", {}))
         shown = repr(extra[0][:60]) if extra else "an argument"
+        if not known:
+            return f"The {tool} tool takes no arguments; {shown} is not one."
         return f"The {tool} tool has no argument {shown}; it takes: {known}."
     if kind == "type":
         wanted = [value] if isinstance(value, str) else list(value)
@@ -81,6 +99,10 @@ def _sentence(tool: str, schema: dict, arguments: dict, error: jsonschema.Valida
         return f"The {where} must be one of {', '.join(map(str, value))}."
     if kind == "minimum":
         return f"The {where} must be at least {error.validator_value}."
+    if kind == "maximum":
+        return f"The {where} must be at most {error.validator_value}."
+    if kind == "maxLength":
+        return f"The {where} may be at most {error.validator_value} characters long."
     if kind == "minLength":
         return f"The {where} must not be empty."
     if kind == "maxItems":

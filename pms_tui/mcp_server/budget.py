@@ -15,13 +15,17 @@ them.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 import mcp.types as types
 
 from ..core.safe_text import safe_text
 
-DEFAULT_PAGE_CHARS = 40_000
+DEFAULT_PAGE_CHARS = 40_000  # a result's structured content as compact JSON, its text blocks likewise
+METADATA_ROOM = 800  # what get's metadata takes beside a page's text, at first guess (then measured)
+METADATA_SLACK = 150  # what a page's own fields (its lines, where the next starts, a cut) may add
+MIN_TEXT_ROOM = 200  # the least text a page of get holds, however long the note's frontmatter
+# the tools that keep within a budget of their own (get's max_chars, multi_get's max_bytes)
+OWN_BUDGET = frozenset({"get", "multi_get"})
 MAX_PAGE_CHARS = 100_000  # for a client whose user raised its limit; past 50,000 Claude Code files it
 MIN_PAGE_CHARS = 1_000
 MIN_MULTI_BYTES = 2_000  # an answer listing nothing takes a few hundred bytes, and SDK_ROOM
@@ -48,21 +52,44 @@ def as_result(data: dict) -> types.CallToolResult:
                                 structured_content=data)
 
 
+def structured_size(data: object) -> int:
+    """Characters of ``data`` as compact JSON: the structured content as a client hands it on."""
+    return len(compact_json(data))
+
+
+_SAYING_ROOM = 600  # left_out and over_budget, with the counts of a few lists
+LEFT_OUT = ("Left out to keep the answer within {limit:,} characters: {counts}; ask for fewer "
+            "(a smaller k) or narrower filters.")
+
+
+def fit_lists(data: dict, limit: int = DEFAULT_PAGE_CHARS) -> dict:
+    """``data`` within ``limit`` characters of compact JSON (``structured_size``): items left
+    out from the end of its longest lists (hits, backlinks, related notes), counted under
+    ``left_out`` and said in ``over_budget``. The text blocks of the result hold the same JSON,
+    so they keep within it too."""
+    if structured_size(data) <= limit:
+        return data
+    out = {k: list(v) if isinstance(v, list) else v for k, v in data.items()}
+    sizes = {k: structured_size(v) for k, v in out.items() if isinstance(v, list)}
+    left: dict[str, int] = {}
+    excess = structured_size(out) - (limit - _SAYING_ROOM)
+    while excess > 0 and any(out[k] for k in sizes):
+        key = max((k for k in sizes if out[k]), key=sizes.__getitem__)
+        dropped = structured_size(out[key].pop()) + 1  # the item and its comma
+        sizes[key] -= dropped
+        excess -= dropped
+        left[key] = left.get(key, 0) + 1
+    out["left_out"] = left
+    out["over_budget"] = LEFT_OUT.format(limit=limit, counts=", ".join(f"{n:,} {k}" for k, n in left.items()))
+    return out
+
+
 def wire_bytes(data: dict) -> int:
     """UTF-8 bytes of the message that carries the tool result for ``data`` to the client,
     serialised as the SDK's server writes it (its fields and the JSON-RPC envelope included)."""
     result = as_result(data).model_dump(by_alias=True, mode="json", exclude_none=True)
     message = types.JSONRPCResponse(jsonrpc="2.0", id=_LONG_ID, result=result)
     return len(message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8"))
-
-
-@dataclass(frozen=True)
-class Page:
-    text: str
-    last_line: int  # the last line the page reaches, whole or in part
-    next_line: int | None  # where the next page starts, None at the end of the range
-    next_char: int | None  # set when the next page starts inside next_line (a line longer than a page)
-    cut: str | None  # the sentence saying a line was cut
 
 
 def fit_hits(hits: list[dict], max_chars: int = DEFAULT_PAGE_CHARS) -> tuple[list[dict], int]:
@@ -79,39 +106,16 @@ def fit_hits(hits: list[dict], max_chars: int = DEFAULT_PAGE_CHARS) -> tuple[lis
     return kept, len(hits) - len(kept)
 
 
-def _size(text: str) -> int:
-    """Characters ``text`` takes in the answer: made inert (``safe_text``), then escaped as JSON
+def safe_page(text: str) -> str:
+    """A page of a note as the answer gives it: control characters made inert, its line
+    endings (a CRLF file's ``\\r\\n`` too) kept, so pages joined are the file's text."""
+    return safe_text(text, keep="\t\n\r")
+
+
+def text_size(text: str) -> int:
+    """Characters ``text`` takes in the answer: made inert (``safe_page``), then escaped as JSON
     (a newline, a quote or a backslash takes two), so a page of ``max_chars`` is that long on the wire."""
-    return len(json.dumps(safe_text(text), ensure_ascii=False)) - 2
-
-
-def page(lines: list[str], first: int, last: int, start_char: int, max_chars: int) -> Page:
-    """Lines ``first``..``last`` (1-based), the first from its character ``start_char``, up to
-    ``max_chars`` characters (``_size``) joined by newlines. A page ends at the end of a line,
-    unless its first line alone is longer than a page: then it holds as much of that line as
-    fits and says so."""
-    out: list[str] = []
-    size, line = 0, first
-    while line <= last:
-        piece = lines[line - 1][start_char:] if line == first else lines[line - 1]
-        # a line longer than the room left cannot fit, however it is escaped (a 20 MB line is not measured)
-        need = _size(piece) + (2 if out else 0) if size + len(piece) <= max_chars else max_chars + 1
-        if size + need <= max_chars:
-            out.append(piece)
-            size += need
-            line += 1
-            continue
-        if out:
-            break
-        keep = min(len(piece), max_chars)
-        while keep > 1 and (over := _size(piece[:keep])) > max_chars:
-            keep = max(1, min(keep - 1, keep * max_chars // over))
-        offset = start_char + keep
-        total = len(lines[line - 1])
-        cut = (f"Line {line} has {total:,} characters, more than a page: this page holds its characters "
-               f"{start_char:,} to {offset:,}; go on with start_line {line} and start_char {offset}.")
-        return Page(piece[:keep], line, line, offset, cut)
-    return Page("\n".join(out), line - 1, line if line <= last else None, None, None)
+    return len(json.dumps(safe_page(text), ensure_ascii=False)) - 2
 
 
 def fit_notes(notes: list[dict], oversized: list[dict], errors: list[dict], max_bytes: int,

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 DEFAULT_PORT = 8765
-CLIENT_NAMES = "claude-code, claude-desktop, cursor or vscode"
+CLIENT_NAMES = "claude-code, claude-desktop, cursor, vscode, codex, gemini, windsurf, zed or opencode"
 
 
 def add_mcp_parser(sub) -> argparse.ArgumentParser:
@@ -35,7 +35,8 @@ def add_mcp_parser(sub) -> argparse.ArgumentParser:
         a.add_argument("--dry-run", action="store_true", help="show the change and write nothing")
         a.add_argument("--scope", choices=("user", "project"), default="user",
                        help="user (default): the client's own config; project: the config in this folder "
-                            "(.mcp.json, .cursor/mcp.json, .vscode/mcp.json)")
+                            "(.mcp.json, .cursor/mcp.json, .vscode/mcp.json, .codex/config.toml, "
+                            ".gemini/settings.json, .zed/settings.json, opencode.json)")
         a.add_argument("--config", metavar="PATH", help="this config file instead of the client's usual one")
         a.add_argument("--name", default="pms-tui", help="the server's name in the config (default pms-tui)")
         if action == "install":
@@ -59,6 +60,8 @@ def install(args) -> int:
         _say(f"The home {home} holds no index yet: `pms-tui --home {home} add FOLDER`, then `sync`.")
     if done:
         _say(target.restart)
+    if args.scope == "project" and not args.config and target.project_note:
+        _say(target.project_note)
     return 0
 
 
@@ -107,6 +110,12 @@ def run(args) -> int:
     from ..core.errors import PmsError
     from ..core.safe_text import safe_text
 
+    given = args.home or os.environ.get("PMS_TUI_HOME")
+    if given and not Path(given).expanduser().is_dir():
+        # a typo in a client's config must not make an empty home the agent then searches
+        print(safe_text(f"pms-tui: the home {given} does not exist; nothing was started: create it with "
+                        f"`pms-tui --home {given} add FOLDER`, or correct --home."), file=sys.stderr)
+        return 1
     sock = None
     if args.http:
         from .http import bind, check_host

@@ -15,7 +15,7 @@ import fnmatch
 
 from ..core.errors import UsageError
 from ..core.results import note_uri
-from ..core.kb import NoteRef, check_span, is_document_name, page_lines, page_of_line, page_ref, split_frontmatter
+from ..core.kb import NoteRef, is_document_name
 from ..core.safe_text import one_line, safe_text
 from . import budget
 
@@ -44,57 +44,53 @@ def frontmatter_json(value):
 
 
 def get_note(kb, ref: object, start_line: int | None = None, end_line: int | None = None,
-             max_chars: int = budget.DEFAULT_PAGE_CHARS, start_char: int = 0) -> dict:
-    """One note, whole or lines ``start_line``..``end_line`` (1-based, inclusive, file lines as
-    search hits give them), the first line from its character ``start_char``, in pages of at
-    most ``max_chars`` (then ``next_start_line``, and ``next_start_char`` inside a line longer
-    than a page, say where to go on)."""
-    page = None
-    if isinstance(ref, str) and (named := page_ref(ref)) and start_line is None:
-        ref, page = named  # Obsidian's link to a PDF's page
-    note = find(kb, ref)
-    text = kb.note_text(note)
-    if page is not None:
-        span = page_lines(text, page) if is_document_name(note.relpath) else None
-        if span is None:
-            raise UsageError(f"{note.id} has no page {page} with text.")
-        start_line, end_line = span
-    meta, _, _ = split_frontmatter(text)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    total = len(lines)
-    if start_line is None and end_line is None:  # lines named with the note (note.md:12-20)
-        start_line, end_line = note.start_line, note.end_line
-    first, last = check_span(note.id, total, start_line, end_line)
-    if start_char and (first > total or start_char > len(lines[first - 1])):
-        raise UsageError(f"Line {first} of {note.id} has {len(lines[first - 1]) if first <= total else 0:,} characters; "
-                         f"start_char {start_char:,} is past its end.")
-    piece = budget.page(lines, first, last, start_char, max_chars)
-    shown_last = piece.last_line
+             max_chars: int | None = budget.DEFAULT_PAGE_CHARS, start_char: int = 0) -> dict:
+    """One note, whole or lines ``start_line``..``end_line``, in pages (``KnowledgeBase.read``,
+    which names where the next page starts) whose whole result, its metadata with the text,
+    takes at most ``max_chars`` as compact JSON (``budget.structured_size``: what Claude Code
+    hands the model). Joined, the pages are the file's text."""
+    room = None if max_chars is None else max(budget.MIN_TEXT_ROOM, max_chars - budget.METADATA_ROOM)
+    measured = False
+    while True:
+        got = kb.read(ref, start_line, end_line, room, start_char=start_char, measure=budget.text_size)
+        result = _note_json(kb, got, start_char)
+        if max_chars is None or room is None:
+            return result
+        over = budget.structured_size(result) - max_chars
+        if over > 0 and room > budget.MIN_TEXT_ROOM:
+            room = max(budget.MIN_TEXT_ROOM, room - over)  # a long frontmatter: less room for the text
+        elif got.truncated and not measured and -over > max(budget.METADATA_SLACK, max_chars // 20):
+            # the metadata measured: the page may hold much more than the first guess gave it
+            # (a few hundred characters left unused are not worth reading the note again)
+            room += -over - budget.METADATA_SLACK
+        else:
+            return result
+        measured = True
+
+
+def _note_json(kb, got, start_char: int) -> dict:
+    """get's answer for the page ``got`` (``KnowledgeBase.read``)."""
+    note = got.note
     result = {
-        "id": note.id, "uri": note_uri(note.collection.name, note.relpath),
+        "id": got.id, "uri": note_uri(note.collection.name, note.relpath),
         "collection": note.collection.name, "path": one_line(note.relpath),
         "file": one_line(str(note.collection.path / note.relpath)), "title": one_line(note.title),
-        "frontmatter": frontmatter_json(meta), "lines": [first, shown_last], "total_lines": total,
-        "text": safe_text(piece.text),
+        "frontmatter": frontmatter_json(got.frontmatter), "lines": [got.first, got.last],
+        "total_lines": got.total_lines, "text": budget.safe_page(got.text),
     }
+    if got.pages is not None:  # a PDF: the page of the first line given, and of the last
+        result["pages"] = list(got.pages)
     if not is_document_name(note.relpath):  # what an edit names (edit_note, move_note, delete_note)
         result["version"] = kb.write.version(note.id)
-    if is_document_name(note.relpath):
-        result["frontmatter"] = {}
-        page = page_of_line(text, first)
-        if page is not None:  # a PDF: the page of the first line given, and of the last
-            result["pages"] = [page, page_of_line(text, shown_last) or page]
     if start_char:
         result["start_char"] = start_char
-    if piece.next_line is not None:
+    if got.truncated:
         result["truncated"] = True
-        result["next_start_line"] = piece.next_line
-    if piece.next_char is not None:
-        result["next_start_char"] = piece.next_char
-    if piece.cut:
-        result["cut"] = piece.cut
+        result["next_start_line"] = got.next_start_line
+    if got.next_start_char is not None:
+        result["next_start_char"] = got.next_start_char
+    if got.cut:
+        result["cut"] = got.cut
     return result
 
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import time
 
-from ..core.errors import UsageError
 from ..core.safe_text import one_line, safe_text
-from . import budget, notes
+from . import budget, limits, notes
 from ..core.results import note_uri
 
 
@@ -55,8 +54,7 @@ def get(runner, args: dict) -> dict:
 
 def multi_get(runner, args: dict) -> dict:
     refs, pattern = args.get("notes"), args.get("pattern")
-    if (refs is None) == (pattern is None):
-        raise UsageError("Give either notes (a list of ids or paths) or pattern (a glob over ids), not both or neither.")
+    limits.check_notes_or_pattern(args)
     max_bytes = min(args["max_bytes"], notes.MAX_MULTI_BYTES)
     return notes.multi_get(runner.kb, refs, pattern, max_bytes)
 

@@ -3,17 +3,22 @@ the get tool (only indexed notes, only inside their collection's folder)."""
 
 from __future__ import annotations
 
-from . import notes
+from . import budget
+from ..core.errors import UsageError
 from ..core.results import note_uri
 
 PAGE = 500
-READ_MAX_CHARS = 4_000_000  # a resource is the whole note (notes are indexed up to 2 MB)
 
 
 def page(kb, cursor: str | None) -> tuple[list[tuple[str, str]], str | None]:
     """(uri, id) of one page of notes, and the next page's cursor (None at the end)."""
-    start = int(cursor) if cursor and cursor.isdigit() else 0
     names = kb.note_names()
+    start = 0
+    if cursor is not None:
+        if not (cursor.isascii() and cursor.isdigit() and 0 < int(cursor) < len(names)):
+            raise UsageError("That cursor is not one this server gave (or the notes changed since); "
+                             "list the resources again without a cursor.")
+        start = int(cursor)
     out = []
     for name in names[start:start + PAGE]:
         collection, _, rel = name.partition("/")
@@ -23,5 +28,5 @@ def page(kb, cursor: str | None) -> tuple[list[tuple[str, str]], str | None]:
 
 
 def read(kb, uri: str) -> str:
-    """The note's text (as get returns it whole, in parts for a very long note)."""
-    return notes.get_note(kb, uri, max_chars=READ_MAX_CHARS)["text"]
+    """The note's whole text, as the file has it (``KnowledgeBase.read``; what get's pages join to)."""
+    return budget.safe_page(kb.read(uri).text)

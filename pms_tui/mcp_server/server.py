@@ -25,10 +25,13 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..core.errors import PmsError, describe
 from ..core.safe_text import one_line
-from . import arguments, budget, instructions, resources, tools
+from . import arguments, budget, instructions, limits, resources, tools
 from ..core.results import NOTE_URI_TEMPLATE
 
 MAX_NAME_SHOWN = 80
+MAX_URI_SHOWN = 300
+# "Resource not found" (MCP specification, server/resources, "Error Handling")
+RESOURCE_NOT_FOUND = -32002
 
 
 def _version() -> str:
@@ -90,14 +93,14 @@ class PmsServer(Server):
             return _error(tools.off_reason(name) or
                           f"There is no tool {shown!r}; the tools are: {', '.join(self.offered)}.")
         try:
-            checked = arguments.check(name, spec.schema, args)
+            checked = arguments.check(name, spec.schema, args, limits.of(name))
             run = self.runner.write if spec.writes else self.runner.read
             data = await run(spec.run, self.runner, checked)
         except PmsError as exc:
             return _error(str(exc))
         except Exception as exc:  # noqa: BLE001 - the last line of defence: a sentence, not a crash
             return _error(describe(exc))
-        return budget.as_result(data)
+        return budget.as_result(data if name in budget.OWN_BUDGET else budget.fit_lists(data))
 
     async def _call_tool(self, ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         info = getattr(ctx.session.client_params, "client_info", None)  # who writes, for the write journal
@@ -120,7 +123,10 @@ class PmsServer(Server):
     async def _list_resources(self, ctx: ServerRequestContext,
                               params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         cursor = params.cursor if params else None
-        listed, following = await self.runner.read(resources.page, self.runner.kb, cursor)
+        try:
+            listed, following = await self.runner.read(resources.page, self.runner.kb, cursor)
+        except PmsError as exc:  # a cursor this server never gave
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
         return types.ListResourcesResult(
             resources=[types.Resource(uri=uri, name=name, mime_type="text/markdown") for uri, name in listed],
             next_cursor=following,
@@ -137,8 +143,10 @@ class PmsServer(Server):
         uri = str(params.uri)
         try:
             text = await self.runner.read(resources.read, self.runner.kb, uri)
+        except PmsError as exc:  # no such note (or not one to read): the spec's "resource not found"
+            raise MCPError(RESOURCE_NOT_FOUND, str(exc), {"uri": uri[:MAX_URI_SHOWN]}) from None
         except Exception as exc:  # noqa: BLE001 - one sentence as the JSON-RPC error
-            raise MCPError(types.INVALID_PARAMS, describe(exc)) from None
+            raise MCPError(types.INTERNAL_ERROR, describe(exc)) from None
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, text=text,
                                                                              mime_type="text/markdown")])
 
