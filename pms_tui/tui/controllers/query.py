@@ -220,8 +220,8 @@ class QueryPart(SearchRuns):
     @work(thread=True, exclusive=True, group="explain", exit_on_error=False)
     def explain_worker(self, query: str, note: str) -> None:
         try:
-            # as the search it explains ran: the last word still being typed
-            lines = opened(self.kb).explain(query, note, vector=self.vector_ready, typing=True).lines()
+            # as the search it explains ran: its last word a prefix only while being typed
+            lines = opened(self.kb).explain(query, note, vector=self.vector_ready, typing=self.shown_typing).lines()
         except Exception as exc:  # noqa: BLE001
             lines = [sentence(exc)]
         self.app.call_from_thread(self._show_explanation, query, note, lines)

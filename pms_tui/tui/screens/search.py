@@ -176,6 +176,7 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
 
     @on(Input.Submitted, "#search")
     def _query_submitted(self, event: Input.Submitted) -> None:
+        self.settle_now()
         if self.results.hits:
             self.results.focus()
 
@@ -185,15 +186,19 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
         self.query_one("#reader-scroll").focus()
 
     def action_select_next(self) -> None:
+        self.settle_now()  # moving to the results: the query is finished
         self.results.action_cursor_down()
 
     def action_select_previous(self) -> None:
+        self.settle_now()
         self.results.action_cursor_up()
 
     def action_select_page_down(self) -> None:
+        self.settle_now()
         self.results.action_page_down()
 
     def action_select_page_up(self) -> None:
+        self.settle_now()
         self.results.action_page_up()
 
     def action_clear(self) -> None:
