@@ -23,7 +23,8 @@ class KeyRow:
 def help_intro(key: Callable[[str], str]) -> str:
     """The line above the table; ``key(binding_id)`` names the keys as they are bound now."""
     return (
-        "Keys work while you type in the search bar. Remap any key with a [keys] table in "
+        "Keys work while you type in the search bar, but those marked \"in the results list\": "
+        "enter or tab moves there (↑ ↓ select a result and leave you typing). Remap any key with a [keys] table in "
         f"config.toml, by its id:  \"app.sync\" = \"f5\".  {key('command_palette')} opens the command palette.\n"
         "Search language: words, \"an exact phrase\", -word, -\"a phrase\", tag:git, path:git/, in:notes, "
         "title:word, after:2024-05, before:7d (also -tag: -path: -in:). Filters alone list the newest "
