@@ -29,7 +29,8 @@ from pms_tui.core.errors import SearchStopped
 
 from ..messages import SearchCompleted
 from . import opened, while_running
-from .state import Answer, SearchState
+from ..widgets.status import Answer
+from .state import SearchState
 
 if TYPE_CHECKING:
     from pms_tui.core.results import SearchResult
@@ -155,7 +156,8 @@ class SearchRuns(SearchState):
         self.chips.show_query(parsed.chips() if parsed else [], [i.text for i in parsed.ignored] if parsed else [])
         self.answer = Answer(lanes=tuple(message.lanes), hits=len(self.results.rows), elapsed_ms=message.elapsed_ms,
                              recent=message.recent, ignored=ignored, weak=weak, notes=tuple(message.notes),
-                             vector_out=message.result.vector_out if message.result is not None else None)
+                             vector_out=message.result.vector_out if message.result is not None else None,
+                             words=parsed.has_text if parsed is not None else True)
         if message.error:
             self.notify(message.error, severity="error")
         self._stop_settle()

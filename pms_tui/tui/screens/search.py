@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Footer, Input
+from textual.widgets import Footer, Input, ProgressBar
 from textual.worker import Worker, WorkerState
 
 from pms_tui.core.errors import PmsError, describe
@@ -38,7 +38,7 @@ from ..widgets.query_bits import FilterChips, QuerySuggester
 from ..widgets.reader import Reader
 from ..widgets.results import ResultsList
 from ..widgets.search_bar import SearchBar, search_placeholder
-from ..widgets.status import StatusLine
+from ..widgets.status import StatusLine, StatusText
 from .search_palette import palette_commands
 
 if TYPE_CHECKING:
@@ -120,7 +120,14 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
             yield Reader(empty_text=welcome_text(self.key), decorate=links.note_shown, links=links, id="reader")
             yield LinksPanel(id="links")
         yield EvidencePanel(id="evidence")
-        yield StatusLine(show_timings=self.show_timings, id="status").data_bind(status=SearchState.status_shown)
+        with StatusLine(id="status").data_bind(sync=SearchState.sync_progress, text_sync=SearchState.text_progress):
+            yield StatusText(show_timings=self.show_timings, id="status-text").data_bind(
+                counts=SearchState.counts, model=SearchState.model_state, sync=SearchState.sync_progress,
+                text_sync=SearchState.text_progress, watching=SearchState.watch_words, clip=SearchState.clipping,
+                mode=SearchState.mode, collection=SearchState.collection_filter, aside=SearchState.aside,
+                view=SearchState.view, sort=SearchState.sort, answer=SearchState.answer)
+            # determinate: the indeterminate bar animates at 15 frames a second, CPU taken from the model
+            yield ProgressBar(total=100, show_eta=False, id="sync-progress")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -131,6 +138,7 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
             return
         self.refresh_collections()
         self.refresh_stats()
+        self.follow_the_index()
         self.load_query_state()
         if self.kb.model_mismatch:
             self.model_state = ModelState.MISMATCH
