@@ -5,6 +5,7 @@ vectors fill in. The real app, index and model."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -65,9 +66,7 @@ def test_the_status_line_keeps_what_matters_at_every_width(tui_home, width):
                 assert "model ready" not in text  # the constant parts went first
 
             # syncing, the progress bar beside the words
-            status.update_status(sync="syncing: embedding 1,204/3,410 · 21/s · 1m45s left")
-            status.set_class(True, "-syncing")
-            status.set_progress(1204, 3410)
+            screen.sync_progress = Progress("embedding", 1204, 3410, rate=21.0, eta=105.0)
             await pilot.pause()
             assert status.query_one(ProgressBar).display
             text = shown(app)
@@ -76,8 +75,10 @@ def test_the_status_line_keeps_what_matters_at_every_width(tui_home, width):
                 assert "1m45s left" in text
 
             # vectors pending, the vector lane left out and why
-            status.update_status(sync="idle", pending=2_222, lanes=("bm25",), notes=(FILLING,), weak=False,
-                                 ignored=(), vector_out=VectorOut.FILLING_IN)
+            screen.sync_progress = None
+            screen.counts = replace(screen.counts, pending=2_222)
+            screen.answer = replace(screen.answer, lanes=("bm25",), notes=(FILLING,), weak=False, ignored=(),
+                                    vector_out=VectorOut.FILLING_IN)
             await pilot.pause()
             assert not status.query_one(ProgressBar).display
             text = shown(app)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Footer, Input, ProgressBar
+from textual.widgets import Input, ProgressBar
 from textual.worker import Worker, WorkerState
 
 from pms_tui.core.errors import PmsError, describe
@@ -33,6 +33,7 @@ from ..controllers.sync import SyncPart
 from ..keys import SEARCH_BINDINGS
 from ..messages import ModelFailed, ModelLoaded
 from ..widgets.evidence import EvidencePanel
+from ..widgets.footer import FittingFooter
 from ..widgets.links_panel import LinksPanel
 from ..widgets.query_bits import FilterChips, QuerySuggester
 from ..widgets.reader import Reader
@@ -90,6 +91,7 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
     # below 150 columns the links panel takes the results' place (app.tcss): results, reader
     # and panel side by side would leave the reader too narrow to read (or no room at all)
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (150, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
     COMMANDS = {ScreenCommands}
 
     def __init__(self, kb: KnowledgeBase | None, *, keymap: Mapping[str, str] | None = None, show_timings: bool = True,
@@ -128,7 +130,7 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
                 view=SearchState.view, sort=SearchState.sort, answer=SearchState.answer)
             # determinate: the indeterminate bar animates at 15 frames a second, CPU taken from the model
             yield ProgressBar(total=100, show_eta=False, id="sync-progress")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.search_bar.focus()
