@@ -19,7 +19,7 @@ from ..result_rows import Row, layout
 SNIPPET_LINES = 2
 # The title gets the room first: the ranks in full while the title keeps TITLE_ROOM cells, else
 # in short (``b#2 v#1``) while it keeps MIN_TITLE, else the score alone
-TITLE_ROOM = 30
+TITLE_ROOM = 26
 MIN_TITLE = 20
 
 
