@@ -80,3 +80,28 @@ def test_settled_results_are_the_cli_and_mcp_results(home, query):
         assert settled == _ranks(result.structured_content["hits"])[:len(settled)]
     finally:
         client.close()
+
+
+def test_a_click_in_the_list_settles_the_query_at_once_and_keeps_the_row(home):
+    """Clicking a row right after typing: the query is finished; its settled results come at
+    once (not a second later, under the person's pointer) and the clicked note stays highlighted."""
+
+    async def go():
+        app = make_app(home)
+        async with app.run_test(size=(160, 40)) as pilot:
+            await wait_for_model(app, pilot)
+            screen = app.search_screen
+            screen.settle_seconds = 60  # a pause longer than this test: only the click settles it
+            await type_query(app, pilot, "git")
+            assert screen.settle_pending
+            await pilot.click("#results", offset=(4, 1))
+            assert not screen.settle_pending
+            clicked = screen.results.current
+            await settle(app, pilot)
+            assert not screen.shown_typing
+            kept = screen.results.current
+            if any(h.chunk_id == clicked.chunk_id for h in screen.results.hits):
+                assert kept.chunk_id == clicked.chunk_id
+            assert screen.reader.hit is not None and screen.reader.hit.chunk_id == kept.chunk_id
+
+    run(go())

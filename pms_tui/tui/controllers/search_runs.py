@@ -27,7 +27,7 @@ from textual.worker import get_current_worker
 from pms_tui.core.errors import describe
 from pms_tui.core.errors import SearchStopped
 
-from ..messages import SearchCompleted
+from ..messages import IndexChanged, SearchCompleted
 from . import opened, while_running
 from ..widgets.status import Answer
 from .state import SearchState
@@ -165,6 +165,12 @@ class SearchRuns(SearchState):
             self._settle = self.set_timer(self.settle_seconds, self.settle_now, name="search-settle")
         started = self._search_started
         self.call_after_refresh(self._search_rendered, started)
+
+    def on_index_changed(self, message: IndexChanged) -> None:
+        """A sync (this app's or another process's) changed the index: a search shown without
+        its vector lane, waiting for vectors, runs again once none is pending."""
+        if self.answer.vector_out is not None and not self.counts.pending and not self.search_pending:
+            self.request_search(immediate=True)
 
     @while_running
     def _search_rendered(self, started: float) -> None:

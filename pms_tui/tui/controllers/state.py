@@ -20,6 +20,7 @@ from pms_tui.core.errors import describe
 from pms_tui.core.results import ModelState
 
 from ..keys import bound_key
+from ..messages import IndexChanged
 from ..sample import is_sample_path
 from ..widgets.evidence import EvidencePanel
 from ..widgets.links_panel import LinksPanel
@@ -159,4 +160,5 @@ class SearchState(Screen[None]):
         self.counts = Counts(stats["documents"], stats["chunks"], stats["vectors_pending"])
         if stats["collections"] != len(self.collection_names):
             self.refresh_collections()
+        self.post_message(IndexChanged())  # completion values, saved searches, a search waiting for vectors
 

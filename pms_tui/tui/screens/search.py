@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Input, ProgressBar
@@ -191,6 +191,10 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
             self.results.focus()
 
     # -- moving through the results ---------------------------------------------------------------
+    @on(events.DescendantFocus, "#results")
+    def _results_focused(self) -> None:
+        self.settle_now()  # a click or tab into the list: the query is finished
+
     @while_running
     def on_results_list_hit_chosen(self, message: ResultsList.HitChosen) -> None:
         self.query_one("#reader-scroll").focus()
