@@ -192,9 +192,9 @@ def status_parts(s: Status, show_timings: bool = True) -> list[Part]:
     if s.clip:
         style = "bold $text-warning"
         clip = s.clip
-        timed = f" · {clip.seconds} s" if clip.seconds else ""
-        parts.append(part(CLIP, [(f"clipping {clip.host}: {clip.stage}{timed}", style)],
-                          [(f"clipping: {clip.stage}{timed}", style)], [("clipping…", style)]))
+        took = f" · {clip.seconds} s" if clip.seconds else ""
+        parts.append(part(CLIP, [(f"clipping {clip.host}: {clip.stage}{took}", style)],
+                          [(f"clipping: {clip.stage}{took}", style)], [("clipping…", style)]))
     words = MODEL_WORDS[s.model]
     model_style = {"ready": "$text-success", "loading": "$text-warning"}.get(words, "$text-error")
     model = cut([(words, model_style)], 30)[0]
