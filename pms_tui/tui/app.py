@@ -35,9 +35,8 @@ if TYPE_CHECKING:
 
 def _freeze_imports() -> None:
     """Move what the imports made (modules, classes, functions: 43k objects, alive until the
-    process ends) out of the garbage collector's reach, once per process: a full collection
-    fell before the first screen and scanned them all, delaying it; now every collection skips
-    them."""
+    process ends) out of the garbage collector's reach, once per process, so that no
+    collection scans them (one before the first screen would delay it)."""
     if gc.get_freeze_count() == 0:
         gc.freeze()
 

@@ -59,5 +59,5 @@ def test_a_sync_s_words_come_from_its_numbers():
 
 
 def test_a_clip_says_where_and_how_long():
-    text = said(Status(clip=Clipping("example.com", "fetching", 12)))
-    assert "clipping example.com: fetching · 12 s" in text
+    assert "clipping example.com · 12 s" in said(Status(clip=Clipping("example.com", seconds=12)))
+    assert "clipping example.com: extracting · 3 s" in said(Status(clip=Clipping("example.com", "extracting", 3)))

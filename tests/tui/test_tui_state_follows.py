@@ -84,7 +84,7 @@ def test_a_clip_shows_where_it_is_and_the_stop_key_stops_it(tui_home, web):
             assert await until(pilot, lambda: screen.clipping is not None, 10)
             await pilot.pause(1.2)
             assert screen.clipping.seconds >= 1  # it counts while it works
-            assert "clipping 127.0.0.1: fetching" in _words(screen)
+            assert "clipping 127.0.0.1 · " in _words(screen)
             await pilot.press("ctrl+z")
             await pilot.pause()
             assert screen.clipping is None and "clipping" not in _words(screen)

@@ -94,6 +94,7 @@ class ClipPart(SearchRuns):
         self.clipping = Clipping(one_line(urlsplit(request.url).hostname or request.url)[:60])
         self._clip_clock = self.set_interval(1.0, self._clip_tick, name="clip-clock")
         self._clip_worker = self.clip_worker(request)
+        self.notify(f"Clipping {self.clipping.host}; {self.key('app.stop_sync')} stops it.", timeout=4)
 
     def _clip_tick(self) -> None:
         if self.clipping is not None:

@@ -99,10 +99,6 @@ class QueryPart(SearchRuns):
         self._facets = values
 
     # -- views ------------------------------------------------------------------------------
-    def results_count(self, base: int) -> int:
-        """Passages to ask for: more in notes view, so that ``base`` notes can fill."""
-        return base * 3 if self.view == "notes" else base
-
     def action_toggle_view(self) -> None:
         self.view = "passages" if self.view == "notes" else "notes"
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import on, work
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from pms_tui.core.config import load_state, save_state
@@ -260,7 +260,8 @@ class SyncPart(SearchRuns):
         self.sync_progress = None
         self.notify(message.reason, title="Sync failed", severity="error", timeout=10)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+    @on(Worker.StateChanged)
+    def _sync_worker_ended(self, event: Worker.StateChanged) -> None:
         """The sync worker has finished: start the sync of the folders added meanwhile, unless
         the user stopped syncing."""
         if event.worker.group != "sync" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR,

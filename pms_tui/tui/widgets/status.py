@@ -64,10 +64,11 @@ class Progress:
 
 @dataclass(frozen=True)
 class Clipping:
-    """A page being clipped: its host, what the clip does now, seconds since it began."""
+    """A page being clipped: its host, what the clip does now (where the engine says), seconds
+    since it began."""
 
     host: str
-    stage: str = "fetching"
+    stage: str = ""
     seconds: int = 0
 
 
@@ -193,8 +194,9 @@ def status_parts(s: Status, show_timings: bool = True) -> list[Part]:
         style = "bold $text-warning"
         clip = s.clip
         took = f" · {clip.seconds} s" if clip.seconds else ""
-        parts.append(part(CLIP, [(f"clipping {clip.host}: {clip.stage}{took}", style)],
-                          [(f"clipping: {clip.stage}{took}", style)], [("clipping…", style)]))
+        stage = f": {clip.stage}" if clip.stage else ""
+        parts.append(part(CLIP, [(f"clipping {clip.host}{stage}{took}", style)],
+                          [(f"clipping{stage}{took}", style)], [("clipping…", style)]))
     words = MODEL_WORDS[s.model]
     model_style = {"ready": "$text-success", "loading": "$text-warning"}.get(words, "$text-error")
     model = cut([(words, model_style)], 30)[0]
