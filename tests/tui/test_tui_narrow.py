@@ -6,7 +6,6 @@ from __future__ import annotations
 from rich.cells import cell_len
 from tests.tui.tui_helpers import make_app, run, settle, settled, type_query, wait_for_model
 from textual.widgets import Input
-from textual.widgets._footer import FooterKey
 
 from pms_tui.core.results import Hit
 from pms_tui.tui.widgets.results import hit_row
@@ -37,7 +36,7 @@ def test_the_footer_shows_only_whole_keys_at_80_columns(tui_home):
         async with app.run_test(size=SIZE) as pilot:
             await settle(app, pilot)
             await pilot.pause(0.2)
-            keys = list(app.screen.query(FooterKey))
+            keys = [w for w in app.screen.query("FooterKey")]
             palette = [k for k in keys if k.has_class("-command-palette")]
             shown = [k for k in keys if k not in palette]
             assert palette and shown and shown[0].description == "Help"

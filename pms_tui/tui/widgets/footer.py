@@ -3,22 +3,30 @@
 Textual's Footer lays every shown key in a grid and a narrow terminal cuts the last one in
 the middle ("^r Ch"); this one leaves out the keys that do not fit, last first (the help key,
 f1, is first and lists them all), and goes compact below 100 columns. Built on the Footer's
-own compose: what it yields is kept or left out, nothing else changes.
+own compose: what it yields is kept or left out, nothing else changes. A key is known by
+what Footer's key widgets hold (``key_display`` and ``description``, public attributes of a
+class Textual keeps private), so no private name of Textual's is imported.
 """
 
 from __future__ import annotations
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
+from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey  # Footer's own key widget: its compose yields them
 
 COMPACT_BELOW = 100  # columns
 
 
-def key_cells(key: FooterKey, compact: bool) -> int:
+def is_key(widget: Widget) -> bool:
+    """One of the footer's keys (Footer's compose also yields group labels)."""
+    return hasattr(widget, "key_display") and hasattr(widget, "description")
+
+
+def key_cells(key: Widget, compact: bool) -> int:
     """The cells one key takes in the footer (its key, its words, their padding and gap)."""
-    return cell_len(key.key_display) + cell_len(key.description) + (2 if compact else 3)
+    shown = cell_len(getattr(key, "key_display", "")) + cell_len(getattr(key, "description", ""))
+    return shown + (2 if compact else 3)
 
 
 class FittingFooter(Footer):
@@ -28,13 +36,13 @@ class FittingFooter(Footer):
         if not width:  # before the first layout: every key, fitted once the size is known
             yield from keys
             return
-        palette = [k for k in keys if isinstance(k, FooterKey) and k.has_class("-command-palette")]
+        palette = [k for k in keys if is_key(k) and k.has_class("-command-palette")]
         room = width - sum(key_cells(k, self.compact) + 1 for k in palette)
         kept = []
         for key in keys:
             if key in palette:
                 continue
-            cells = key_cells(key, self.compact) if isinstance(key, FooterKey) else 0
+            cells = key_cells(key, self.compact) if is_key(key) else 0
             if cells > room:
                 break
             room -= cells
