@@ -134,3 +134,35 @@ def test_the_clip_dialog_offers_the_collection_last_clipped_into(tui_home, tmp_p
             assert await dialog_default() == "zzz"
 
     run(scenario())
+
+
+def test_a_search_waiting_for_vectors_runs_again_when_another_process_has_embedded_them(tui_home, tui_notes):
+    """Another writer (here a second KnowledgeBase, on its own connection, as the CLI's) indexes
+    notes' text, then their vectors: the app's search that went without its vector lane runs
+    again by itself once none is pending, and the status line no longer says it waits."""
+    import asyncio
+
+    from pms_tui.core.kb import KnowledgeBase
+    from pms_tui.core.results import VectorOut
+
+    (tui_home / "config.toml").write_text("watch = false\nvector_min_share = 1.0\n", encoding="utf-8")
+
+    async def scenario():
+        app = make_app(tui_home)
+        async with app.run_test(size=(200, 30)) as pilot:
+            screen = app.search_screen
+            await wait_for_model(app, pilot)
+            other = KnowledgeBase(home=tui_home)
+            try:
+                for n in range(3):
+                    write_note(tui_notes, f"lamps/lantern{n}.md", f"# Lantern {n}\n\nA brass lantern, number {n}.\n")
+                await asyncio.to_thread(other.sync, embed=False)
+                await type_query(app, pilot, "brass lantern ")
+                assert screen.answer.vector_out is VectorOut.FILLING_IN
+                await asyncio.to_thread(other.embed_pending)
+                assert await until(pilot, lambda: screen.answer.lanes == ("bm25", "vector"), 30)
+                assert "filling in" not in _words(screen)
+            finally:
+                other.close()
+
+    run(scenario())
