@@ -64,6 +64,7 @@ from .store import health
 from .store import chunks as chunk_rows
 from .store import collections as collection_rows
 from .store import documents as document_rows
+from .store import fts
 from .store import meta
 from .store import vectors as vector_rows
 from .store.schema import ensure_vector_table
@@ -379,6 +380,11 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         return guide_rules.aside_notice(guide.name)
 
     # -- facts -------------------------------------------------------------------------------
+    def data_version(self) -> int:
+        """A number that moves when another connection commits to the index (another process's
+        sync, clip or new collection): one pragma, cheap enough for the app to poll."""
+        return fts.change_key(self._store.conn)[0]
+
     def stats(self) -> dict:
         conn = self._store.conn
         size = sum(p.stat().st_size for p in self.home.glob(DB_FILE + "*") if p.is_file())

@@ -25,7 +25,7 @@ from pms_tui.core.safe_text import one_line, safe_text
 
 from .commands import AppCommands, Command
 from .controllers.sync import WATCH_GROUP
-from .keys import ALL_BINDINGS, APP_BINDINGS, bound_key, keymap_from_settings
+from .keys import ALL_BINDINGS, APP_BINDINGS, RESULTS_BINDINGS, bound_key, keymap_from_settings
 from .screens.search import SearchScreen
 from .themes import DEFAULT_DARK, bundled_theme_dir, load_themes
 
@@ -35,9 +35,8 @@ if TYPE_CHECKING:
 
 def _freeze_imports() -> None:
     """Move what the imports made (modules, classes, functions: 43k objects, alive until the
-    process ends) out of the garbage collector's reach, once per process: a full collection
-    fell before the first screen and scanned them all, delaying it; now every collection skips
-    them."""
+    process ends) out of the garbage collector's reach, once per process, so that no
+    collection scans them (one before the first screen would delay it)."""
     if gc.get_freeze_count() == 0:
         gc.freeze()
 
@@ -89,6 +88,12 @@ class PmsApp(App[int]):
         user, user_problems = load_themes(home / "themes" if home else None)
         for theme in bundled + user:
             self.register_theme(theme)
+        if DEFAULT_DARK in self.available_themes:
+            # the palette's theme picker offers the app's themes and the person's, as the README
+            # names them, not Textual's own seventeen
+            for name in BUILTIN_THEMES:
+                if name not in {t.name for t in bundled + user}:
+                    self.unregister_theme(name)
         self.startup_problems += [(p, "warning") for p in problems + user_problems]
         wanted = DEFAULT_DARK
         if self.kb is not None:
@@ -135,6 +140,11 @@ class PmsApp(App[int]):
         return [(f"Theme: {name}", partial(self.set_theme, name), "Switch and remember")
                 for name in sorted(self.available_themes) if name not in BUILTIN_THEMES]
 
+    def action_help_quit(self) -> None:
+        """ctrl+c (copy in a field) elsewhere: say how to quit, in plain words (Textual's own
+        toast is markup, and every notification here is plain text)."""
+        self.notify(f"Press {self.key_name('app.quit')} to quit the app.", title="Do you want to quit?")
+
     # -- help -------------------------------------------------------------------------------------
     def key_rows(self) -> list[KeyRow]:
         """Every key, with remaps applied."""
@@ -150,7 +160,10 @@ class PmsApp(App[int]):
             binding_id = binding.id or ""  # every binding of the app has an id
             keys = self.keymap.get(binding_id, binding.key)
             shown = " ".join(self.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
-            rows.append(KeyRow(shown, binding.tooltip or binding.description, binding_id))
+            action = binding.tooltip or binding.description
+            if binding in RESULTS_BINDINGS:  # letters: in the search bar they are typed
+                action = f"{action} (in the results list)"
+            rows.append(KeyRow(shown, action, binding_id))
         return rows
 
     def action_help(self) -> None:

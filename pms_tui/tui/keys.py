@@ -35,8 +35,9 @@ SEARCH_BINDINGS: list[Binding] = [
     # the last ones fall off its end; the key to the list of every key must stay
     Binding("f1", "app.help", "Help", id="app.help", tooltip="List the keys"),
     Binding("ctrl+s", "sync", "Sync", id="app.sync", tooltip="Index what changed in the collections"),
-    Binding("ctrl+z", "stop_sync", "Stop sync", id="app.stop_sync", show=False,
-            tooltip="Stop a running sync or embedding (what is written stays; the next sync carries on)"),
+    Binding("ctrl+z", "stop_sync", "Stop", id="app.stop_sync", show=False,
+            tooltip="Stop a running sync or embedding (what is written stays; the next sync carries on), "
+                    "or a page being clipped"),
     Binding("ctrl+o", "clip", "Clip", id="app.clip", tooltip="Save a web page as a note"),
     Binding("ctrl+n", "add_collection", "Add folder", id="app.add_collection",
             tooltip="Add a folder of notes as a collection"),

@@ -140,3 +140,7 @@ class SyncRequested(Message):
         self.collections = collections
         self.quiet = quiet
         self.embed_only = embed_only
+
+
+class StopRequested(Message):
+    """The stop key (ctrl+z): the running sync and the clip under way are stopped."""

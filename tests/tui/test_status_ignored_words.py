@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pms_tui.tui.status_fit import ELLIPSIS, fit, shorter_in_words
-from pms_tui.tui.widgets.status import SEPARATOR, Status, status_parts
+from pms_tui.core.results import ModelState
+from pms_tui.tui.widgets.status import SEPARATOR, Answer, Counts, Status, status_parts
 
 NOT_A_DATE = "after:notadate is not a date (2024, 2024-05, 2024-05-17, today, 7d, 2w, 3m, 1y)"
 NO_COLLECTION = "in:nope names no collection; the collections are notes, work and guide"
@@ -15,8 +16,8 @@ NO_COLLECTION = "in:nope names no collection; the collections are notes, work an
 @pytest.mark.parametrize("item", [NOT_A_DATE, NO_COLLECTION])
 @pytest.mark.parametrize("width", range(40, 201, 4))
 def test_an_ignored_filter_is_shortened_in_whole_words(item, width):
-    status = Status(documents=1234, chunks=5678, model="ready", lanes=("bm25", "vector"), hits=7,
-                    weak=True, ignored=(item,))
+    status = Status(counts=Counts(1234, 5678), model=ModelState.READY,
+                    answer=Answer(lanes=("bm25", "vector"), hits=7, weak=True, ignored=(item,)))
     shown = [form.text for form in fit(status_parts(status), width, len(SEPARATOR))]
     ignored = [text.removeprefix("ignored ") for text in shown if text.startswith("ignored ")]
     if not ignored:  # "No note matches well" is kept first; the filter alone needs ~50 columns beside it

@@ -42,12 +42,12 @@ def test_sync_key_indexes_a_new_note_and_it_shows_in_results(tui_home, tui_notes
             write_note(tui_notes, "zoo/quagga.md", "# Quagga\n\nThe quagga is an extinct subspecies of zebra.\n")
             await pilot.press("ctrl+s")
             await settle(app, pilot)
-            assert screen.status.status.sync == "idle"
+            assert screen.status.status.sync is None
             assert any(isinstance(m, SyncProgressed) for m in messages)
             assert any(isinstance(m, SyncFinished) for m in messages)
             assert any("+1 new" in m for m in messages_of(app))
             assert [h.relpath for h in screen.results.hits][:1] == ["zoo/quagga.md"]
-            assert screen.status.status.documents == 4
+            assert screen.status.status.counts.documents == 4
 
     run(scenario())
 
@@ -68,7 +68,7 @@ def test_typing_stays_responsive_during_sync(tui_home, tui_notes):
             await settle(app, pilot)
             assert screen.search_bar.value == "pancakes"
             assert screen.results.hits and screen.results.hits[0].relpath == "cooking/pancakes.md"
-            assert screen.status.status.documents == 15
+            assert screen.status.status.counts.documents == 15
 
     run(scenario())
 

@@ -48,10 +48,10 @@ def test_sync_remapped_to_f5_is_named_f5_in_every_hint(tmp_path):
             write_note(notes, "okapi.md", "# Okapi\n\nThe okapi is a forest giraffe.\n")
             await pilot.press("ctrl+s")  # the old key does nothing now
             await settle(app, pilot)
-            assert screen.status.status.documents == 0
+            assert screen.status.status.counts.documents == 0
             await pilot.press("f5")
             await settle(app, pilot)
-            assert screen.status.status.documents == 1
+            assert screen.status.status.counts.documents == 1
 
     run(scenario())
 

@@ -13,12 +13,12 @@ def test_a_query_no_note_answers_is_shown_dimmed(tui_home):
             await wait_for_model(app, pilot)
             await type_query(app, pilot, "symptoms of vitamin d deficiency")
             assert screen.results.hits  # the nearest, still listed
-            assert screen.results.weak and screen.status.status.weak
+            assert screen.results.weak and screen.status.status.answer.weak
             assert "No note matches well" in str(screen.status.query_one("#status-text").render())
             for _ in "symptoms of vitamin d deficiency":
                 await pilot.press("backspace")
             await type_query(app, pilot, "undo the last commit")
-            assert not screen.results.weak and not screen.status.status.weak
+            assert not screen.results.weak and not screen.status.status.answer.weak
             assert "No note matches well" not in str(screen.status.query_one("#status-text").render())
 
     run(scenario())

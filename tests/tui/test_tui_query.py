@@ -82,7 +82,7 @@ def test_chips_ignored_reason_and_completion(query_home):
             await settle(app, pilot)
             await type_query(app, pilot, "commit tag:git after:someday")
             assert screen.chips.chips == ["tag:git"]
-            assert screen.status.status.ignored == ("after:someday is not a date (2024, 2024-05, 2024-05-17, "
+            assert screen.status.status.answer.ignored == ("after:someday is not a date (2024, 2024-05, 2024-05-17, "
                                                     "today, 7d, 2w, 3m, 1y)",)
             await type_query(app, pilot, " in:wo")
             assert screen.search_bar._suggestion == "commit tag:git after:someday in:work"

@@ -5,7 +5,7 @@ mixed with the rest of an older one's."""
 
 from __future__ import annotations
 
-from tests.tui.tui_helpers import make_app, run, settle, type_query, write_note
+from tests.tui.tui_helpers import make_app, run, settle, settled, type_query, write_note
 
 from pms_tui.tui.widgets.results import hit_row
 
@@ -44,6 +44,7 @@ def test_the_rows_below_the_first_screen_come_after_it_and_the_list_ends_the_sam
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(app, pilot)
             await type_query(app, pilot, "compute")
+            await settled(app, pilot)  # no search of the app's own comes in between
             results = app.search_screen.results
             rows = len(results.rows)
             assert rows == 30  # the case is what it says: more rows than a screen holds

@@ -34,8 +34,8 @@ def test_typing_shows_ranked_hits_from_both_lanes(tui_home):
             assert top.bm25_rank is not None and top.vector_rank is not None
             assert evidence(top).startswith(f"{top.score:.2f}  bm25 #{top.bm25_rank}")
             assert f"vec #{top.vector_rank}" in evidence(top)
-            assert screen.status.status.lanes == ("bm25", "vector")
-            assert screen.status.status.hits == len(screen.results.rows)  # one row per note
+            assert screen.status.status.answer.lanes == ("bm25", "vector")
+            assert screen.status.status.answer.hits == len(screen.results.rows)  # one row per note
             # the results came back as the app's own message, for the current query only
             done = [m for m in messages if isinstance(m, SearchCompleted)]
             assert done[-1].query == "undo the last commit" and done[-1].generation == screen.search_generation
@@ -56,12 +56,12 @@ def test_bm25_answers_before_the_model_then_vector_ranks_fill_in(tui_home):
             assert screen.results.hits
             assert all(h.vector_rank is None for h in screen.results.hits)
             assert screen.results.hits[0].bm25_rank == 1
-            assert screen.status.status.lanes == ("bm25",)
+            assert screen.status.status.answer.lanes == ("bm25",)
             assert screen.model_state == "loading"
             screen.load_model()
             await wait_for_model(app, pilot)
             assert screen.model_state == "ready"
-            assert screen.status.status.lanes == ("bm25", "vector")
+            assert screen.status.status.answer.lanes == ("bm25", "vector")
             assert any(h.vector_rank is not None for h in screen.results.hits)
 
     run(scenario())
@@ -170,7 +170,7 @@ def test_operator_characters_are_just_text(tui_home):
             await settle(app, pilot)
             assert app.is_running
             assert not [n for n in app.notified if n.severity == "error"]
-            assert screen.status.status.hits is not None
+            assert screen.status.status.answer.hits is not None
             screen.search_bar.value = 'git" OR reset*'
             await settle(app, pilot)
             assert not [n for n in app.notified if n.severity == "error"]
@@ -217,10 +217,10 @@ def test_mode_and_collection_filter_cycle(tui_home, tmp_path):
             assert {h.collection for h in screen.results.hits} >= {"garden"}
             await pilot.press("ctrl+t")
             await settle(app, pilot)
-            assert screen.mode == "bm25" and screen.status.status.lanes == ("bm25",)
+            assert screen.mode == "bm25" and screen.status.status.answer.lanes == ("bm25",)
             await pilot.press("ctrl+t")
             await settle(app, pilot)
-            assert screen.mode == "vector" and screen.status.status.lanes == ("vector",)
+            assert screen.mode == "vector" and screen.status.status.answer.lanes == ("vector",)
             await pilot.press("ctrl+t")
             await settle(app, pilot)
             assert screen.mode == "hybrid"

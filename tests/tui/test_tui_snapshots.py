@@ -6,7 +6,7 @@ Regenerate with ``pytest tests/tui --snapshot-update`` and look at the SVGs befo
 from __future__ import annotations
 
 import pytest
-from tests.tui.tui_helpers import make_app, settle, type_query, wait_for_model
+from tests.tui.tui_helpers import make_app, settle, settled, type_query, wait_for_model
 from textual.widgets import Input
 
 SIZE = (120, 36)
@@ -31,6 +31,7 @@ def _search(query: str, *keys: str):
     async def run_before(pilot) -> None:
         await _ready(pilot)
         await type_query(pilot.app, pilot, query)
+        await settled(pilot.app, pilot)
         for key in keys:
             await pilot.press(key)
             await settle(pilot.app, pilot)

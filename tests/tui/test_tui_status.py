@@ -5,6 +5,7 @@ vectors fill in. The real app, index and model."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from textual.widgets import ProgressBar
 
 from pms_tui.core.results import VECTORS_FILLING_IN, VectorOut
 from pms_tui.tui.messages import ModelFailed
-from pms_tui.tui.widgets.status import StatusText
+from pms_tui.tui.widgets.status import Clipping, Progress, StatusText
 from tests.tui.tui_helpers import make_app, run, settle, synced_home, type_query, until, wait_for_model, write_note
 
 WIDTHS = (80, 120, 200)
@@ -48,7 +49,7 @@ def test_the_status_line_keeps_what_matters_at_every_width(tui_home, width):
             # idle after a search: the hits and the lanes
             await type_query(app, pilot, "undo the last commit")
             text = shown(app)
-            hits = screen.status.status.hits
+            hits = screen.status.status.answer.hits
             assert f"{hits} notes" in text and "bm25+vector" in text
             if width >= 120:
                 assert "model ready" in text and "mode hybrid" in text and "in all collections" in text
@@ -56,18 +57,16 @@ def test_the_status_line_keeps_what_matters_at_every_width(tui_home, width):
             # a weak match with ignored parts: both said, whatever the width
             await pilot.press(*["backspace"] * len("undo the last commit"))
             await type_query(app, pilot, "zebra quantum after:someday tag:")
-            assert status.status.weak and status.status.ignored
+            assert status.status.answer.weak and status.status.answer.ignored
             text = shown(app)
             assert "No note matches well" in text and "ignored after:someday" in text
             if width == 200:
-                assert status.status.ignored[0] in text  # the reason in full
+                assert status.status.answer.ignored[0] in text  # the reason in full
             else:
                 assert "model ready" not in text  # the constant parts went first
 
             # syncing, the progress bar beside the words
-            status.update_status(sync="syncing: embedding 1,204/3,410 · 21/s · 1m45s left")
-            status.set_class(True, "-syncing")
-            status.set_progress(1204, 3410)
+            screen.sync_progress = Progress("embedding", 1204, 3410, rate=21.0, eta=105.0)
             await pilot.pause()
             assert status.query_one(ProgressBar).display
             text = shown(app)
@@ -76,8 +75,10 @@ def test_the_status_line_keeps_what_matters_at_every_width(tui_home, width):
                 assert "1m45s left" in text
 
             # vectors pending, the vector lane left out and why
-            status.update_status(sync="idle", pending=2_222, lanes=("bm25",), notes=(FILLING,), weak=False,
-                                 ignored=(), vector_out=VectorOut.FILLING_IN)
+            screen.sync_progress = None
+            screen.counts = replace(screen.counts, pending=2_222)
+            screen.answer = replace(screen.answer, lanes=("bm25",), notes=(FILLING,), weak=False, ignored=(),
+                                    vector_out=VectorOut.FILLING_IN)
             await pilot.pause()
             assert not status.query_one(ProgressBar).display
             text = shown(app)
@@ -108,7 +109,7 @@ def test_a_failed_model_is_said_first_and_why_the_vector_lane_is_out(tui_home, w
             await type_query(app, pilot, "pancakes")
             text = shown(app)
             assert "error (keywords only)" in text and "bm25 (" in text
-            assert ("no model" in text) and f"{screen.status.status.hits} note" in text
+            assert ("no model" in text) and f"{screen.status.status.answer.hits} note" in text
 
     run(scenario())
 
@@ -168,8 +169,8 @@ def test_the_status_line_says_the_vector_lane_waits_while_vectors_fill_in(tmp_pa
             await pilot.press("ctrl+s")  # once the text is in, the app searches again, vectors embedding
 
             def filling() -> bool:
-                status = screen.status.status
-                return status.lanes == ("bm25",) and status.vector_out is VectorOut.FILLING_IN
+                answer = screen.status.status.answer
+                return answer.lanes == ("bm25",) and answer.vector_out is VectorOut.FILLING_IN
 
             assert await until(pilot, filling)
             assert screen.results.hits and screen.sync_running
@@ -177,7 +178,7 @@ def test_the_status_line_says_the_vector_lane_waits_while_vectors_fill_in(tmp_pa
             assert "bm25 (vector" in text and ("filling in" in text or "joins when" in text)
 
             # the sync ends, the app searches again: both lanes, no reason any more
-            assert await until(pilot, lambda: not screen.sync_running and screen.status.status.lanes
+            assert await until(pilot, lambda: not screen.sync_running and screen.status.status.answer.lanes
                                == ("bm25", "vector"))
             await settle(app, pilot)
             text = shown(app)
@@ -231,14 +232,16 @@ def test_the_status_line_follows_the_screens_declared_state(tmp_path: Path):
             bar = screen.status.query_one(ProgressBar)
             assert not bar.display
             screen.mode, screen.view, screen.sort = "bm25", "passages", "modified"
-            screen.sync_words, screen.clipping = "syncing: reading 1/2", True
+            screen.sync_progress = Progress("reading", 1, 2)
+            screen.clipping = Clipping("example.com")
             await pilot.pause()
             status = screen.status.status
-            assert (status.mode, status.view, status.sort, status.clip) == ("bm25", "passages", "modified", "clipping…")
-            assert status.sync == "syncing: reading 1/2" and bar.display
+            assert (status.mode, status.view, status.sort, status.clip) == ("bm25", "passages", "modified",
+                                                                            Clipping("example.com"))
+            assert status.sync == Progress("reading", 1, 2) and bar.display
             assert "mode bm25" in shown(app) and "clipping" in shown(app)
-            screen.sync_words, screen.clipping = "", False
+            screen.sync_progress, screen.clipping = None, None
             await pilot.pause()
-            assert screen.status.status.sync == "idle" and not screen.status.status.clip and not bar.display
+            assert screen.status.status.sync is None and not screen.status.status.clip and not bar.display
 
     run(scenario())

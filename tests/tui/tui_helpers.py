@@ -131,6 +131,15 @@ async def settle(app, pilot, rounds: int = 3) -> None:
         await pilot.pause()
 
 
+async def settled(app, pilot) -> None:
+    """As :func:`settle`, then until a query typed has been searched again with its words whole
+    (the results a person reads once typing pauses)."""
+    await settle(app, pilot)
+    while app.search_screen.settle_pending:
+        await pilot.pause(0.05)
+    await settle(app, pilot)
+
+
 async def wait_for_model(app, pilot) -> None:
     screen = app.search_screen
     while screen.model_state == "loading" and screen.load_model_at_start:

@@ -77,6 +77,8 @@ class LinksPart(SearchRuns):
                 self.search_bar.focus()
 
     def on_links_panel_entry_chosen(self, message: LinksPanel.EntryChosen) -> None:
+        if self.has_class("-narrow"):  # the panel stands in the reader's place (app.tcss): it steps aside
+            self.links_shown = False
         self.open_entry(message.entry)
 
     def on_markdown_link_clicked(self, message: Markdown.LinkClicked) -> None:

@@ -99,10 +99,6 @@ class QueryPart(SearchRuns):
         self._facets = values
 
     # -- views ------------------------------------------------------------------------------
-    def results_count(self, base: int) -> int:
-        """Passages to ask for: more in notes view, so that ``base`` notes can fill."""
-        return base * 3 if self.view == "notes" else base
-
     def action_toggle_view(self) -> None:
         self.view = "passages" if self.view == "notes" else "notes"
 
@@ -220,8 +216,8 @@ class QueryPart(SearchRuns):
     @work(thread=True, exclusive=True, group="explain", exit_on_error=False)
     def explain_worker(self, query: str, note: str) -> None:
         try:
-            # as the search it explains ran: the last word still being typed
-            lines = opened(self.kb).explain(query, note, vector=self.vector_ready, typing=True).lines()
+            # as the search it explains ran: its last word a prefix only while being typed
+            lines = opened(self.kb).explain(query, note, vector=self.vector_ready, typing=self.shown_typing).lines()
         except Exception as exc:  # noqa: BLE001
             lines = [sentence(exc)]
         self.app.call_from_thread(self._show_explanation, query, note, lines)

@@ -3,6 +3,12 @@ shown only if it is still the newest. A search whose query was typed over stops 
 step in SQLite (``KnowledgeBase.search(stop=...)``), so the newest query has the cores to
 itself; a stopped search shows nothing and says nothing.
 
+While a query is typed its last word also matches as a prefix ("conf" finds "config"), so
+results follow each key; once typing pauses long enough to read them (``SETTLE_SECONDS``
+after they are shown), the same query runs again with its words whole, so the results a
+person reads are those the CLI and MCP give for the same words. Moving to the list (down,
+enter) settles at once: the query is finished.
+
 The part of :class:`~pms_tui.tui.screens.search.SearchScreen` every other part builds on: it
 owns the ``answer`` reactive (how the shown search was answered, for the status line) and the
 last result shown; Textual finds the worker and ``on_search_completed`` on the screen.
@@ -21,14 +27,16 @@ from textual.worker import get_current_worker
 from pms_tui.core.errors import describe
 from pms_tui.core.errors import SearchStopped
 
-from ..messages import SearchCompleted
+from ..messages import IndexChanged, SearchCompleted
 from . import opened, while_running
-from .state import Answer, SearchState
+from ..widgets.status import Answer
+from .state import SearchState
 
 if TYPE_CHECKING:
     from pms_tui.core.results import SearchResult
 
 RESULT_COUNT = 30
+SETTLE_SECONDS = 1.0  # a pause after results of a query being typed: it is finished
 
 
 class SearchRuns(SearchState):
@@ -41,6 +49,8 @@ class SearchRuns(SearchState):
         self.searches_shown = 0  # results rendered since start (benchmarks wait on it)
         self.searches_stopped = 0  # searches ended early because a newer query replaced them
         self._debounce: Timer | None = None
+        self._settle: Timer | None = None  # after a typed query's results: run it with its words whole
+        self.settle_seconds = SETTLE_SECONDS
         self._search_started = 0.0
         self._shown_query: str | None = None
         self.last_result: SearchResult | None = None  # the last SearchResult shown (None: recent notes)
@@ -50,9 +60,20 @@ class SearchRuns(SearchState):
         """A search is waiting for the debounce timer."""
         return self._debounce is not None
 
+    @property
+    def shown_typing(self) -> bool:
+        """The results shown were searched as typed (their last word read as a prefix)."""
+        return bool(self.last_result is not None and self.last_result.query.typing)
+
+    @property
+    def settle_pending(self) -> bool:
+        """Results of a query being typed are shown; its settled search waits for a pause."""
+        return self._settle is not None
+
     def request_search(self, immediate: bool = False) -> None:
         """Search the current query after the debounce delay (or now); newer requests win."""
         self.search_generation += 1
+        self._stop_settle()
         if self._debounce is not None:
             self._debounce.stop()
             self._debounce = None
@@ -64,16 +85,31 @@ class SearchRuns(SearchState):
             delay = max(0, self.kb.settings.debounce_ms) / 1000
             self._debounce = self.set_timer(delay, self._start_search, name="search-debounce")
 
+    def _stop_settle(self) -> None:
+        if self._settle is not None:
+            self._settle.stop()
+            self._settle = None
+
+    def settle_now(self) -> None:
+        """The query is finished (a pause, or the person moved to the list): if the results
+        shown were searched as typed, search it again with its words whole."""
+        if self._settle is None:
+            return
+        self._stop_settle()
+        if self._debounce is None:
+            self._start_search(typing=False)
+
     @while_running
-    def _start_search(self) -> None:
+    def _start_search(self, typing: bool = True) -> None:
         self._debounce = None
         self._search_started = time.perf_counter()
         collections = [self.collection_filter] if self.collection_filter else None
-        self.search(self.search_bar.value, self.search_generation, self.mode, collections, self.vector_ready)
+        self.search(self.search_bar.value, self.search_generation, self.mode, collections, self.vector_ready,
+                    typing)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def search(self, query: str, generation: int, mode: str, collections: list[str] | None,
-               vector: bool) -> None:
+               vector: bool, typing: bool = True) -> None:
         started = time.perf_counter()
         recent = not query.strip()
         result = None
@@ -90,7 +126,7 @@ class SearchRuns(SearchState):
             else:
                 result = opened(self.kb).search(query, k=RESULT_COUNT * 3 if self.view == "notes" else RESULT_COUNT, mode=mode,
                                                 collections=collections, vector=vector, stop=replaced,
-                                                typing=True)
+                                                typing=typing)
                 hits, lanes, notes = list(result.hits), list(result.lanes), list(result.notes)
             error = None
         except SearchStopped:
@@ -120,11 +156,21 @@ class SearchRuns(SearchState):
         self.chips.show_query(parsed.chips() if parsed else [], [i.text for i in parsed.ignored] if parsed else [])
         self.answer = Answer(lanes=tuple(message.lanes), hits=len(self.results.rows), elapsed_ms=message.elapsed_ms,
                              recent=message.recent, ignored=ignored, weak=weak, notes=tuple(message.notes),
-                             vector_out=message.result.vector_out if message.result is not None else None)
+                             vector_out=message.result.vector_out if message.result is not None else None,
+                             words=parsed.has_text if parsed is not None else True)
         if message.error:
             self.notify(message.error, severity="error")
+        self._stop_settle()
+        if message.result is not None and message.result.query.typing:  # its last word read as a prefix
+            self._settle = self.set_timer(self.settle_seconds, self.settle_now, name="search-settle")
         started = self._search_started
         self.call_after_refresh(self._search_rendered, started)
+
+    def on_index_changed(self, message: IndexChanged) -> None:
+        """A sync (this app's or another process's) changed the index: a search shown without
+        its vector lane, waiting for vectors, runs again once none is pending."""
+        if self.answer.vector_out is not None and not self.counts.pending and not self.search_pending:
+            self.request_search(immediate=True)
 
     @while_running
     def _search_rendered(self, started: float) -> None:

@@ -2,25 +2,25 @@
 part of the screen shares: the knowledge base, the panes, the collections and the counts.
 
 Each reactive below has one owner, the part of the screen named beside it, which alone
-sets it; the others read it. The status line is not told anything: ``status_shown`` is
-computed from these reactives and bound to the status line's own ``status`` reactive
-(``data_bind`` in ``SearchScreen.compose``), so a change of mode, view, sync progress or
-answer reaches it by itself; watchers carry the rest (a panel shown, the progress bar).
+sets it; the others read it. The status line is not told anything: each of its fields is
+bound to the reactive here that it shows (``data_bind`` in ``SearchScreen.compose``), so a
+change of mode, view, sync progress or answer reaches it by itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from textual import work
 from textual.reactive import var
 from textual.screen import Screen
 
 from pms_tui.core.errors import describe
-from pms_tui.core.results import ModelState, VectorOut
+from pms_tui.core.results import ModelState
 
 from ..keys import bound_key
+from ..messages import IndexChanged
 from ..sample import is_sample_path
 from ..widgets.evidence import EvidencePanel
 from ..widgets.links_panel import LinksPanel
@@ -28,41 +28,12 @@ from ..widgets.query_bits import FilterChips
 from ..widgets.reader import Reader
 from ..widgets.results import ResultsList
 from ..widgets.search_bar import SearchBar
-from ..widgets.status import Status, StatusLine
+from ..widgets.status import Answer, Clipping, Counts, Progress, StatusLine
 
 if TYPE_CHECKING:
     from pms_tui.core.kb import KnowledgeBase
 
-STOPPING = "stopping…"  # the sync's words while a stopped sync finishes its note
-
-# what the status line says of the model, by ``model_state``
-MODEL_WORDS = {ModelState.NOT_LOADED: "loading", ModelState.LOADING: "loading", ModelState.READY: "ready",
-               ModelState.ERROR: "error (keywords only)", ModelState.MISMATCH: "mismatch: reindex",
-               None: "unavailable"}  # None: no knowledge base to search
-
-
-@dataclass(frozen=True)
-class Counts:
-    """What is indexed: notes, chunks, vectors waiting to be embedded."""
-
-    documents: int = 0
-    chunks: int = 0
-    pending: int = 0
-
-
-@dataclass(frozen=True)
-class Answer:
-    """How the shown search was answered (what the status line says of it)."""
-
-    lanes: tuple[str, ...] = ()
-    hits: int | None = None
-    elapsed_ms: float | None = None
-    recent: bool = False
-    ignored: tuple[str, ...] = ()
-    weak: bool = False
-    notes: tuple[str, ...] = ()
-    vector_out: VectorOut | None = None
-
+INDEX_POLL_SECONDS = 2.0  # how soon the counts follow a change made by another process
 
 class SearchState(Screen[None]):
     """The state of the search screen; the screen's parts subclass it."""
@@ -78,36 +49,16 @@ class SearchState(Screen[None]):
     sort = var("relevance", init=False)                  # controllers.query
     evidence_shown = var(False, init=False)              # controllers.query: the evidence panel
     links_shown = var(False, init=False)                 # controllers.links: the links panel
-    sync_words = var("")                                 # controllers.sync: the running sync
-    text_words = var("")                                 # controllers.sync: text syncs beside it
+    sync_progress: var[Progress | None] = var(None)      # controllers.sync: the running sync
+    text_progress: var[Progress | None] = var(None)      # controllers.sync: a text sync beside it
     watch_words = var("")                                # controllers.sync: how watch mode watches
-    clipping = var(False)                                # controllers.clip: a page being clipped
-    # computed from the above: what the status line shows, and whether its progress bar is
-    status_shown = var(Status())
-    progress_shown = var(False)
+    clipping: var[Clipping | None] = var(None)           # controllers.clip: a page being clipped
 
     kb: KnowledgeBase | None
     keymap: Mapping[str, str]
     collection_names: list[str]
     has_sample_collection: bool
     read_clipboard: bool
-
-    def compute_status_shown(self) -> Status:
-        counts, answer = self.counts, self.answer
-        sync = " · ".join(words for words in (self.sync_words, self.text_words) if words)
-        return Status(documents=counts.documents, chunks=counts.chunks, pending=counts.pending,
-                      model=MODEL_WORDS[self.model_state], model_state=self.model_state, sync=sync or "idle",
-                      watch=self.watch_words, clip="clipping…" if self.clipping else "", mode=self.mode,
-                      collection=self.collection_filter, aside=self.aside, view=self.view, sort=self.sort,
-                      lanes=answer.lanes, hits=answer.hits, elapsed_ms=answer.elapsed_ms, recent=answer.recent,
-                      ignored=answer.ignored, weak=answer.weak, notes=answer.notes, vector_out=answer.vector_out)
-
-    def compute_progress_shown(self) -> bool:
-        return bool(self.sync_words or self.text_words) and self.sync_words != STOPPING
-
-    def watch_progress_shown(self, shown: bool) -> None:
-        if self.is_mounted:
-            self.status.set_class(shown, "-syncing")
 
     # -- the panes --------------------------------------------------------------------------------
     @property
@@ -175,4 +126,39 @@ class SearchState(Screen[None]):
             self.notify(describe(exc), severity="error")
             return
         self.counts = Counts(stats["documents"], stats["chunks"], stats["vectors_pending"])
+
+    # -- what other processes change --------------------------------------------------------------
+    def follow_the_index(self) -> None:
+        """Poll the index's data version (``kb.data_version``: one pragma) every
+        ``INDEX_POLL_SECONDS``; when another process changed it (a CLI sync or clip, a new
+        collection), the counts follow, and the collections when their number changed. The
+        app's own syncs and clips refresh both when they finish, as before."""
+        try:
+            self._data_version: int | None = self.kb.data_version() if self.kb is not None else None
+        except Exception:  # noqa: BLE001 - the first poll takes it
+            self._data_version = None
+        self.set_interval(INDEX_POLL_SECONDS, self._poll_index, name="index-poll")
+
+    @work(thread=True, exclusive=True, group="index-poll", exit_on_error=False)
+    def _poll_index(self) -> None:
+        kb = self.kb
+        if kb is None:
+            return
+        try:
+            version = kb.data_version()
+            if version == self._data_version:
+                return
+            stats = kb.stats()
+        except Exception:  # noqa: BLE001 - a busy or closing index: the next poll tries again
+            return
+        self._data_version = version
+        self.app.call_from_thread(self._index_moved, stats)
+
+    def _index_moved(self, stats: dict) -> None:
+        if not self.is_attached:
+            return
+        self.counts = Counts(stats["documents"], stats["chunks"], stats["vectors_pending"])
+        if stats["collections"] != len(self.collection_names):
+            self.refresh_collections()
+        self.post_message(IndexChanged())  # completion values, saved searches, a search waiting for vectors
 

@@ -1,16 +1,17 @@
 """Sync in the background, the bundled guide on first run, and adding a folder of notes.
 
-A part of :class:`pms_tui.tui.screens.search.SearchScreen`: it owns the ``sync_words``,
-``text_words`` and ``watch_words`` reactives (controllers.state), the sync, text-sync,
+A part of :class:`pms_tui.tui.screens.search.SearchScreen`: it owns the ``sync_progress``,
+``text_progress`` and ``watch_words`` reactives (controllers.state), the sync, text-sync,
 watch and add-a-folder workers, and the messages they post."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import on, work
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from pms_tui.core.config import load_state, save_state
@@ -24,14 +25,15 @@ from ..messages import (
     SyncFailed,
     SyncFinished,
     SyncProgressed,
+    StopRequested,
     SyncRequested,
     TextSynced,
     WatchModeChanged,
 )
 from ..sample import OFFERED_STATE, SAMPLE_NAME, sample_dir
 from . import opened, while_running
+from ..widgets.status import Progress
 from .search_runs import SearchRuns
-from .state import STOPPING
 
 if TYPE_CHECKING:
     from ..dialogs.add_collection import AddCollectionRequest
@@ -87,15 +89,20 @@ class SyncPart(SearchRuns):
         self.start_sync(message.collections, message.quiet, message.embed_only)
 
     def action_stop_sync(self) -> None:
-        """The stop key: this run stops between notes or embedding runs."""
+        """The stop key: this run stops between notes or embedding runs; a clip under way
+        stops too (controllers.clip)."""
+        if self.clipping is not None:
+            self.post_message(StopRequested())
         if not self.sync_running:
-            self.notify("No sync is running.", timeout=3)
+            if self.clipping is None:
+                self.notify("Nothing to stop: no sync or clip is running.", timeout=3)
             return
         if self._sync_worker is not None:
             self._sync_worker.cancel()
         for worker in self._text_workers:
             worker.cancel()
-        self.sync_words = STOPPING
+        if self.sync_progress is not None:
+            self.sync_progress = replace(self.sync_progress, stopping=True)
 
     def start_sync(self, collections: Sequence[str] | None = None, quiet: bool = False,
                    embed_only: bool = False) -> None:
@@ -119,8 +126,7 @@ class SyncPart(SearchRuns):
             return
         self._meter = ProgressMeter()
         self._text_done = False
-        self.status.reset_progress()
-        self.sync_words = "syncing"
+        self.sync_progress = Progress()  # started: no phase yet
         self._sync_busy = True
         self._sync_worker = self.sync_worker(list(collections) if collections else None, quiet, embed_only)
 
@@ -180,7 +186,7 @@ class SyncPart(SearchRuns):
 
     @while_running
     def on_text_synced(self, message: TextSynced) -> None:
-        self.text_words = ""
+        self.text_progress = None
         if message.error:
             self.notify(message.error, title="Sync failed", severity="error", timeout=10)
             return
@@ -204,22 +210,22 @@ class SyncPart(SearchRuns):
         if message.phase == "done":
             return
         if message.text_of is not None and message.phase != "embedding":
-            counts = f" {message.done:,}/{message.total:,}" if message.total else ""
-            self.text_words = f"text of {message.text_of}: {message.phase}{counts}"
+            self.text_progress = Progress(message.phase, message.done, message.total, of=message.text_of)
             return
         self._meter.update(message.done, message.total, message.phase)
-        if message.total:
-            self.status.set_progress(message.done, message.total)
         if message.phase == "embedding" and not self._text_done:
             self._text_done = True  # every note's text is in: show the new notes now
             self.refresh_stats()
             self.request_search(immediate=True)
-        self.sync_words = f"syncing: {self._meter.describe()}"
+        if self.sync_progress is not None and self.sync_progress.stopping:
+            return  # stopped: it says so until it has finished its note
+        meter = self._meter
+        self.sync_progress = Progress(meter.phase, meter.done, meter.total, meter.rate, meter.eta)
 
     @while_running
     def on_sync_finished(self, message: SyncFinished) -> None:
         report = message.report
-        self.sync_words = ""
+        self.sync_progress = None
         self.refresh_collections()
         self.refresh_stats()
         if report.cancelled:
@@ -251,10 +257,11 @@ class SyncPart(SearchRuns):
 
     @while_running
     def on_sync_failed(self, message: SyncFailed) -> None:
-        self.sync_words = ""
+        self.sync_progress = None
         self.notify(message.reason, title="Sync failed", severity="error", timeout=10)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+    @on(Worker.StateChanged)
+    def _sync_worker_ended(self, event: Worker.StateChanged) -> None:
         """The sync worker has finished: start the sync of the folders added meanwhile, unless
         the user stopped syncing."""
         if event.worker.group != "sync" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR,

@@ -65,11 +65,14 @@ class AddCollectionDialog(FormDialog[AddCollectionRequest | None]):
         with Vertical() as box:
             box.border_title = "Add a folder of notes"
             box.border_subtitle = "enter to add · escape to cancel"
-            yield Static("Its Markdown files are indexed (recursively) and never changed.", id="add-hint")
+            yield Static("Its notes (Markdown) and documents (PDF, Word) are indexed, subfolders too; "
+                         "none of them is ever changed.", id="add-hint")
             yield Label("Folder")
-            yield TypingInput(self.initial.path, placeholder="~/notes", suggester=FolderSuggester(), id="add-path")
+            # focus back in a field keeps what it holds (no select-all the next key would replace)
+            yield TypingInput(self.initial.path, placeholder="~/notes", suggester=FolderSuggester(),
+                              select_on_focus=False, id="add-path")
             yield Label("Name (default: the folder's name)")
-            yield TypingInput(self.initial.name or "", placeholder="notes", id="add-name")
+            yield TypingInput(self.initial.name or "", placeholder="notes", select_on_focus=False, id="add-name")
             yield Static("", id="add-error", classes="form-error")
             with Horizontal():
                 yield Button("Cancel", id="add-cancel")

@@ -59,7 +59,7 @@ class ClipDialog(FormDialog[ClipRequest | None]):
             box.border_title = "Clip a web page"
             box.border_subtitle = "enter to clip · escape to cancel"
             yield Label("URL")
-            yield TypingInput(self.initial_url, placeholder="https://…", id="clip-url")
+            yield TypingInput(self.initial_url, placeholder="https://…", select_on_focus=False, id="clip-url")
             yield Label("Into the collection")
             yield Select([(name, name) for name in self.collections], value=self.initial_collection,
                          allow_blank=False, id="clip-collection")

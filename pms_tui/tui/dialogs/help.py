@@ -24,7 +24,8 @@ def help_intro(key: Callable[[str], str], filters: str) -> str:
     """The line above the table; ``key(binding_id)`` names the keys as they are bound now,
     ``filters`` the search language's filters (the engine's one summary of them)."""
     return (
-        "Keys work while you type in the search bar. Remap any key with a [keys] table in "
+        "Keys work while you type in the search bar, but those marked \"in the results list\": "
+        "enter or tab moves there (↑ ↓ select a result and leave you typing). Remap any key with a [keys] table in "
         f"config.toml, by its id:  \"app.sync\" = \"f5\".  {key('command_palette')} opens the command palette.\n"
         f"Search language: words, \"an exact phrase\", -word, -\"a phrase\", {filters}. Filters "
         "alone list the newest matching notes; what does not parse is searched as text. The guide's "

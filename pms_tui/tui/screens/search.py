@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Footer, Input
+from textual.widgets import Input, ProgressBar
 from textual.worker import Worker, WorkerState
 
 from pms_tui.core.errors import PmsError, describe
@@ -33,12 +33,13 @@ from ..controllers.sync import SyncPart
 from ..keys import SEARCH_BINDINGS
 from ..messages import ModelFailed, ModelLoaded
 from ..widgets.evidence import EvidencePanel
+from ..widgets.footer import FittingFooter
 from ..widgets.links_panel import LinksPanel
 from ..widgets.query_bits import FilterChips, QuerySuggester
 from ..widgets.reader import Reader
 from ..widgets.results import ResultsList
 from ..widgets.search_bar import SearchBar, search_placeholder
-from ..widgets.status import StatusLine
+from ..widgets.status import StatusLine, StatusText
 from .search_palette import palette_commands
 
 if TYPE_CHECKING:
@@ -90,6 +91,7 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
     # below 150 columns the links panel takes the results' place (app.tcss): results, reader
     # and panel side by side would leave the reader too narrow to read (or no room at all)
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (150, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
     COMMANDS = {ScreenCommands}
 
     def __init__(self, kb: KnowledgeBase | None, *, keymap: Mapping[str, str] | None = None, show_timings: bool = True,
@@ -120,8 +122,15 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
             yield Reader(empty_text=welcome_text(self.key), decorate=links.note_shown, links=links, id="reader")
             yield LinksPanel(id="links")
         yield EvidencePanel(id="evidence")
-        yield StatusLine(show_timings=self.show_timings, id="status").data_bind(status=SearchState.status_shown)
-        yield Footer()
+        with StatusLine(id="status").data_bind(sync=SearchState.sync_progress, text_sync=SearchState.text_progress):
+            yield StatusText(show_timings=self.show_timings, id="status-text").data_bind(
+                counts=SearchState.counts, model=SearchState.model_state, sync=SearchState.sync_progress,
+                text_sync=SearchState.text_progress, watching=SearchState.watch_words, clip=SearchState.clipping,
+                mode=SearchState.mode, collection=SearchState.collection_filter, aside=SearchState.aside,
+                view=SearchState.view, sort=SearchState.sort, answer=SearchState.answer)
+            # determinate: the indeterminate bar animates at 15 frames a second, CPU taken from the model
+            yield ProgressBar(total=100, show_eta=False, id="sync-progress")
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.search_bar.focus()
@@ -131,6 +140,7 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
             return
         self.refresh_collections()
         self.refresh_stats()
+        self.follow_the_index()
         self.load_query_state()
         if self.kb.model_mismatch:
             self.model_state = ModelState.MISMATCH
@@ -176,24 +186,33 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
 
     @on(Input.Submitted, "#search")
     def _query_submitted(self, event: Input.Submitted) -> None:
+        self.settle_now()
         if self.results.hits:
             self.results.focus()
 
     # -- moving through the results ---------------------------------------------------------------
+    @on(events.DescendantFocus, "#results")
+    def _results_focused(self) -> None:
+        self.settle_now()  # a click or tab into the list: the query is finished
+
     @while_running
     def on_results_list_hit_chosen(self, message: ResultsList.HitChosen) -> None:
         self.query_one("#reader-scroll").focus()
 
     def action_select_next(self) -> None:
+        self.settle_now()  # moving to the results: the query is finished
         self.results.action_cursor_down()
 
     def action_select_previous(self) -> None:
+        self.settle_now()
         self.results.action_cursor_up()
 
     def action_select_page_down(self) -> None:
+        self.settle_now()
         self.results.action_page_down()
 
     def action_select_page_up(self) -> None:
+        self.settle_now()
         self.results.action_page_up()
 
     def action_clear(self) -> None:

@@ -17,15 +17,29 @@ from ..keys import RESULTS_BINDINGS
 from ..result_rows import Row, layout
 
 SNIPPET_LINES = 2
-MIN_TITLE = 12  # a row narrower than its title at this width and its ranks shows its score alone
+# The title gets the room first: the ranks in full while the title keeps TITLE_ROOM cells, else
+# in short (``b#2 v#1``) while it keeps MIN_TITLE, else the score alone
+TITLE_ROOM = 26
+MIN_TITLE = 20
+
+
+def _ranks(hit: Hit) -> tuple[str, str]:
+    bm25 = f"#{hit.bm25_rank}" if hit.bm25_rank else "-"
+    vec = f"#{hit.vector_rank}" if hit.vector_rank else ("…" if hit.vector_pending else "-")
+    return bm25, vec
 
 
 def evidence(hit: Hit) -> str:
     """``0.87  bm25 #2  vec #1``, a dash where a lane did not return the chunk, ``vec …`` while
     the chunk's vector is still in the embedding queue."""
-    bm25 = f"#{hit.bm25_rank}" if hit.bm25_rank else "-"
-    vec = f"#{hit.vector_rank}" if hit.vector_rank else ("…" if hit.vector_pending else "-")
+    bm25, vec = _ranks(hit)
     return f"{hit.score:.2f}  bm25 {bm25:<3} vec {vec:<3}".rstrip()
+
+
+def short_evidence(hit: Hit) -> str:
+    """``0.87 b#2 v#1``: the same, for a narrow list."""
+    bm25, vec = _ranks(hit)
+    return f"{hit.score:.2f} b{bm25} v{vec}"
 
 
 _FENCE_MARK = re.compile(r"(?:`{3,}|~{3,})[\w+-]*")
@@ -66,7 +80,9 @@ def hit_row(hit: Hit, width: int, recent: bool, more: int = 0, extra: bool = Fal
     if not recent:
         score = f"{hit.score:.2f}"
         ranks = evidence(hit)[len(score):]
-        if width - len(score) - len(ranks) - 2 < MIN_TITLE:  # a narrow list: the score alone, never a wrapped line
+        if width - len(score) - len(ranks) - 2 < TITLE_ROOM:  # a narrow list: the title first
+            ranks = short_evidence(hit)[len(score):]
+        if width - len(score) - len(ranks) - 2 < MIN_TITLE:  # narrower still: the score alone
             ranks = ""
         right = Content.assemble((score, "bold $text-success"), (ranks, "$text-muted"))
     title_width = max(8, width - right.cell_length - 2)

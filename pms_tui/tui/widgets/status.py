@@ -1,14 +1,20 @@
-"""The status line: what is indexed, what runs, how the last search was answered."""
+"""The status line: what is indexed, what runs, how the last search was answered.
+
+A widget of typed fields, each bound on its own to the search screen's state it shows
+(``data_bind`` in ``SearchScreen.compose``): the counts, the model's state (the enum), a sync's
+progress (its phase, counts, rate and time left as numbers), the clip under way, the mode, the
+filter, the view, the sort and the answer of the search shown. The words are made here, at
+render, from those fields (:func:`status_parts`), fitted to the width (:mod:`..status_fit`);
+nothing is parsed back from text.
+"""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.reactive import var
+from textual.reactive import reactive, var
 from textual.widget import Widget
 from textual.widgets import ProgressBar
 
@@ -18,28 +24,76 @@ from ..status_fit import Part, Span, cut, fit, part, shorter_in_words
 
 
 @dataclass(frozen=True)
-class Status:
+class Counts:
+    """What is indexed: notes, chunks, vectors waiting to be embedded."""
+
     documents: int = 0
     chunks: int = 0
-    model: str = "loading"  # shown: loading | ready | error: ... | mismatch: reindex
-    model_state: ModelState | None = None  # the state itself, when the model is known not to serve
-    sync: str = "idle"  # idle | syncing | a short note
-    pending: int = 0  # vectors waiting in the embedding queue
-    watch: str = ""  # "" | watching | polling every 30 s
-    clip: str = ""  # "" | clipping
-    mode: str = "hybrid"
-    collection: str | None = None  # the filter; None for all
-    aside: str = ""  # a collection left out unless named (the bundled guide, once it steps aside)
-    lanes: tuple[str, ...] = field(default_factory=tuple)
+    pending: int = 0
+
+
+@dataclass(frozen=True)
+class Answer:
+    """How the shown search was answered (what the status line says of it)."""
+
+    lanes: tuple[str, ...] = ()
     hits: int | None = None
     elapsed_ms: float | None = None
     recent: bool = False
+    ignored: tuple[str, ...] = ()  # parts of the query left out, with why
+    weak: bool = False  # no note matches the query well (the hits are only the nearest)
+    notes: tuple[str, ...] = ()  # the search's notes on its lanes
+    vector_out: VectorOut | None = None  # why the search left its vector lane out (SearchResult's)
+    words: bool = True  # the query had words to rank by (filters alone: no vector lane to ask)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A sync at work: its phase ("reading", "embedding", "waiting for pid 12"), how far, its
+    rate (items a second) and time left where known; ``of``: a text sync beside the running
+    one names its collections; ``stopping``: stopped, finishing its note."""
+
+    phase: str = ""
+    done: int = 0
+    total: int = 0
+    rate: float | None = None
+    eta: float | None = None
+    of: str = ""
+    stopping: bool = False
+
+
+@dataclass(frozen=True)
+class Clipping:
+    """A page being clipped: its host, what the clip does now (where the engine says), seconds
+    since it began."""
+
+    host: str
+    stage: str = ""
+    seconds: int = 0
+
+
+@dataclass(frozen=True)
+class Status:
+    """Everything the status line shows, in one value (what :func:`status_parts` reads)."""
+
+    counts: Counts = field(default_factory=Counts)
+    model: ModelState | None = ModelState.LOADING  # None: no knowledge base to search
+    sync: Progress | None = None
+    text_sync: Progress | None = None
+    watch: str = ""  # "" | watching | polling every 30 s
+    clip: Clipping | None = None
+    mode: str = "hybrid"
+    collection: str | None = None  # the filter; None for all
+    aside: str = ""  # a collection left out unless named (the bundled guide, once it steps aside)
     view: str = "notes"  # notes | passages
     sort: str = "relevance"  # relevance | modified
-    ignored: tuple[str, ...] = field(default_factory=tuple)  # parts of the query left out, with why
-    weak: bool = False  # no note matches the query well (the hits are only the nearest)
-    notes: tuple[str, ...] = field(default_factory=tuple)  # the search's notes on its lanes
-    vector_out: VectorOut | None = None  # why the search left its vector lane out (SearchResult's)
+    answer: Answer = field(default_factory=Answer)
+
+
+# what the status line says of the model, by its state
+MODEL_WORDS = {ModelState.NOT_LOADED: "loading", ModelState.LOADING: "loading", ModelState.READY: "ready",
+               ModelState.ERROR: "error (keywords only)", ModelState.MISMATCH: "mismatch: reindex",
+               None: "unavailable"}
 
 
 # How important each part is to keep on a narrow line (status_fit.fit; higher stays longer):
@@ -64,44 +118,90 @@ def compact(count: int) -> str:
     return str(count)
 
 
+def _rate(rate: float | None) -> str:
+    if rate is None:
+        return ""
+    return f"{rate:,.0f}/s" if rate >= 10 else f"{rate:.1f}/s"
+
+
+def _left(eta: float | None) -> str:
+    if eta is None:
+        return ""
+    minutes, seconds = divmod(int(eta + 0.5), 60)
+    return f"{minutes}m{seconds:02d}s left" if minutes else f"{seconds}s left"
+
+
+def _count(p: Progress) -> str:
+    return f" {p.done:,}/{p.total:,}" if p.total else (f" {p.done:,}" if p.done else "")
+
+
+def sync_forms(sync: Progress | None, text_sync: Progress | None) -> list[str]:
+    """A sync's words, longest first: ``syncing: embedding 1,204/3,410 · 21/s · 1m45s left``,
+    then without the rate, without the time left, without "syncing: " (the progress bar beside
+    says it), and the phase alone (the bar shows how far); a text sync beside it follows."""
+    beside = f"text of {text_sync.of}: {text_sync.phase}{_count(text_sync)}" if text_sync else ""
+    if sync is None:
+        return [beside] if beside else []
+    if sync.stopping:
+        forms = ["stopping…"]
+    elif not sync.phase:
+        forms = ["syncing"]
+    else:
+        counted = f"{sync.phase}{_count(sync)}"
+        rate, left = _rate(sync.rate), _left(sync.eta)
+        forms = [" · ".join(w for w in (f"syncing: {counted}", rate, left) if w),
+                 " · ".join(w for w in (f"syncing: {counted}", left) if w),
+                 f"syncing: {counted}", counted, sync.phase]
+    if beside:
+        forms = [f"{form} · {beside}" for form in forms[:3]] + forms
+    return list(dict.fromkeys(forms))
+
+
 def _vector_out(s: Status) -> tuple[str, str] | None:
     """Why hybrid or vector search ran without the vector lane: (in full, in a few words)."""
-    if s.mode not in ("hybrid", "vector") or "vector" in s.lanes:
+    a = s.answer
+    if s.mode not in ("hybrid", "vector") or "vector" in a.lanes:
         return None
-    if s.vector_out is VectorOut.FILLING_IN:
+    if not a.words:  # the search's own reason: nothing to embed, whatever the model's state
+        return "the query has no words, only filters", "filters only"
+    if a.vector_out is VectorOut.FILLING_IN:
         return "vector joins when more passages are embedded", "vectors filling in"
-    if s.vector_out is VectorOut.UNREAD_SCRIPT:
+    if a.vector_out is VectorOut.UNREAD_SCRIPT:
         return "vector off: the model cannot read this script", "script unread"
-    if s.model_state is ModelState.MISMATCH or s.vector_out is VectorOut.OTHER_MODEL:
+    if s.model is ModelState.MISMATCH or a.vector_out is VectorOut.OTHER_MODEL:
         return "vector off until reindex", "reindex"
-    if s.model == "loading":
+    if s.model in (ModelState.LOADING, ModelState.NOT_LOADED):
         return "vector waiting for the model", "model loading"
     return "vector off: no model", "no model"
 
 
 def status_parts(s: Status, show_timings: bool = True) -> list[Part]:
     """The status line's parts, in screen order, each with its shorter forms."""
-    parts: list[Part] = [part(COUNTS, [(f"{s.documents:,} notes · {s.chunks:,} chunks", "$text")],
-                              [(f"{s.documents:,} notes", "$text")], [(f"{compact(s.documents)} notes", "$text")])]
-    if s.sync != "idle":
+    c, a = s.counts, s.answer
+    parts: list[Part] = [part(COUNTS, [(f"{c.documents:,} notes · {c.chunks:,} chunks", "$text")],
+                              [(f"{c.documents:,} notes", "$text")], [(f"{compact(c.documents)} notes", "$text")])]
+    syncing = sync_forms(s.sync, s.text_sync)
+    if syncing:
         style = "bold $text-warning"
-        pieces = s.sync.split(" · ")
-        steady = " · ".join(p for p in pieces if not p.endswith("/s"))  # the rate goes before the time left
-        first = pieces[0].removeprefix("syncing: ")  # beside the progress bar, the phase says it
-        phase = re.sub(r" [\d,/]+$", "", first)  # "embedding 1,204/3,410": the bar shows how far
-        parts.append(part(SYNC, *([(words, style)] for words in (s.sync, steady, pieces[0], first, phase))))
-    elif s.pending:
+        parts.append(part(SYNC, *([(words, style)] for words in syncing)))
+    elif c.pending:
         style = "$text-warning"
-        parts.append(part(PENDING, [(f"{s.pending:,} vectors pending", style)],
-                          [(f"{compact(s.pending)} vectors pending", style)]))
+        parts.append(part(PENDING, [(f"{c.pending:,} vectors pending", style)],
+                          [(f"{compact(c.pending)} vectors pending", style)]))
     if s.watch:
         parts.append(part(WATCH, [(s.watch, "")], [(s.watch.split()[0], "")]))
     if s.clip:
-        parts.append(part(CLIP, [(s.clip, "bold $text-warning")]))
-    model_style = {"ready": "$text-success", "loading": "$text-warning"}.get(s.model, "$text-error")
-    model = cut([(s.model, model_style)], 30)[0]
-    if s.model in ("ready", "loading"):  # "ready" alone would not say what is
-        parts.append(part(MODEL_READY if s.model == "ready" else MODEL_LOADING, [("model ", ""), model]))
+        style = "bold $text-warning"
+        clip = s.clip
+        took = f" · {clip.seconds} s" if clip.seconds else ""
+        stage = f": {clip.stage}" if clip.stage else ""
+        parts.append(part(CLIP, [(f"clipping {clip.host}{stage}{took}", style)],
+                          [(f"clipping{stage}{took}", style)], [("clipping…", style)]))
+    words = MODEL_WORDS[s.model]
+    model_style = {"ready": "$text-success", "loading": "$text-warning"}.get(words, "$text-error")
+    model = cut([(words, model_style)], 30)[0]
+    if words in ("ready", "loading"):  # "ready" alone would not say what is
+        parts.append(part(MODEL_READY if words == "ready" else MODEL_LOADING, [("model ", ""), model]))
     else:
         parts.append(part(MODEL_TROUBLE, [("model ", ""), model], [model]))
     mode = (s.mode, "bold $text-accent")
@@ -112,10 +212,10 @@ def status_parts(s: Status, show_timings: bool = True) -> list[Part]:
     else:
         everywhere = [("all but ", ""), (s.aside, "")] if s.aside else [("all collections", "")]
         parts.append(part(ALL_COLLECTIONS, [("in ", ""), *everywhere]))
-    if s.recent:
+    if a.recent:
         parts.append(part(RECENT, [("recent notes", "")]))
-    elif s.lanes:
-        lanes = ("+".join(s.lanes), "$text")
+    elif a.lanes:
+        lanes = ("+".join(a.lanes), "$text")
         why = _vector_out(s)
         if why is None:
             parts.append(part(LANES, [("lanes ", ""), lanes], [lanes]))
@@ -123,16 +223,16 @@ def status_parts(s: Status, show_timings: bool = True) -> list[Part]:
             full, short = ((f" ({words})", "$text-warning") for words in why)
             # the reason in full is kept less than the hits: "(vectors filling in)" says it
             parts.append(part(VECTOR_OUT, [("lanes ", ""), lanes, full], [lanes, full], [lanes, short], step=20))
-    if s.hits is not None and not s.recent:
+    if a.hits is not None and not a.recent:
         unit = "note" if s.view == "notes" else "passage"
-        hits: list[Span] = [(f"{s.hits} {unit}{'' if s.hits == 1 else 's'}", "")]
+        hits: list[Span] = [(f"{a.hits} {unit}{'' if a.hits == 1 else 's'}", "")]
         if s.sort != "relevance":
             hits.append((" newest first", "$text-accent"))
-        timed = [(f" in {s.elapsed_ms:.0f} ms", "")] if s.elapsed_ms is not None and show_timings else []
+        timed = [(f" in {a.elapsed_ms:.0f} ms", "")] if a.elapsed_ms is not None and show_timings else []
         parts.append(part(HITS, hits + timed, hits))
-    if s.weak and not s.recent:
+    if a.weak and not a.recent:
         parts.append(part(WEAK, [("No note matches well", "bold $text-warning")]))
-    for n, item in enumerate(s.ignored[:2]):
+    for n, item in enumerate(a.ignored[:2]):
         # never cut mid-word: the reason in full, up to its parenthesis, or the filter alone
         # (the evidence panel, f4, and the struck-out chip say it in full)
         forms = [item, *shorter_in_words(item, IGNORED_CELLS - len("ignored "))]
@@ -141,27 +241,47 @@ def status_parts(s: Status, show_timings: bool = True) -> list[Part]:
 
 
 class StatusText(Widget):
-    """The status line's words, fitted to the widget's width at every render (so on resize)."""
+    """The status line's words: one reactive field per thing shown, each bound to the screen's
+    own (a change repaints); fitted to the widget's width at every render (so on resize)."""
 
     DEFAULT_CSS = "StatusText { width: 1fr; height: 1; padding: 0 1; }"
 
-    def __init__(self, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.parts: list[Part] = []
+    counts: reactive[Counts] = reactive(Counts)
+    model: reactive[ModelState | None] = reactive(ModelState.LOADING)
+    sync: reactive[Progress | None] = reactive(None)
+    text_sync: reactive[Progress | None] = reactive(None)
+    watching: reactive[str] = reactive("")  # how watch mode watches
+    clip: reactive[Clipping | None] = reactive(None)
+    mode: reactive[str] = reactive("hybrid")
+    collection: reactive[str | None] = reactive(None)
+    aside: reactive[str] = reactive("")
+    view: reactive[str] = reactive("notes")
+    sort: reactive[str] = reactive("relevance")
+    answer: reactive[Answer] = reactive(Answer)
 
-    def show(self, parts: list[Part]) -> None:
-        self.parts = parts
-        self.refresh()
+    def __init__(self, *, show_timings: bool = True, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.show_timings = show_timings
+
+    @property
+    def status(self) -> Status:
+        return Status(counts=self.counts, model=self.model, sync=self.sync, text_sync=self.text_sync,
+                      watch=self.watching, clip=self.clip, mode=self.mode, collection=self.collection,
+                      aside=self.aside, view=self.view, sort=self.sort, answer=self.answer)
 
     def render(self) -> Content:
         separator = (SEPARATOR, SEPARATOR_STYLE)
         spans: list[Span] = []
-        for form in fit(self.parts, self.content_size.width, len(SEPARATOR)):
+        for form in fit(status_parts(self.status, self.show_timings), self.content_size.width, len(SEPARATOR)):
             spans += ([separator] if spans else []) + list(form.spans)
         return Content.assemble(*spans)
 
 
 class StatusLine(Horizontal):
+    """The words (a :class:`StatusText`, whose fields the screen binds) and a sync's
+    ``ProgressBar``, shown while a sync works (not while a stopped one finishes its note);
+    the screen composes both inside it."""
+
     DEFAULT_CSS = """
     StatusLine {
         height: 1;
@@ -173,35 +293,28 @@ class StatusLine(Horizontal):
     }
     """
 
-    status: var[Status] = var(Status())  # the search screen binds its own to it (data_bind)
+    sync: var[Progress | None] = var(None)  # the running sync, bound beside its words'
+    text_sync: var[Progress | None] = var(None)
 
-    def __init__(self, *, show_timings: bool = True, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.show_timings = show_timings
+    @property
+    def words(self) -> StatusText:
+        return self.query_one(StatusText)
 
-    def compose(self) -> ComposeResult:
-        yield StatusText(id="status-text")
-        yield ProgressBar(total=None, show_eta=False, id="sync-progress")
+    @property
+    def status(self) -> Status:
+        """What the line shows now, in one value."""
+        return self.words.status
 
-    def on_mount(self) -> None:
-        self._render_status()
+    def watch_sync(self, sync: Progress | None) -> None:
+        self._show_bar()
+        if sync is not None and sync.total:
+            self.query_one(ProgressBar).update(total=max(sync.total, 1), progress=sync.done)
+        elif sync is not None and not sync.phase:  # a sync starting: the bar from empty
+            self.query_one(ProgressBar).update(total=100, progress=0)
 
-    def update_status(self, **changes) -> None:
-        self.status = replace(self.status, **changes)
-        self.set_class(self.status.sync == "syncing", "-syncing")
+    def watch_text_sync(self) -> None:
+        self._show_bar()
 
-    def watch_status(self) -> None:
-        if self.is_mounted:
-            self._render_status()
-
-    def set_progress(self, done: int, total: int) -> None:
-        bar = self.query_one(ProgressBar)
-        bar.update(total=max(total, 1), progress=done)
-
-    def reset_progress(self) -> None:
-        # a determinate bar: the indeterminate one animates at 15 frames a second, CPU taken
-        # from the model during a sync
-        self.query_one(ProgressBar).update(total=100, progress=0)
-
-    def _render_status(self) -> None:
-        self.query_one(StatusText).show(status_parts(self.status, self.show_timings))
+    def _show_bar(self) -> None:
+        busy = (self.sync is not None and not self.sync.stopping) or self.text_sync is not None
+        self.set_class(busy, "-syncing")
