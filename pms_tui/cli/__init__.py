@@ -16,6 +16,7 @@ import time
 from .progress import tell_upgrade, tell_waiting, upgrade_index
 from ..core.errors import UsageError, describe
 from ..core.results import MODES
+from .clip import add_parser as add_clip_parser
 from .graph import NOTE_HELP, add_parsers as add_graph_parsers, link_summary
 from .upkeep import add_parsers as add_upkeep_parsers
 from ..core.safe_text import UNSAFE, safe_text
@@ -333,19 +334,6 @@ def cmd_show(args) -> int:
     return 0
 
 
-def cmd_clip(args) -> int:
-    with _kb(args) as kb:
-        col = kb.default_clip_collection(args.collection)
-        result = kb.clip(args.url, col, update=args.update)
-        if args.json:
-            _print_json({"path": str(result.path), "status": result.status, "title": result.title,
-                         "url": result.url, "message": result.message})
-        else:
-            say(result.path)
-            say(result.message, file=sys.stderr)
-        return 0 if result.status in ("created", "updated") else 3
-
-
 def cmd_eval(args) -> int:
     from ..eval.cli import run_eval
 
@@ -439,12 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from ..mcp_server.command import add_mcp_parser  # argparse only: the MCP SDK loads when `mcp` runs
     add_mcp_parser(sub)
-    p = sub.add_parser("clip", help="save a web page as a note and index it")
-    p.add_argument("url")
-    p.add_argument("-c", "--collection")
-    p.add_argument("--update", action="store_true", help="refresh a note already clipped from this URL")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_clip)
+    add_clip_parser(sub, _kb, say, _print_json)
 
     add_upkeep_parsers(sub, say, _print_report)  # doctor, repair, compact
 
