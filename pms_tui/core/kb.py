@@ -291,7 +291,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
             except PmsError:
                 vector = False  # explained from BM25 alone; the vector part says why
         explanation = self.retrieval.explain(query, found.collection.id, found.relpath, found.id,
-                                             self.collections.ids(collections), vector=vector, typing=typing)
+                                             collections, vector=vector, typing=typing)
         depth = self.settings.lane_depth
         result = self.search(query, k=depth, collections=collections, vector=vector, typing=typing)
         key = (found.collection.name, found.relpath)
