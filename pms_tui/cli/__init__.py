@@ -121,9 +121,10 @@ def cmd_collections(args) -> int:
         aside = kb.guide_aside()
         for col in kb.collections.list():
             docs, chunks = col.counts()
+            notes, pdf_word = col.file_counts()  # both kinds, as "documents" (indexed) counts them
             rows.append({
                 "name": col.name, "path": str(col.path), "description": col.description,
-                "files": len(col.files), "documents": docs, "chunks": chunks,
+                "files": notes + pdf_word, "notes": notes, "pdf_word": pdf_word, "documents": docs, "chunks": chunks,
                 "last_sync": time.strftime("%Y-%m-%d %H:%M", time.localtime(col.last_sync)) if col.last_sync else None,
                 "folder_exists": col.exists,
                 "default_search": aside is None or col.id != aside.id,
@@ -138,8 +139,9 @@ def cmd_collections(args) -> int:
                 if not r["default_search"]:
                     missing += f"  (searched only when asked: in:{r['name']})"
                 say(f"{r['name']:<20} {r['path']}{missing}")
-                say(f"{'':<20} {r['files']} files, {r['documents']} indexed, {r['chunks']} chunks, "
-                      f"last sync {r['last_sync'] or 'never'}")
+                kinds = f" ({r['notes']} notes, {r['pdf_word']} PDF and Word)" if r["pdf_word"] else ""
+                say(f"{'':<20} {r['files']} files{kinds}, {r['documents']} indexed, {r['chunks']} chunks, "
+                    f"last sync {r['last_sync'] or 'never'}")
     return 0
 
 
@@ -326,11 +328,20 @@ def cmd_show(args) -> int:
         if args.json:
             _print_json([c.to_json() for c in chunks])
             return 0
+        printed: list[str] = []  # the lines printed so far, to the last line of ``last_line``
+        last_line = 0
         for c in chunks:
+            lines, start = c.text.split("\n"), c.start_line
+            overlap = last_line - c.start_line + 1  # passages share lines at their seams
+            if 0 < overlap < len(lines) and lines[:overlap] == printed[-overlap:]:
+                lines, start = lines[overlap:], start + overlap  # each line of the note once
+            elif overlap >= len(lines) > 0 and lines == printed[-overlap:][:len(lines)]:
+                continue
             crumb = " › ".join(c.heading_path)
-            say(f"── {note.id}:{c.start_line}-{c.end_line}  {crumb}")
-            say(c.text)
+            say(f"── {note.id}:{start}-{c.end_line}  {crumb}")
+            say("\n".join(lines))
             say()
+            printed, last_line = printed + lines, max(last_line, c.end_line)
     return 0
 
 
