@@ -138,7 +138,7 @@ def test_cli_says_its_own_flag_for_a_page_clipped_again(tmp_path, web):  # noqa:
 
 def _clip_on_a_terminal(home, url, interrupt_at: str | None = None):
     """``pms-tui clip`` with its stderr on a pseudo-terminal (where the stages are shown), sent
-    ctrl+c's SIGINT once a whole line starting with ``interrupt_at`` is shown; (exit code, stderr)."""
+    ctrl+c's SIGINT once a whole line holding ``interrupt_at`` is shown; (exit code, stderr)."""
     import select
 
     leader, follower = pty.openpty()
@@ -158,7 +158,7 @@ def _clip_on_a_terminal(home, url, interrupt_at: str | None = None):
                 break
             shown += data
             whole_lines = shown.rpartition(b"\n")[0].splitlines()
-            if interrupt_at is not None and any(line.startswith(interrupt_at.encode()) for line in whole_lines):
+            if interrupt_at is not None and any(interrupt_at.encode() in line for line in whole_lines):
                 child.send_signal(signal.SIGINT)
                 interrupt_at = None
         elif child.poll() is not None:

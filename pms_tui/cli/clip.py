@@ -52,13 +52,13 @@ class ClipStages:
             "indexing": "Indexing its text…",
             "embedding": f"Embedding {total:,} passages (ctrl+c stops; `pms-tui sync` finishes)…",
         }
-        if stage == "embedding":
-            self.bar.__enter__()  # a terminal's bar from here on, until the clip is done
-        elif stage == "done":
+        if stage == "done":
             self.bar.__exit__(None, None, None)
         if not self.quiet and stage in lines:
             self.say(lines[stage], file=self.stream)
             self.stream.flush()
+        if stage == "embedding":
+            self.bar.__enter__()  # a terminal's bar from here on, until the clip is done
 
 
 def _size(n: int) -> str:

@@ -55,8 +55,9 @@ _EXTRACT_OPTIONS: dict[str, Any] = dict(  # keyword arguments of several types
 )
 # A page past this many characters of HTML is extracted with trafilatura's ``fast`` option:
 # its own extractor alone, without the readability and jusText fallbacks it otherwise runs and
-# compares (a quarter of the time on a 4.8 MB page, the same text: benchmarks/big_clip.py).
-# A page that large holds its article in plain sight; the fallbacks help short, odd pages.
+# compares (in a profile of a 4.8 MB page, 8 of trafilatura's 21 seconds; the same text either
+# way: benchmarks/big_clip.py --both). A page that large holds its article in plain sight;
+# the fallbacks help short, odd pages.
 FAST_FROM_CHARS = 1_000_000
 _SAFE_LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 _MAX_ATTRIBUTE = 8192  # characters; real URLs and class lists stay far below
