@@ -75,11 +75,12 @@ def extract_from_url(url: str, *, progress: Callable[[int, int, str], None] | No
         raise ClipStopped()
     if progress is not None:
         progress(0, len(html), "extracting")
-    return extract_from_html(html, final_url)
+    return extract_from_html(html, final_url, cancel=cancel)
 
 
-def extract_from_html(html: str, url: str | None = None) -> ExtractedPage:
-    """Extract the main content of a page as Markdown, with its metadata."""
+def extract_from_html(html: str, url: str | None = None, *, cancel: threading.Event | None = None) -> ExtractedPage:
+    """Extract the main content of a page as Markdown, with its metadata. ``cancel`` set ends
+    it with ClipStopped between its steps (trafilatura's own run is not interrupted)."""
     where = url or "the page"
     # The text is already decoded: an XML declaration's encoding would make lxml decode it again.
     html = _XML_DECLARATION_RE.sub("", html or "", count=1)
@@ -91,7 +92,7 @@ def extract_from_html(html: str, url: str | None = None) -> ExtractedPage:
     if tree is None:
         raise ClipError(f"{where} could not be read as a web page.")
     try:
-        return _extract_tree(tree, url, len(html))
+        return _extract_tree(tree, url, len(html), cancel)
     except ClipError:
         raise
     except RecursionError:
@@ -125,8 +126,14 @@ def neutralize_controls(page: str) -> str:
     return safe_text(_CHAR_REF_RE.sub(replace, page), keep="\t\n\r")
 
 
-def _extract_tree(tree: HtmlElement, url: str | None, size: int = 0) -> ExtractedPage:
+def _extract_tree(tree: HtmlElement, url: str | None, size: int = 0,
+                  cancel: threading.Event | None = None) -> ExtractedPage:
     where = url or "the page"
+
+    def stop_if_cancelled() -> None:
+        if cancel is not None and cancel.is_set():
+            raise ClipStopped()
+
     _drop_huge_attributes(tree)
     _drop_permalinks(tree)
     _neutralize_links(tree)  # before resolving: "java&#x09;script:" would pass as a relative URL
@@ -136,9 +143,11 @@ def _extract_tree(tree: HtmlElement, url: str | None, size: int = 0) -> Extracte
     fallback_title = _first_text(tree, "//h1") or _first_text(tree, "//title")
     # Metadata first: htmldate copies the tree, but trafilatura.extract() prunes it in place.
     meta = trafilatura.extract_metadata(tree, default_url=url, extensive=False)
+    stop_if_cancelled()
     nonce = secrets.token_hex(4)
     blocks = stash_code_blocks(tree, nonce)
     markdown = trafilatura.extract(tree, url=url, **_EXTRACT_OPTIONS, fast=size >= FAST_FROM_CHARS)
+    stop_if_cancelled()
     content = tidy(restore_code_blocks(markdown or "", blocks, nonce))
     if not content.strip():
         raise ClipError(f"No readable text was found on {where}.")
