@@ -17,6 +17,7 @@ from collections.abc import Callable
 from .progress import tell_upgrade, tell_waiting, upgrade_index
 from ..core.errors import UsageError, describe
 from ..core.results import MODES
+from .clip import add_parser as add_clip_parser
 from .graph import NOTE_HELP, add_parsers as add_graph_parsers, link_summary
 from .upkeep import add_parsers as add_upkeep_parsers
 from .writes import add_parsers as add_write_parsers
@@ -148,9 +149,10 @@ def cmd_collections(args) -> int:
         aside = kb.guide_aside()
         for col in kb.collections.list():
             docs, chunks = col.counts()
+            notes, pdf_word = col.file_counts()  # both kinds, as "documents" (indexed) counts them
             rows.append({
                 "name": col.name, "path": str(col.path), "description": col.description,
-                "files": len(col.files), "documents": docs, "chunks": chunks,
+                "files": notes + pdf_word, "notes": notes, "pdf_word": pdf_word, "documents": docs, "chunks": chunks,
                 "last_sync": time.strftime("%Y-%m-%d %H:%M", time.localtime(col.last_sync)) if col.last_sync else None,
                 "folder_exists": col.exists,
                 "default_search": aside is None or col.id != aside.id, "writable": col.writable,
@@ -166,8 +168,9 @@ def cmd_collections(args) -> int:
                     missing += f"  (searched only when asked: in:{r['name']})"
                 missing += "  (writable)" if r["writable"] else ""
                 say(f"{r['name']:<20} {r['path']}{missing}")
-                say(f"{'':<20} {r['files']} files, {r['documents']} indexed, {r['chunks']} chunks, "
-                      f"last sync {r['last_sync'] or 'never'}")
+                kinds = f" ({r['notes']} notes, {r['pdf_word']} PDF and Word)" if r["pdf_word"] else ""
+                say(f"{'':<20} {r['files']} files{kinds}, {r['documents']} indexed, {r['chunks']} chunks, "
+                    f"last sync {r['last_sync'] or 'never'}")
     return 0
 
 
@@ -356,25 +359,21 @@ def cmd_show(args) -> int:
         if args.json:
             _print_json([c.to_json() for c in chunks])
             return 0
+        printed: list[str] = []  # the lines printed so far, to the last line of ``last_line``
+        last_line = 0
         for c in chunks:
+            lines, start = c.text.split("\n"), c.start_line
+            overlap = last_line - c.start_line + 1  # passages share lines at their seams
+            if 0 < overlap < len(lines) and lines[:overlap] == printed[-overlap:]:
+                lines, start = lines[overlap:], start + overlap  # each line of the note once
+            elif overlap >= len(lines) > 0 and lines == printed[-overlap:][:len(lines)]:
+                continue
             crumb = " › ".join(c.heading_path)
-            say(f"── {note.id}:{c.start_line}-{c.end_line}  {crumb}")
-            say(c.text)
+            say(f"── {note.id}:{start}-{c.end_line}  {crumb}")
+            say("\n".join(lines))
             say()
+            printed, last_line = printed + lines, max(last_line, c.end_line)
     return 0
-
-
-def cmd_clip(args) -> int:
-    with _kb(args) as kb:
-        col = kb.default_clip_collection(args.collection)
-        result = kb.clip(args.url, col, update=args.update)
-        if args.json:
-            _print_json({"path": str(result.path), "status": result.status, "title": result.title,
-                         "url": result.url, "message": result.message})
-        else:
-            say(result.path)
-            say(result.message, file=sys.stderr)
-        return 0 if result.status in ("created", "updated") else 3
 
 
 def cmd_eval(args) -> int:
@@ -473,12 +472,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from ..mcp_server.command import add_mcp_parser  # argparse only: the MCP SDK loads when `mcp` runs
     add_mcp_parser(sub)
-    p = sub.add_parser("clip", help="save a web page as a note and index it")
-    p.add_argument("url")
-    p.add_argument("-c", "--collection")
-    p.add_argument("--update", action="store_true", help="refresh a note already clipped from this URL")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_clip)
+    add_clip_parser(sub, _kb, say, _print_json)
 
     add_upkeep_parsers(sub, say, _print_report)  # doctor, repair, compact
     add_write_parsers(sub, _kb, say, _print_json)  # new, append, section, set, mv, rm, undo, history, recent

@@ -36,6 +36,13 @@ class ClipError(PmsError):
     """A web page could not be fetched, read or saved as a note."""
 
 
+class ClipStopped(ClipError):
+    """A clip stopped by its ``cancel`` before its note was written: nothing was written."""
+
+    def __init__(self) -> None:
+        super().__init__("The clip was stopped; nothing was written.")
+
+
 class EmbeddingModelError(PmsError, RuntimeError):
     """The embedding model cannot be loaded or run."""
 

@@ -244,18 +244,36 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
         self._embedder.expect_query_vector(future)
 
     # -- clip --------------------------------------------------------------------------------
-    def clip(self, url: str, collection: str | Collection, *, update: bool = False, **fetch_options) -> ClipResult:
+    def clip(self, url: str, collection: str | Collection, *, update: bool = False,
+             progress: SyncProgress | None = None, cancel: threading.Event | None = None,
+             **fetch_options) -> ClipResult:
         """Save a web page as a note in a collection's folder and index it at once.
-        ``fetch_options``: timeout, max_bytes, max_redirects (see clip.fetch.fetch)."""
+        ``fetch_options``: timeout, max_bytes, max_redirects (see clip.fetch.fetch).
+        ``progress(done, total, stage)``, stage by stage: "fetching" (bytes read, of those
+        announced or 0), "extracting" (of the page's characters), "writing", "indexing" (the
+        note's text), "embedding" (passages, as a sync's), then "done". ``cancel`` (the CLI's
+        ctrl+c, the app's stop): set before the note is written, ClipStopped and nothing is
+        written; set while it is indexed, the note is kept whole and the result says
+        ``stopped``: the next sync finishes indexing it (its text first, then its vectors)."""
         col = self.collections.get(collection) if isinstance(collection, str) else collection
         if not col.exists:
             raise CollectionError(f"The folder of collection {col.name!r} ({col.path}) does not exist.")
         from .clip.note import clip_url
 
-        result = clip_url(url, col.path, update=update, **fetch_options)
+        tell = progress or (lambda done, total, stage: None)
+        result = clip_url(url, col.path, update=update, progress=tell, cancel=cancel, **fetch_options)
         if result.status in ("created", "updated"):
             rel = result.path.resolve().relative_to(col.path.resolve()).as_posix()
-            self.sync(collections=[col.name], only_paths={rel}, wait=True)  # after a running sync's text
+
+            def indexing(done: int, total: int, phase: str) -> None:
+                if phase != "done":  # said once, below, when the clip is done
+                    tell(done, total, "embedding" if phase == "embedding" else "indexing")
+
+            tell(0, 1, "indexing")
+            report = self.sync(progress=indexing, collections=[col.name], only_paths={rel}, cancel=cancel,
+                               wait=True)  # after a running sync's text
+            result = replace(result, stopped=report.cancelled, vectors_pending=report.vectors_pending)
+        tell(1, 1, "done")
         return result
 
     # -- search ------------------------------------------------------------------------------
@@ -304,7 +322,7 @@ class KnowledgeBase(IndexingMixin, DoctorMixin, GraphMixin, NotesMixin):
             except PmsError:
                 vector = False  # explained from BM25 alone; the vector part says why
         explanation = self.retrieval.explain(query, found.collection.id, found.relpath, found.id,
-                                             self.collections.ids(collections), vector=vector, typing=typing)
+                                             collections, vector=vector, typing=typing)
         depth = self.settings.lane_depth
         result = self.search(query, k=depth, collections=collections, vector=vector, typing=typing)
         key = (found.collection.name, found.relpath)

@@ -6,7 +6,8 @@ A note is named by ``collection/relpath`` (what hits carry), by a path (absolute
 the working folder, or relative to a collection's folder), or by its name as a wikilink names
 it (``bravo`` for ``[[bravo]]``: its file name or an alias), or by its URI
 (``pms://note/COLLECTION/PATH``, ``results.note_uri``), each optionally followed by ``:LINE`` or
-``:START-END``. A note's file is read only from inside its collection's folder:
+``:START-END``, or by a wikilink as written in a note (``[[bravo]]``, ``[[bravo|the alias shown]]``,
+``[[bravo#Heading]]``, ``![[bravo#^block]]``: the heading's or block's line). A note's file is read only from inside its collection's folder:
 a symlink swapped in after indexing that leads outside is refused with one sentence.
 """
 
@@ -36,6 +37,8 @@ MAX_QUERY_CHARS = 100_000  # a mistake, not a question: far past what the parser
 MAX_K = 10_000  # hits one request may ask for (as deep as a lane may look: lane_depth)
 MAX_REF_CHARS = 4096
 _LINES = re.compile(r"(.+?):(\d{1,9})(?:-(\d{1,9}))?")
+# [[target#anchor|label]] as a note writes it (with ! for an embed): the target and the anchor
+_WIKILINK = re.compile(r"!?\[\[([^\[\]|#]*)(?:#([^\[\]|]*))?(?:\|[^\[\]]*)?\]\]")
 EMPTY_INDEX = "The index is empty: add a folder with `pms-tui add PATH` and run `pms-tui sync`."
 
 
@@ -165,6 +168,8 @@ class NotesMixin(KnowledgeBaseState):
         ref = ref.strip()
         if ref.startswith("pms://"):
             ref = _id_of_uri(ref)
+        if (link := _WIKILINK.fullmatch(ref)) is not None:
+            return self._linked(link.group(1).strip(), (link.group(2) or "").strip())
         start = end = None
         if (m := _LINES.fullmatch(ref)) and not Path(ref).exists():
             ref, start = m.group(1), int(m.group(2))
@@ -173,6 +178,18 @@ class NotesMixin(KnowledgeBaseState):
                 raise UsageError(f"The last line ({end}) is before the first ({start}).")
         found = self._find(ref)
         return NoteRef(*found, start_line=start, end_line=end)
+
+    def _linked(self, target: str, anchor: str) -> NoteRef:
+        """The note a wikilink names, at its heading's or block's line when it has that one."""
+        from .indexing.links import anchor_key
+
+        if not target:
+            raise UsageError(f"[[#{one_line(anchor)[:200]}]] names a heading of the note it is written in; "
+                             f"name the note too: [[Note#{one_line(anchor)[:200]}]].")
+        found = self._find(target)
+        key = anchor if anchor.startswith("^") else anchor_key(anchor)
+        line = link_rows.anchor_line(self._store.conn, found[2], key) if anchor else None
+        return NoteRef(*found, start_line=line, end_line=line)
 
     def _find(self, ref: str) -> tuple[Collection, str, int, str]:
         shown = one_line(ref)[:200]

@@ -269,6 +269,8 @@ class SyncReport:
     deleted: list[str] = field(default_factory=list)
     unchanged: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    # files an earlier sync skipped, unchanged since (not tried again; status lists them)
+    skipped_before: int = 0
     problems: list[str] = field(default_factory=list)  # collection-level, e.g. a missing folder
     chunks_written: int = 0
     chunks_embedded: int = 0
@@ -287,14 +289,23 @@ class SyncReport:
         return bool(self.added or self.modified or self.deleted)
 
     @property
+    def skips(self) -> str:
+        """``13 skipped`` (those that stand: this sync's and earlier ones' unchanged since), and
+        how many of them are new when some are not."""
+        total = len(self.skipped) + self.skipped_before
+        if self.skipped_before and self.skipped:
+            return f"{total} skipped ({len(self.skipped)} now, {self.skipped_before} as before)"
+        return f"{total} skipped" + (" (as before)" if self.skipped_before else "")
+
+    @property
     def summary(self) -> str:
         if self.reindexed:
-            text = (f"Reindexed: {len(self.added) + len(self.modified)} notes, {len(self.skipped)} skipped; "
+            text = (f"Reindexed: {len(self.added) + len(self.modified)} notes, {self.skips}; "
                     f"{self.chunks_embedded} chunks embedded in {self.seconds:.1f}s")
         else:
             text = (
                 f"Synced: +{len(self.added)} new, ~{len(self.modified)} modified, "
-                f"-{len(self.deleted)} deleted, {self.unchanged} unchanged, {len(self.skipped)} skipped; "
+                f"-{len(self.deleted)} deleted, {self.unchanged} unchanged, {self.skips}; "
                 f"{self.chunks_embedded} chunks embedded, {self.chunks_reused} reused "
                 f"in {self.seconds:.1f}s"
             )

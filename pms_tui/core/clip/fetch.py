@@ -7,12 +7,14 @@ import codecs
 import importlib.metadata
 import re
 import socket
+import threading
 import time
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import httpx
 
-from ..errors import ClipError
+from ..errors import ClipError, ClipStopped
 from .redirect_guard import peer_guard, redirect_guard
 
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -43,9 +45,10 @@ def normalize_url(url: str) -> str:
     url = url.strip()
     if any(ch.isspace() or ord(ch) < 32 for ch in url):
         raise ClipError(f"{url!r} is not a valid web address: it contains spaces or control characters.")
+    typed_scheme = "://" in url
     if url.startswith("//"):
         url = "https:" + url
-    elif "://" not in url:
+    elif not typed_scheme:
         match = SCHEME_RE.match(url)
         # "host:8080/path" looks like a scheme to urlsplit; a port is all digits after the colon.
         if match and not url[match.end() :].split("/", 1)[0].isdigit():
@@ -64,7 +67,32 @@ def normalize_url(url: str) -> str:
         raise ClipError(f"Only http and https web pages can be clipped, not {scheme}: addresses.")
     if not parts.hostname:
         raise ClipError(f"{url} is not a valid web address: it has no host name.")
+    if not _looks_like_host(parts.hostname, typed_scheme):
+        shown = url if typed_scheme else url.removeprefix("https://")
+        raise ClipError(f"{shown} is not a web address: give one such as https://example.org/page.")
     return url
+
+
+_HOST_LABEL_RE = re.compile(r"[^\W_](?:[\w-]{0,61}[^\W_])?")
+
+
+def _looks_like_host(host: str, typed_scheme: bool) -> bool:
+    """True for a name that can be a server's: an IP address, ``localhost``, or labels of
+    letters, digits and inner hyphens with at least one dot ("example.org"); a name of one
+    label ("intranet") only when the address gave its scheme. Checked before any network, so
+    a word typed as an address ("not-a-url") is never looked up."""
+    import ipaddress
+
+    host = host.rstrip(".")
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+        return True
+    except ValueError:
+        pass
+    labels = host.split(".")
+    if not all(_HOST_LABEL_RE.fullmatch(label) for label in labels) or labels[-1].isdigit():
+        return False
+    return len(labels) > 1 or typed_scheme or host.lower() == "localhost"
 
 
 def fetch(
@@ -73,11 +101,15 @@ def fetch(
     timeout: float = 15.0,
     max_bytes: int = 10_000_000,
     max_redirects: int = 5,
+    progress: Callable[[int, int, str], None] | None = None,
+    cancel: threading.Event | None = None,
 ) -> tuple[str, str]:
     """Download an HTML page; return ``(decoded html, final url after redirects)``.
 
     ``timeout`` bounds connecting, each read and the whole body download. The body is
-    streamed and abandoned as soon as it exceeds ``max_bytes``.
+    streamed and abandoned as soon as it exceeds ``max_bytes``. ``progress(bytes read, bytes
+    announced or 0, "fetching")`` is told as it arrives; once ``cancel`` is set the download
+    ends with :class:`ClipStopped`.
     """
     url = normalize_url(url)
     headers = {
@@ -96,7 +128,7 @@ def fetch(
             with client.stream("GET", url) as response:
                 final_url = str(response.url)
                 _check_response(response, final_url, max_bytes)
-                body = _read_body(response, final_url, max_bytes, deadline, timeout)
+                body = _read_body(response, final_url, max_bytes, deadline, timeout, progress, cancel)
                 header_charset = response.charset_encoding
     except ClipError:
         raise
@@ -136,11 +168,19 @@ def _check_response(response: httpx.Response, url: str, max_bytes: int) -> None:
         raise ClipError(f"{url} is too large to clip ({_size(int(length))}; the limit is {_size(max_bytes)}).")
 
 
-def _read_body(response: httpx.Response, url: str, max_bytes: int, deadline: float, timeout: float) -> bytes:
+def _read_body(response: httpx.Response, url: str, max_bytes: int, deadline: float, timeout: float,
+               progress: Callable[[int, int, str], None] | None = None,
+               cancel: threading.Event | None = None) -> bytes:
     chunks: list[bytes] = []
     total = 0
+    length = response.headers.get("content-length", "")
+    announced = int(length) if length.isdigit() else 0
     for chunk in response.iter_bytes():
+        if cancel is not None and cancel.is_set():
+            raise ClipStopped()
         total += len(chunk)
+        if progress is not None:
+            progress(total, announced, "fetching")
         if total > max_bytes:
             raise ClipError(f"{url} is too large to clip (more than {_size(max_bytes)}).")
         if time.monotonic() > deadline:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import html as html_module
 import re
 import secrets
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -18,7 +20,7 @@ from urllib.parse import urlsplit
 import trafilatura
 from lxml.html import HtmlElement
 
-from ..errors import ClipError
+from ..errors import ClipError, ClipStopped
 from ..safe_text import safe_text
 from .code_blocks import remove_keep_tail, restore_code_blocks, stash_code_blocks
 from .fetch import SCHEME_RE, fetch, reason
@@ -51,20 +53,34 @@ _EXTRACT_OPTIONS: dict[str, Any] = dict(  # keyword arguments of several types
     # content, and when it finds nothing, recall mode only finds noscript/nav junk.
     favor_precision=True,
 )
+# A page past this many characters of HTML is extracted with trafilatura's ``fast`` option:
+# its own extractor alone, without the readability and jusText fallbacks it otherwise runs and
+# compares (in a profile of a 4.8 MB page, 8 of trafilatura's 21 seconds; the same text either
+# way: benchmarks/big_clip.py --both). A page that large holds its article in plain sight;
+# the fallbacks help short, odd pages.
+FAST_FROM_CHARS = 1_000_000
 _SAFE_LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 _MAX_ATTRIBUTE = 8192  # characters; real URLs and class lists stay far below
 _TITLE_MAX = 300
 _XML_DECLARATION_RE = re.compile(r"^\ufeff?\s*<\?xml[^>]*\?>")
 
 
-def extract_from_url(url: str, **fetch_options) -> ExtractedPage:
-    """Fetch ``url`` and extract it; see :func:`fetch` for the options."""
-    html, final_url = fetch(url, **fetch_options)
-    return extract_from_html(html, final_url)
+def extract_from_url(url: str, *, progress: Callable[[int, int, str], None] | None = None,
+                     cancel: threading.Event | None = None, **fetch_options) -> ExtractedPage:
+    """Fetch ``url`` and extract it; see :func:`fetch` for the options. ``progress(done, total,
+    stage)`` hears "fetching" (bytes) and "extracting" (the page's characters); ``cancel``
+    set ends it with ClipStopped between the two, or while fetching."""
+    html, final_url = fetch(url, progress=progress, cancel=cancel, **fetch_options)
+    if cancel is not None and cancel.is_set():
+        raise ClipStopped()
+    if progress is not None:
+        progress(0, len(html), "extracting")
+    return extract_from_html(html, final_url, cancel=cancel)
 
 
-def extract_from_html(html: str, url: str | None = None) -> ExtractedPage:
-    """Extract the main content of a page as Markdown, with its metadata."""
+def extract_from_html(html: str, url: str | None = None, *, cancel: threading.Event | None = None) -> ExtractedPage:
+    """Extract the main content of a page as Markdown, with its metadata. ``cancel`` set ends
+    it with ClipStopped between its steps (trafilatura's own run is not interrupted)."""
     where = url or "the page"
     # The text is already decoded: an XML declaration's encoding would make lxml decode it again.
     html = _XML_DECLARATION_RE.sub("", html or "", count=1)
@@ -76,7 +92,7 @@ def extract_from_html(html: str, url: str | None = None) -> ExtractedPage:
     if tree is None:
         raise ClipError(f"{where} could not be read as a web page.")
     try:
-        return _extract_tree(tree, url)
+        return _extract_tree(tree, url, len(html), cancel)
     except ClipError:
         raise
     except RecursionError:
@@ -110,8 +126,14 @@ def neutralize_controls(page: str) -> str:
     return safe_text(_CHAR_REF_RE.sub(replace, page), keep="\t\n\r")
 
 
-def _extract_tree(tree: HtmlElement, url: str | None) -> ExtractedPage:
+def _extract_tree(tree: HtmlElement, url: str | None, size: int = 0,
+                  cancel: threading.Event | None = None) -> ExtractedPage:
     where = url or "the page"
+
+    def stop_if_cancelled() -> None:
+        if cancel is not None and cancel.is_set():
+            raise ClipStopped()
+
     _drop_huge_attributes(tree)
     _drop_permalinks(tree)
     _neutralize_links(tree)  # before resolving: "java&#x09;script:" would pass as a relative URL
@@ -121,9 +143,11 @@ def _extract_tree(tree: HtmlElement, url: str | None) -> ExtractedPage:
     fallback_title = _first_text(tree, "//h1") or _first_text(tree, "//title")
     # Metadata first: htmldate copies the tree, but trafilatura.extract() prunes it in place.
     meta = trafilatura.extract_metadata(tree, default_url=url, extensive=False)
+    stop_if_cancelled()
     nonce = secrets.token_hex(4)
     blocks = stash_code_blocks(tree, nonce)
-    markdown = trafilatura.extract(tree, url=url, **_EXTRACT_OPTIONS)
+    markdown = trafilatura.extract(tree, url=url, **_EXTRACT_OPTIONS, fast=size >= FAST_FROM_CHARS)
+    stop_if_cancelled()
     content = tidy(restore_code_blocks(markdown or "", blocks, nonce))
     if not content.strip():
         raise ClipError(f"No readable text was found on {where}.")

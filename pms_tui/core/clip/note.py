@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -20,17 +22,26 @@ from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 
-from ..errors import ClipError
+from ..errors import ClipError, ClipStopped
 from ..indexing.notes import walk_notes
 from .leftovers import remove_leftovers, write_atomic as _write_atomic
 from .names import inside as _inside, numbered, slugify
 from .yaml_out import dump as dump_yaml
 from .html_to_markdown import ExtractedPage, extract_from_url
 
-__all__ = ["ClipError", "ClipResult", "clip_page", "clip_url", "render_note", "slugify"]
+__all__ = ["ClipError", "ClipResult", "clip_page", "clip_url", "render_note", "slugify", "UPDATE_WORDS"]
 
 _FRONTMATTER_SCAN_CHARS = 65_536
 _CLIP_KEYS = frozenset({"title", "url", "source", "author", "published", "description", "clipped_at", "sha256"})
+
+
+# How the engine asks for a refresh of a page already clipped; a front end says its own words
+# instead (``ClipResult.message_with``): the CLI its flag, the app its key, MCP its argument.
+UPDATE_WORDS = "clip it again with update"
+
+
+def _duplicate_message(shown: str, how: str) -> str:
+    return f"This page is already saved as {shown}; {how} to refresh it."
 
 
 @dataclass
@@ -40,6 +51,16 @@ class ClipResult:
     title: str
     url: str
     message: str  # one sentence for the user
+    saved_as: str = ""  # a duplicate: the note that holds the page, as the message names it
+    # Indexing the note was stopped by the clip's cancel: the note is whole, and the next sync
+    # finishes indexing it; ``vectors_pending``: passages of the index waiting for a vector.
+    stopped: bool = False
+    vectors_pending: int = 0
+
+    def message_with(self, how_to_update: str) -> str:
+        """The message, a duplicate's in a front end's words for asking the refresh
+        (``"run it again with --update"``) instead of the engine's (:data:`UPDATE_WORDS`)."""
+        return _duplicate_message(self.saved_as, how_to_update) if self.status == "duplicate" else self.message
 
 
 # --------------------------------------------------------------------------------------
@@ -180,12 +201,14 @@ def _display(folder: Path, path: Path) -> str:
 # --------------------------------------------------------------------------------------
 
 
-def clip_page(page: ExtractedPage, folder: Path, *, update: bool = False, today: date | None = None) -> ClipResult:
+def clip_page(page: ExtractedPage, folder: Path, *, update: bool = False, today: date | None = None,
+              cancel: threading.Event | None = None) -> ClipResult:
     """Save ``page`` as a new note in ``folder`` (created if missing).
 
     If the folder already holds it (same final URL, or same body sha256), nothing is
     written and the status is ``"duplicate"``; with ``update=True`` that note is rewritten
     in place (keeping frontmatter keys the user added) and the status is ``"updated"``.
+    ``cancel`` set before the note is written: ClipStopped, and nothing is written.
     """
     folder = _prepare_folder(folder)
     remove_leftovers(folder)  # of clips killed while writing
@@ -194,12 +217,12 @@ def clip_page(page: ExtractedPage, folder: Path, *, update: bool = False, today:
     if existing is not None:
         shown = _display(folder, existing)
         if not update:
-            return ClipResult(
-                existing, "duplicate", page.title, page.url,
-                f"This page is already saved as {shown}; clip it with --update (update=True) to refresh it.",
-            )
+            return ClipResult(existing, "duplicate", page.title, page.url,
+                              _duplicate_message(shown, UPDATE_WORDS), saved_as=shown)
         # Keys the user added to the note (tags, rating…) survive a refresh; the clip's own are renewed.
         data = _render(page, clipped_at, _read_frontmatter(existing)).encode("utf-8")
+        if cancel is not None and cancel.is_set():
+            raise ClipStopped()
         try:
             _write_atomic(existing, data, replace=True)
         except OSError as exc:
@@ -217,6 +240,8 @@ def clip_page(page: ExtractedPage, folder: Path, *, update: bool = False, today:
             continue
         if not _inside(folder, target) or target.parent.resolve() != folder.resolve():
             raise ClipError(f"Refusing to write {name} outside the folder {folder}.")
+        if cancel is not None and cancel.is_set():
+            raise ClipStopped()
         try:
             _write_atomic(target, render_note(page, clipped_at).encode("utf-8"), replace=False)
         except FileExistsError:
@@ -227,8 +252,16 @@ def clip_page(page: ExtractedPage, folder: Path, *, update: bool = False, today:
     raise ClipError(f"Could not find a free file name for {stem}.md in {folder}.")
 
 
-def clip_url(url: str, folder: Path, *, update: bool = False, **fetch_options) -> ClipResult:
-    """Fetch, extract and save ``url`` in ``folder``; see :func:`clip_page` and ``extract.fetch``."""
+def clip_url(url: str, folder: Path, *, update: bool = False,
+             progress: Callable[[int, int, str], None] | None = None,
+             cancel: threading.Event | None = None, **fetch_options) -> ClipResult:
+    """Fetch, extract and save ``url`` in ``folder``; see :func:`clip_page` and ``extract.fetch``.
+    ``progress(done, total, stage)``: "fetching" (bytes), "extracting", then "writing";
+    ``cancel`` set before the note is written ends it with ClipStopped, nothing written."""
     folder = _prepare_folder(folder)
-    page = extract_from_url(url, **fetch_options)
-    return clip_page(page, folder, update=update)
+    page = extract_from_url(url, progress=progress, cancel=cancel, **fetch_options)
+    if cancel is not None and cancel.is_set():
+        raise ClipStopped()
+    if progress is not None:
+        progress(0, len(page.content), "writing")
+    return clip_page(page, folder, update=update, cancel=cancel)

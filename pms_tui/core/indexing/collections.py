@@ -15,7 +15,7 @@ from ..errors import CollectionError
 from ..store import Store
 from ..store import collections as collection_rows
 from ..store import vectors as vector_rows
-from .notes import note_files
+from .notes import is_document_name, note_files, walk_notes
 
 _NAME = re.compile(r"^[\w][\w .-]{0,63}$", re.UNICODE)
 # clip(url, collection, update=..., **fetch_options) -> ClipResult: the KnowledgeBase's clip
@@ -42,8 +42,17 @@ class Collection:
     def exists(self) -> bool:
         return self.path.is_dir()
 
+    def file_counts(self) -> tuple[int, int]:
+        """(notes, PDF and Word files) under the folder: the files a sync reads, of which
+        :meth:`counts` gives those indexed (the rest are new or skipped, as status says)."""
+        if not self.exists:
+            return 0, 0
+        names = [rel for rel, _ in walk_notes(self.path, documents=True)]
+        documents = sum(1 for rel in names if is_document_name(rel))
+        return len(names) - documents, documents
+
     def counts(self) -> tuple[int, int]:
-        """(documents, chunks) indexed for this collection."""
+        """(documents, chunks) indexed for this collection: its notes and PDF and Word files."""
         return collection_rows.counts(self._require_service().store.conn, self.id)
 
     def add_from_url(self, url: str, *, update: bool = False, **fetch_options):

@@ -140,6 +140,7 @@ class Indexer:
             if plan.problem:
                 self.report.problems.append(plan.problem)
             self.report.unchanged += plan.unchanged
+            self.report.skipped_before += len(plan.skipped)
             self._record_link_skips(plan)
         self.total = sum(len(p.new) + len(p.modified) + len(p.deleted) for p in plans)
         for plan in plans:

@@ -7,6 +7,8 @@ search: each costs a few small FTS5 lookups and, for a note, one scan of the vec
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..results import Evidence, Hit, NoteExplanation, SearchResult
 from ..store import cjk, facets, language
 from . import query as fts_query
@@ -105,7 +107,9 @@ def explain_note(retrieval, parsed: ParsedQuery, collection_id: int, relpath: st
         import numpy as np
 
         qvec = retrieval.embedder.embed_query(parsed.text)
-        ranked = retrieval.vectors.rank_of(qvec, np.array(sorted({v for _, v in chunks}), dtype=np.int64))
+        among = None if collection_ids is None else np.array(
+            sorted(facets.vector_ids_in_collections(conn, collection_ids)), dtype=np.int64)
+        ranked = retrieval.vectors.rank_of(qvec, np.array(sorted({v for _, v in chunks}), dtype=np.int64), among)
         if ranked is not None:
             vid, similarity, vector_rank = ranked
             vector_line = _line(retrieval, next(c for c, v in chunks if v == vid))
@@ -116,6 +120,29 @@ def explain_note(retrieval, parsed: ParsedQuery, collection_id: int, relpath: st
         vector_line=vector_line, missing=missing, lane_depth=s.lane_depth,
         vector_out=retrieval.unread_note(parsed.text) if parsed.has_text else "",
     )
+
+
+def with_lane_ranks(retrieval, explanation: NoteExplanation, ranked: dict[str, list[tuple[int, float]]],
+                    collection_id: int, relpath: str) -> NoteExplanation:
+    """``explanation`` with its lane ranks read off the lanes a search fused (``ranked``: each
+    lane's (chunk id, score) best first): where the note's best passage is in a lane, its
+    rank there is the one the search's hits carry. A note the lane's whole depth left out is
+    past it, whatever the count among all passages said."""
+    chunks = {c for c, _ in facets.note_chunk_ids(retrieval.store.conn, collection_id, relpath)}
+    changes: dict = {}
+    for lane, (rank_field, line_field) in (("bm25", ("bm25_rank", "bm25_line")),
+                                           ("vector", ("vector_rank", "vector_line"))):
+        found = ranked.get(lane)
+        if found is None:
+            continue
+        at = next(((i, c, score) for i, (c, score) in enumerate(found, 1) if c in chunks), None)
+        if at is not None:
+            changes[rank_field], changes[line_field] = at[0], _line(retrieval, at[1])
+            if lane == "vector":
+                changes["similarity"] = round(1.0 - float(at[2]), 6)
+        elif len(found) >= explanation.lane_depth and getattr(explanation, rank_field) is not None:
+            changes[rank_field] = max(getattr(explanation, rank_field), explanation.lane_depth + 1)
+    return replace(explanation, **changes)
 
 
 def _line(retrieval, chunk_id: int | None) -> int | None:

@@ -420,16 +420,24 @@ class Retrieval:
         return evidence_mod.hit_evidence(self, result, hit)
 
     def explain(self, query: str | ParsedQuery, collection_id: int, relpath: str, note: str,
-                collection_ids=None, *, vector: bool = True, typing: bool = False):
-        """Where one note ranks for ``query`` (see :class:`NoteExplanation`); ``typing`` as
-        :meth:`search`'s."""
-        parsed = parse_for(query, typing)
-        parsed = self._check_collections(parsed)
+                collections: Sequence[str] | None = None, *, vector: bool = True, typing: bool = False):
+        """Where one note ranks for ``query`` (see :class:`NoteExplanation`); ``collections``
+        and ``typing`` as :meth:`search`'s. Within each lane's depth the note's rank is read off
+        the very lanes a search fuses (its scope: the collections chosen, else all but those it
+        leaves out), so explain and search agree on every rank; past the depth it is counted
+        among the passages of the same collections."""
+        parsed, filters = self._prepare(query, collections, typing)
+        collection_ids = self._collection_ids(collections)
         if collection_ids is None and not parsed.values("in"):
             scope = self._default_scope()  # the note's rank in the search the user would run
             collection_ids = scope if scope is None or collection_id in scope else None
-        return evidence_mod.explain_note(self, parsed, collection_id, relpath, note, collection_ids,
-                                         vector=vector)
+        explanation = evidence_mod.explain_note(self, parsed, collection_id, relpath, note, collection_ids,
+                                                vector=vector)
+        if not parsed.has_text and not filters.positive:
+            return explanation
+        lanes = self._gather(parsed, filters, "hybrid", self.settings.lane_depth, vector, signals=False,
+                             hidden=self._hidden(collections, parsed))
+        return evidence_mod.with_lane_ranks(self, explanation, lanes.ranked, collection_id, relpath)
 
     def vectors_mismatch(self) -> bool:
         try:

@@ -156,20 +156,32 @@ class VectorIndex:
             return None
         return float(np.max(matrix[rows] @ np.ascontiguousarray(query, dtype=np.float32)))
 
-    def rank_of(self, query: np.ndarray, vector_ids: np.ndarray) -> tuple[int, float, int] | None:
-        """(the nearest of ``vector_ids``, its cosine similarity, its rank among all vectors)."""
+    def rank_of(self, query: np.ndarray, vector_ids: np.ndarray,
+                among: np.ndarray | None = None) -> tuple[int, float, int] | None:
+        """(the nearest of ``vector_ids``, its cosine similarity, its rank among all vectors,
+        or among the sorted vector ids ``among``)."""
         import numpy as np
 
         ids, matrix = self.snapshot()
         if not len(ids) or not len(vector_ids):
             return None
         scores = np.einsum("ij,j->i", matrix, np.ascontiguousarray(query, dtype=np.float32))
-        at = np.minimum(np.searchsorted(ids, vector_ids), len(ids) - 1)
-        rows = at[ids[at] == vector_ids]
+        rows = self._rows_of(ids, vector_ids)
         if not len(rows):
             return None
         best = rows[np.argmax(scores[rows])]
-        return int(ids[best]), float(scores[best]), int(np.count_nonzero(scores > scores[best])) + 1
+        counted = scores if among is None else scores[self._rows_of(ids, among)]
+        return int(ids[best]), float(scores[best]), int(np.count_nonzero(counted > scores[best])) + 1
+
+    @staticmethod
+    def _rows_of(ids: np.ndarray, vector_ids: np.ndarray) -> np.ndarray:
+        """The rows of the mirror (its ``ids`` sorted) holding these sorted vector ids."""
+        import numpy as np
+
+        if not len(vector_ids):
+            return np.zeros(0, dtype=np.int64)
+        at = np.minimum(np.searchsorted(ids, vector_ids), len(ids) - 1)
+        return at[ids[at] == vector_ids]
 
 
 def nearest_rows(scores: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray:

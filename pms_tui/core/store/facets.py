@@ -256,6 +256,16 @@ def note_vector_ids(conn, chunk_id: int) -> list[int]:
     )})
 
 
+def vector_ids_in_collections(conn, collection_ids: Sequence[int]) -> set[int]:
+    """The vector ids of every embedded chunk of these collections."""
+    if not collection_ids:
+        return set()
+    marks = ",".join("?" * len(collection_ids))
+    return {r[0] for r in conn.execute(
+        f"SELECT c.vector_id FROM chunks c JOIN documents d ON d.id = c.document_id "
+        f"WHERE d.collection_id IN ({marks}) AND c.vector_id IS NOT NULL", list(collection_ids))}
+
+
 def note_chunk_ids(conn, collection_id: int, path: str) -> list[tuple[int, int]]:
     """(chunk id, vector id) of one note's chunks, in order."""
     return [(r[0], r[1]) for r in conn.execute(

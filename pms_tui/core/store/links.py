@@ -198,8 +198,11 @@ def outgoing(conn, document_id: int) -> list[LinkRow]:
 
 
 def incoming(conn, document_id: int) -> list[LinkRow]:
+    """The links to a note from other notes: a note's links to its own headings or blocks
+    (``[[#Heading]]``, ``[[Itself#^block]]``) are its outline, not backlinks."""
     return [LinkRow(*r) for r in conn.execute(
-        f"{_ROW_SQL} WHERE l.target_id = ? ORDER BY s.path, l.line, l.id", (document_id,))]
+        f"{_ROW_SQL} WHERE l.target_id = ? AND l.source_id != l.target_id ORDER BY s.path, l.line, l.id",
+        (document_id,))]
 
 
 def anchor_line(conn, document_id: int, key: str) -> int | None:

@@ -20,7 +20,7 @@ from textual import work
 from textual.worker import Worker, get_current_worker
 
 from pms_tui.core.config import load_state, save_state
-from pms_tui.core.errors import describe
+from pms_tui.core.errors import ClipStopped, describe
 from pms_tui.core.safe_text import one_line
 
 from ..messages import ClipFailed, ClipFinished, StopRequested
@@ -110,16 +110,25 @@ class ClipPart(SearchRuns):
     @work(thread=True, group="clip", exit_on_error=False)
     def clip_worker(self, request: ClipRequest) -> None:
         worker = get_current_worker()
+
+        def progress(done: int, total: int, stage: str) -> None:
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._clip_stage, stage)
+
         try:
-            result = opened(self.kb).clip(request.url, request.collection, update=request.update)
+            result = opened(self.kb).clip(request.url, request.collection, update=request.update,
+                                          progress=progress, cancel=worker.cancelled_event)
+        except ClipStopped:  # stopped before the note was written: nothing to say but the stop's toast
+            return
         except Exception as exc:  # noqa: BLE001 - ClipError, CollectionError, database errors
             if not worker.is_cancelled:
                 self.post_message(ClipFailed(request, describe(exc)))
             return
-        if worker.is_cancelled:  # stopped: its result is dropped, said if the page was saved
+        if worker.is_cancelled or result.stopped:  # stopped after the note was written: it is whole
             if result.status in ("created", "updated"):
                 self.app.call_from_thread(self.notify, f"The page had been saved before the clip stopped: "
-                                          f"{result.message}", title="Clip stopped", timeout=8)
+                                          f"{result.message} The next sync finishes indexing it.",
+                                          title="Clip stopped", timeout=8)
             return
         self.post_message(ClipFinished(request, result))
 
@@ -130,8 +139,12 @@ class ClipPart(SearchRuns):
         worker.cancel()
         host = self.clipping.host if self.clipping is not None else "the page"
         self._clip_ended()
-        self.notify(f"Stopped clipping {host}; nothing is saved unless it had finished.",
+        self.notify(f"Stopped clipping {host}; nothing was written unless the note had been saved.",
                     title="Clip stopped", timeout=6)
+
+    def _clip_stage(self, stage: str) -> None:
+        if self.clipping is not None:
+            self.clipping = replace(self.clipping, stage=stage)
 
     @while_running
     def on_clip_finished(self, message: ClipFinished) -> None:
@@ -139,7 +152,7 @@ class ClipPart(SearchRuns):
         self._clip_ended()
         if result.status == "duplicate":
             self._clip_retry = replace(message.request, update=True)
-            self.notify(f"{result.message} Press {self.key('app.clip')} then enter to update it.",
+            self.notify(result.message_with(f"press {self.key('app.clip')} then enter"),
                              title="Already clipped", severity="warning", timeout=10)
             return
         try:
