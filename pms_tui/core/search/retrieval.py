@@ -31,7 +31,7 @@ from ..store import facets
 from ..store import vectors as vector_rows
 from ..store.connection import is_interrupted, stop_when
 from . import evidence as evidence_mod
-from . import lane_trust, match_quality
+from . import exact_match, lane_trust, match_quality
 from . import query as fts_query
 from . import query_script
 from .bm25 import Bm25Lane
@@ -218,12 +218,26 @@ class Retrieval:
         lanes = self._gather(parsed, filters, mode, max(k, self.settings.lane_depth), vector, hits=k,
                              hidden=hidden, stop=stop)
         fusion = self.fusion_for(lanes)
-        fused = distinct(self.store.conn, fuse(lanes.ids(), fusion.k, fusion.weights), k)
+        fused = fuse(lanes.ids(), fusion.k, fusion.weights)
+        exact = self._exact(parsed, fused, lanes)
+        if exact.applied:
+            fusion = replace(fusion, reasons=(*fusion.reasons, exact.reason()))
+        fused = distinct(self.store.conn, exact_match.first(fused, exact), k)
         hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"), lanes)
         match = match_quality.assess(self.signal_sources(), parsed.match_text, lanes.ranked, fusion,
-                                     self.settings.model)
+                                     self.settings.model, exact=bool(exact.passages))
         return SearchResult(tuple(hits), tuple(lanes.ranked), tuple(lanes.notes), query=parsed, fusion=fusion, match=match,
                             vector_out=lanes.vector_out)
+
+    def _exact(self, parsed: ParsedQuery, fused: list[Fused], lanes: LaneEvidence) -> exact_match.Exact:
+        """The fused passages holding the query as typed (``exact_match``); their rows are kept
+        in ``lanes.rows`` for the hits."""
+        if exact_match.pieces(parsed) is None or not self.settings.exact_notes:
+            return exact_match.Exact()
+        missing = [f.chunk_id for f in fused if f.chunk_id not in lanes.rows]
+        lanes.rows.update(chunk_rows.hits_by_ids(self.store.conn, missing))
+        return exact_match.find(parsed, {f.chunk_id: lanes.rows[f.chunk_id] for f in fused
+                                         if f.chunk_id in lanes.rows}, self.settings.exact_notes)
 
     def lanes(self, query: str | ParsedQuery, depth: int, mode: str = "hybrid",
               collections: Sequence[str] | None = None, *,
