@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
 import Stemmer
@@ -102,14 +103,22 @@ DETECTED = tuple(lang for lang in STOPWORDS if lang != ENGLISH)
 _local = threading.local()  # a PyStemmer stemmer is not to be shared between threads
 
 
+PORTER = "porter"  # Snowball's copy of the original Porter stemmer, FTS5's ``porter`` tokenizer's
+
+
 def _stemmer(lang: str) -> Stemmer.Stemmer:
     stemmers: dict[str, Stemmer.Stemmer] | None = getattr(_local, "stemmers", None)
     if stemmers is None:
         stemmers = _local.stemmers = {}
     found = stemmers.get(lang)
     if found is None:
-        found = stemmers[lang] = Stemmer.Stemmer(ALGORITHMS[lang])
+        found = stemmers[lang] = Stemmer.Stemmer(PORTER if lang == PORTER else ALGORITHMS[lang])
     return found
+
+
+def _folded(word: str) -> str:
+    """``word`` without its diacritics, as unicode61 (remove_diacritics) reads it."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 _TAG = re.compile(r"[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*")  # a BCP 47 / POSIX language tag
@@ -187,11 +196,16 @@ def index_text(lang: str, *texts: str) -> str:
 
 
 def query_stems(word: str, languages: Sequence[str]) -> list[str]:
-    """The marked stems of one query word in each of these languages, each once."""
+    """The marked stems of one query word in each of these languages, each once; not a stem
+    that is the word's English (porter) stem too: every note's text already matches that one
+    (its porter column), and the stem would only count the word a second time in the other
+    language's notes (``git`` put a German page above the English notes about git)."""
     word = word.lower()
     if not languages or not _TOKEN.fullmatch(word) or word.isdigit() or has_cjk(word):
         return []
-    return list(dict.fromkeys(stem(word, lang) for lang in languages if lang in ALGORITHMS))
+    english = _stemmer(PORTER).stemWord(_folded(word))
+    return list(dict.fromkeys(stem(word, lang) for lang in languages
+                              if lang in ALGORITHMS and _folded(_stemmer(lang).stemWord(word)) != english))
 
 
 def query_languages(words: Sequence[str], present: Sequence[str]) -> list[str]:
