@@ -141,3 +141,24 @@ def test_a_stem_that_is_the_english_stem_is_not_looked_for_twice():
 
     assert language.query_stems("git", ["de", "es"]) == []  # every note's porter column finds it
     assert language.query_stems("löschen", ["de"]) == [language.MARK + "losch"]
+
+
+def test_a_query_in_a_language_the_model_reads_poorly_is_left_to_bm25(synced_kb):
+    from pms_tui.core.results import VectorOut
+
+    german = synced_kb.search("wie man den letzten Commit rückgängig macht", k=5)
+    assert german.vector_out is VectorOut.UNREAD_LANGUAGE
+    assert german.match.weak is None  # the lane that cannot read it does not call it weak either
+    assert "this query is in German" in " ".join(german.notes)
+    for english in ("how do I undo the last commit", "why does my process die", "löschen"):
+        assert synced_kb.search(english, k=5).vector_out is None, english
+
+
+def test_the_language_a_query_is_in():
+    from pms_tui.core.search.query import words
+    from pms_tui.core.store.language import query_language
+
+    assert query_language(words("moderne Alternative zum Auflisten von Verzeichnisinhalten")) == "de"
+    assert query_language(words("cómo comprimir un archivo")) == "other"  # Spanish or French
+    assert query_language(words("how to undo the last commit")) == "en"
+    assert query_language(words("prettier")) == ""

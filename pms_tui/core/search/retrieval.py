@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..errors import SearchStopped, UsageError
-from ..indexing.embed import model_scripts
+from ..indexing.embed import model_languages, model_scripts
 from ..results import MODES, VECTORS_FILLING_IN, VECTORS_OTHER_MODEL, Hit, SearchResult, VectorOut
 from ..store import Store
 from ..store import chunks as chunk_rows
@@ -283,7 +283,8 @@ class Retrieval:
             # query's passages at random and fusion followed it far below BM25 alone
             use_vector = vector = False
             lanes.notes.append(unread)
-            lanes.vector_out = VectorOut.UNREAD_SCRIPT
+            lanes.vector_out = (VectorOut.UNREAD_SCRIPT if unread.startswith(VectorOut.UNREAD_SCRIPT.value)
+                                else VectorOut.UNREAD_LANGUAGE)
         elif mode == "hybrid" and use_vector:
             # vectors still filling in behind the text: the lane would rank the few embedded
             # passages first, which ranked worse than BM25 alone (research/partial_vectors.py)
@@ -368,8 +369,11 @@ class Retrieval:
         return pending.result()
 
     def unread_note(self, text: str) -> str:
-        """Why hybrid search leaves the vector lane out of ``text`` (query_script.unread_note)."""
-        return query_script.unread_note(self.settings.model, model_scripts(self.settings.model), text)
+        """Why hybrid search leaves the vector lane out of ``text``: a script or a language the
+        model reads poorly (query_script)."""
+        model = self.settings.model
+        return (query_script.unread_note(model, model_scripts(model), text)
+                or query_script.unread_language_note(model, model_languages(model), fts_query.words(text)))
 
     def _while_waiting(self, lanes: LaneEvidence, match_text: str, signals: bool, hits: int) -> None:
         """BM25 has ranked and the vector lane still runs (on the other core): this thread

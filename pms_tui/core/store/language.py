@@ -231,6 +231,32 @@ def query_languages(words: Sequence[str], present: Sequence[str]) -> list[str]:
     return [lang for lang in present if counts.get(lang) == most]
 
 
+# A query is said to be in another language than English when it holds at least this many of
+# that language's function words (or words with letters English does not use), more than
+# English ones: one is not enough ("why does my process die": ``die`` is German's article).
+QUERY_SIGNS = 2
+
+
+def query_language(words: Sequence[str]) -> str:
+    """The language a query's words say it is in: a code of :data:`DETECTED`, ``"en"`` for
+    English, ``"other"`` for another language not told apart (Spanish and French share ``un``),
+    ``""`` when they do not say (a word or two, a name, code). Words holding letters
+    beyond English's (ä, ñ, é) count for every other language."""
+    counts = dict.fromkeys(STOPWORDS, 0)
+    accented = 0
+    for word in words:
+        if not word.isascii() and word.isalpha() and not has_cjk(word):
+            accented += 1
+        for lang, function_words in STOPWORDS.items():
+            if word in function_words:
+                counts[lang] += 1
+    best = max(DETECTED, key=lambda lang: counts[lang])
+    if counts[best] + accented >= QUERY_SIGNS and counts[best] + accented > counts[ENGLISH]:
+        tied = sum(counts[lang] == counts[best] for lang in DETECTED)
+        return best if counts[best] and tied == 1 else "other"  # "other": not English, not told which
+    return ENGLISH if counts[ENGLISH] else ""
+
+
 def present(conn) -> list[str]:
     """The languages of the notes the index holds, other than English (a seek per language,
     on ``documents_by_lang``); [] on an index without the column (before its upgrade)."""
