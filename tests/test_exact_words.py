@@ -139,8 +139,12 @@ def test_pieces_of_a_query():
 def test_a_stem_that_is_the_english_stem_is_not_looked_for_twice():
     from pms_tui.core.store import language
 
-    assert language.query_stems("git", ["de", "es"]) == []  # every note's porter column finds it
-    assert language.query_stems("löschen", ["de"]) == [language.MARK + "losch"]
+    # a query whose words do not say its language: every note's porter column finds "git"
+    assert language.query_stems("git", ["de", "es"], said=False) == []
+    assert language.query_stems("git", ["de"], said=True) == [language.MARK + "git"]  # a German query's
+    assert language.query_stems("löschen", ["de"], said=False) == [language.MARK + "losch"]
+    assert not language.languages_said(["git"], ["de", "es"])
+    assert language.languages_said(["dateien", "mit", "tar"], ["de"])
 
 
 def test_a_query_in_a_language_the_model_reads_poorly_is_left_to_bm25(synced_kb):
@@ -148,7 +152,11 @@ def test_a_query_in_a_language_the_model_reads_poorly_is_left_to_bm25(synced_kb)
 
     german = synced_kb.search("wie man den letzten Commit rückgängig macht", k=5)
     assert german.vector_out is VectorOut.UNREAD_LANGUAGE
-    assert german.match.weak is None  # the lane that cannot read it does not call it weak either
+    # the lane that cannot read it does not judge it either: its words do, against the rule's share
+    from pms_tui.core.search.match_quality import RULES
+
+    assert german.match.similarity is None
+    assert german.match.weak is (german.match.coverage < RULES[synced_kb.settings.model].coverage)
     assert "this query is in German" in " ".join(german.notes)
     for english in ("how do I undo the last commit", "why does my process die", "löschen"):
         assert synced_kb.search(english, k=5).vector_out is None, english

@@ -29,6 +29,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..store import chunks as chunk_rows
 from ..store.chunks import HitRow
 from .fusion import Fused
 from .query import STOPWORDS
@@ -107,6 +108,15 @@ def find(parsed: ParsedQuery, rows: Mapping[int, HitRow], max_notes: int) -> Exa
     whole = [passages for passages in by_note.values() if len(frozenset().union(*passages.values())) == len(runs)]
     ids = frozenset(c for passages in whole for c in passages)
     return Exact(ids, len(whole), 0 < len(whole) <= max_notes)
+
+
+def among(conn, parsed: ParsedQuery, fused: list[Fused], rows: dict[int, HitRow], max_notes: int) -> Exact:
+    """:func:`find` among the fused passages; the rows read for it are added to ``rows``
+    (the search's, which its hits are made from)."""
+    if not max_notes or pieces(parsed) is None:
+        return Exact()
+    rows.update(chunk_rows.hits_by_ids(conn, [f.chunk_id for f in fused if f.chunk_id not in rows]))
+    return find(parsed, {f.chunk_id: rows[f.chunk_id] for f in fused if f.chunk_id in rows}, max_notes)
 
 
 def first(fused: list[Fused], exact: Exact) -> list[Fused]:

@@ -159,8 +159,9 @@ def coverages(sources: Sources, text: str, chunk_ids: list[int]) -> dict[int, fl
 def _stem_owners(text: str, languages: list[str]) -> dict[str, str]:
     """{a stem's MATCH phrase: its word's}, as ``build_match`` writes them (a prefix too)."""
     owners: dict[str, str] = {}
+    said = language.languages_said(fts_query.words(text), languages)
     for word in fts_query.content_words(text)[:fts_query.MAX_TERMS]:
-        for stem in language.query_stems(word, languages):
+        for stem in language.query_stems(word, languages, said=said):
             owners[f'"{stem}"'] = f'"{word}"'
             owners[f'"{stem}"*'] = f'"{word}"*'
     return owners

@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 STOP_POLL_SECONDS = 0.02
 
 
-
 @dataclass
 class LaneEvidence:
     """One query's evidence, gathered in one pass before fusion: each lane's ranking, the
@@ -219,25 +218,16 @@ class Retrieval:
                              hidden=hidden, stop=stop)
         fusion = self.fusion_for(lanes)
         fused = fuse(lanes.ids(), fusion.k, fusion.weights)
-        exact = self._exact(parsed, fused, lanes)
+        exact = exact_match.among(self.store.conn, parsed, fused, lanes.rows, self.settings.exact_notes)
         if exact.applied:
             fusion = replace(fusion, reasons=(*fusion.reasons, exact.reason()))
         fused = distinct(self.store.conn, exact_match.first(fused, exact), k)
         hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"), lanes)
         match = match_quality.assess(self.signal_sources(), parsed.match_text, lanes.ranked, fusion,
-                                     self.settings.model, exact=bool(exact.passages))
+                                     self.settings.model, exact=bool(exact.passages),
+                                     by_words=lanes.vector_out is VectorOut.UNREAD_LANGUAGE)
         return SearchResult(tuple(hits), tuple(lanes.ranked), tuple(lanes.notes), query=parsed, fusion=fusion, match=match,
                             vector_out=lanes.vector_out)
-
-    def _exact(self, parsed: ParsedQuery, fused: list[Fused], lanes: LaneEvidence) -> exact_match.Exact:
-        """The fused passages holding the query as typed (``exact_match``); their rows are kept
-        in ``lanes.rows`` for the hits."""
-        if exact_match.pieces(parsed) is None or not self.settings.exact_notes:
-            return exact_match.Exact()
-        missing = [f.chunk_id for f in fused if f.chunk_id not in lanes.rows]
-        lanes.rows.update(chunk_rows.hits_by_ids(self.store.conn, missing))
-        return exact_match.find(parsed, {f.chunk_id: lanes.rows[f.chunk_id] for f in fused
-                                         if f.chunk_id in lanes.rows}, self.settings.exact_notes)
 
     def lanes(self, query: str | ParsedQuery, depth: int, mode: str = "hybrid",
               collections: Sequence[str] | None = None, *,

@@ -195,17 +195,26 @@ def index_text(lang: str, *texts: str) -> str:
     return " ".join(MARK + s for s in _stemmer(lang).stemWords(words))
 
 
-def query_stems(word: str, languages: Sequence[str]) -> list[str]:
-    """The marked stems of one query word in each of these languages, each once; not a stem
-    that is the word's English (porter) stem too: every note's text already matches that one
-    (its porter column), and the stem would only count the word a second time in the other
-    language's notes (``git`` put a German page above the English notes about git)."""
+def query_stems(word: str, languages: Sequence[str], *, said: bool = True) -> list[str]:
+    """The marked stems of one query word in each of these languages, each once. ``said``
+    False (the query's words did not say its language, :func:`languages_said`): not a stem that
+    is the word's English (porter) stem too, which every note's text already matches (its
+    porter column): it would only count the word a second time in the other language's notes
+    (``git`` put a German page above the English notes about git). A query in German keeps
+    them all: its words weigh as they always did among German pages."""
     word = word.lower()
     if not languages or not _TOKEN.fullmatch(word) or word.isdigit() or has_cjk(word):
         return []
-    english = _stemmer(PORTER).stemWord(_folded(word))
+    english = None if said else _stemmer(PORTER).stemWord(_folded(word))
     return list(dict.fromkeys(stem(word, lang) for lang in languages
                               if lang in ALGORITHMS and _folded(_stemmer(lang).stemWord(word)) != english))
+
+
+def languages_said(words: Sequence[str], present: Sequence[str]) -> bool:
+    """Whether the query's function words chose its stems' languages (:func:`query_languages`
+    found one of them), rather than every language present being tried."""
+    langs = [lang for lang in (ENGLISH, *present) if lang in STOPWORDS]
+    return any(word in STOPWORDS[lang] for word in words for lang in langs)
 
 
 def query_languages(words: Sequence[str], present: Sequence[str]) -> list[str]:
