@@ -55,7 +55,8 @@ class Note:
     text: str  # as the index holds it, every passage once
     tokens: list[str]  # its tokens, in order
     words: frozenset[str]
-    joined: str  # " " + tokens + " ": a phrase is held when " a b " is inside
+    parts: tuple[str, ...]  # its title, headings and passages (FTS5's columns: a phrase is inside one)
+    runs: tuple[str, ...]  # each part as " a b c ": a phrase is held when " a b " is inside one
 
 
 def tokens(text: str) -> list[str]:
@@ -75,7 +76,8 @@ def notes_of(conn) -> list[Note]:
     for path, parts in texts.items():
         text = "\n".join(parts)
         toks = tokens(text)
-        out.append(Note(path, text, toks, frozenset(toks), " " + " ".join(toks) + " "))
+        kept = tuple(dict.fromkeys(p for p in parts if p.strip()))
+        out.append(Note(path, text, toks, frozenset(toks), kept, tuple(" " + " ".join(tokens(p)) + " " for p in kept)))
     return out
 
 
@@ -95,7 +97,7 @@ class Drawer:
 
     def holding_phrase(self, phrase: str) -> list[str]:
         key = " " + " ".join(tokens(phrase)) + " "
-        return sorted(n.path for n in self.notes if key in n.joined)
+        return sorted(n.path for n in self.notes if any(key in run for run in n.runs))
 
     def _prose_words(self, note: Note) -> list[str]:
         return sorted({w for w in tokens(_URL.sub(" ", note.text)) if _content(w)})
@@ -119,10 +121,11 @@ class Drawer:
         return None
 
     def phrase(self, note: Note) -> tuple[str, list[str]] | None:
-        toks = tokens(_URL.sub(" ", note.text))
+        """Within one title, heading or passage (a phrase FTS5 can find: never across two)."""
         for _ in range(12):
+            toks = tokens(_URL.sub(" ", self.rng.choice(note.parts)))
             if len(toks) < 3:
-                return None
+                continue
             size = self.rng.choice((2, 3))
             at = self.rng.randrange(0, len(toks) - size + 1)
             words = toks[at:at + size]
