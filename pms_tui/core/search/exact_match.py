@@ -11,10 +11,10 @@ every other hit follows in the fused order. When many notes hold it (the words a
 *Holding the query as typed*: every piece of it, a word, a name from code (``md.obsidian``:
 its words in a row) or a quoted phrase, occurs in the passage's title, headings or text as
 those tokens in a row, letters compared as FTS5's unicode61 compares them (case and
-diacritics folded), never stemmed. Stopwords count only inside a longer piece (``a`` in
-``resetting a reset`` is not looked for). A query of CJK text (no spaces between words) or of
-more than :data:`MAX_PIECES` pieces is left to fusion: a question or a pasted paragraph is
-not a remembered word.
+diacritics folded), never stemmed. Stopwords are not looked for unless inside a longer piece
+(``a`` in ``resetting a reset``). A query of CJK text (no spaces between words) or of more
+than :data:`MAX_PIECES` pieces as typed, stopwords counted, is left to fusion: a question or
+a pasted paragraph is not a remembered word.
 
 Only the passages the lanes brought are looked at (their text is read for the hits anyway),
 so "few notes" is counted among them. How many notes are few (``Settings.exact_notes``) was
@@ -67,17 +67,18 @@ def tokens(text: str) -> list[str]:
 
 def pieces(parsed: ParsedQuery) -> list[str] | None:
     """The query's pieces as token runs (" a b "), or None when the rule does not apply."""
+    typed = [*parsed.terms, *parsed.phrases]
+    if len(typed) > MAX_PIECES:  # stopwords counted: "how many commits are on my branch" is a question
+        return None
     runs = []
-    for piece in [*parsed.terms, *parsed.phrases]:
+    for piece in typed:
         toks = tokens(piece)
         if not toks or (len(toks) == 1 and toks[0] in STOPWORDS):
             continue
         if any(not t.isascii() and _is_cjk_run(t) for t in toks):
             return None
         runs.append(" " + " ".join(toks) + " ")
-    if not runs or len(runs) > MAX_PIECES:
-        return None
-    return runs
+    return runs or None
 
 
 def _is_cjk_run(token: str) -> bool:
