@@ -11,9 +11,9 @@ It reads two signals off the lanes a hybrid search already ran (no extra model c
 
 A query is *weak* when both are low: the nearest passage is far in meaning and no passage
 holds most of its words. A short query some passage holds as typed (``exact_match``) is
-never weak, however far the model finds it: an exact match is a match. The thresholds were chosen per model by cross-validation across
-collections (negative queries whose answer is in no note against known-item queries whose
-target must not be hidden): ``research/no_match/`` and docs/evaluation.md. A model with no
+never weak, however far the model finds it: an exact match is a match. The thresholds were
+chosen per model by cross-validation across collections (negative queries whose answer is in
+no note against known-item queries whose target must not be hidden): ``research/no_match/`` and docs/evaluation.md. A model with no
 calibrated rule gets ``weak = None`` (unknown) rather than a guess.
 """
 
