@@ -78,13 +78,11 @@ def judge(similarity: float | None, coverage: float | None, model: str,
 
 
 def assess(sources: lane_trust.Sources, match_text: str, ranked_by, fusion, model: str, *,
-           exact: bool = False, by_words: bool = False) -> MatchQuality:
+           exact: bool = False) -> MatchQuality:
     """``exact``: a passage holds the query's words as typed (``exact_match``): never weak.
-    ``by_words``: the vector lane was left out as reading the query's language poorly, so its
-    words alone judge it (weak when no passage holds the rule's share of them)."""
+    A query whose vector lane was left out (a script or a language the model reads poorly) has
+    no similarity, so its ``weak`` is unknown: its words' coverage alone did not tell German
+    pages found from German questions no page answers (docs/evaluation.md)."""
     similarity, coverage = signals(sources, match_text, ranked_by, fusion)
     weak = judge(similarity, coverage, model)
-    rule = RULES.get(model)
-    if by_words and similarity is None and coverage is not None and rule is not None:
-        weak = coverage < rule.coverage
     return MatchQuality(similarity, coverage, False if exact and weak is not None else weak)

@@ -224,8 +224,7 @@ class Retrieval:
         fused = distinct(self.store.conn, exact_match.first(fused, exact), k)
         hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"), lanes)
         match = match_quality.assess(self.signal_sources(), parsed.match_text, lanes.ranked, fusion,
-                                     self.settings.model, exact=bool(exact.passages),
-                                     by_words=lanes.vector_out is VectorOut.UNREAD_LANGUAGE)
+                                     self.settings.model, exact=bool(exact.passages))
         return SearchResult(tuple(hits), tuple(lanes.ranked), tuple(lanes.notes), query=parsed, fusion=fusion, match=match,
                             vector_out=lanes.vector_out)
 
