@@ -240,8 +240,8 @@ def query_languages(words: Sequence[str], present: Sequence[str]) -> list[str]:
     return [lang for lang in present if counts.get(lang) == most]
 
 
-# A query is said to be in another language than English when it holds at least this many of
-# that language's function words (or words with letters English does not use), more than
+# A query is said to be in another language than English when it holds at least this many
+# distinct words of that language's function words (or words with letters English does not use), more than
 # English ones: one is not enough ("why does my process die": ``die`` is German's article).
 QUERY_SIGNS = 2
 
@@ -253,7 +253,7 @@ def query_language(words: Sequence[str]) -> str:
     beyond English's (ä, ñ, é) count for every other language."""
     counts = dict.fromkeys(STOPWORDS, 0)
     accented = 0
-    for word in words:
+    for word in set(words):  # each word once: "PKG-la ... PGK-la" is not Spanish twice over
         if not word.isascii() and word.isalpha() and not has_cjk(word):
             accented += 1
         for lang, function_words in STOPWORDS.items():
