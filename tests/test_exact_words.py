@@ -166,3 +166,11 @@ def test_the_language_a_query_is_in():
     assert query_language(words("cómo comprimir un archivo")) == "other"  # Spanish or French
     assert query_language(words("how to undo the last commit")) == "en"
     assert query_language(words("prettier")) == ""
+
+
+def test_a_repeated_word_says_no_language_twice():
+    from pms_tui.core.search.query import words
+    from pms_tui.core.store.language import query_language
+
+    claim = "PKG-la plays an essential role in expression of pain hypersensitivity in PGK-la knockout mice."
+    assert query_language(words(claim)) in ("", "en")
