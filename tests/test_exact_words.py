@@ -49,7 +49,7 @@ def mixed_home(tmp_path_factory):
     vault, pages = root / "vault", root / "pages"
     for rel in TIL_NOTES:
         _copy(TIL / rel, vault / "til" / rel)
-    for rel in sorted(p.relative_to(TIL).as_posix() for p in (TIL / "git").glob("*.md"))[:30]:
+    for rel in sorted(p.relative_to(TIL).as_posix() for p in (TIL / "git").glob("*.md"))[:15]:
         _copy(TIL / rel, vault / "til" / rel)
     for rel in HELP_NOTES:
         _copy(HELP / rel, vault / rel)
