@@ -466,7 +466,7 @@ class Retrieval:
         rows.update(chunk_rows.hits_by_ids(self.store.conn, [i for i in ids if i not in rows]))
         snippets = {i: known_snippets[i] for i in ids if i in known_snippets}
         snippets.update(self.bm25.snippets(query, [rows[i] for i in ids
-                                                   if i in bm25_scores and i in rows and i not in known_rows]))
+                                                   if i in bm25_scores and i in rows and i not in snippets]))
         words = fts_query.content_words(query)
         pending = chunk_rows.with_pending_vector(self.store.conn, ids)
         hits = []
