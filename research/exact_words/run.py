@@ -43,7 +43,8 @@ def run(rows: list[dict], folder: str, modes: list[str]) -> dict:
             targets = set(row.get("targets") or ([row["target"]] if row.get("target") else []))
             out: dict = {"kind": row.get("kind") or "all", "query": row["query"]}
             for mode in modes:
-                result = kb.search(row["query"], k=50, mode=mode)
+                # a query cut mid-word is searched as the app does while typing (as pms-tui eval does)
+                result = kb.search(row["query"], k=50, mode=mode, typing=row.get("kind") == known_item.TYPED_KIND)
                 out[mode] = first_rank(result.hits, targets) if targets else None
                 if mode == "hybrid":
                     out["weak"] = bool(result.match and result.match.weak)
