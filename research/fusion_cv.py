@@ -147,7 +147,7 @@ def load_known_item(file: str, folder: str) -> Collection:
                     known_item.typed_ids(items))
     docs = Measure(kb).chunk_notes()
     kb.close()
-    return Collection(Path(file).stem, "known-item", lanes, {i.qid: {i.target: 1} for i in items},
+    return Collection(Path(file).stem, "known-item", lanes, {i.qid: dict.fromkeys(i.targets, 1) for i in items},
                       {i.qid: i.kind for i in items}, docs)
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-CORPORA = REPO.parent / "shared" / "corpora"
+# beside the repository, or where PMS_TUI_CORPORA says (as benchmarks/corpora.py; read before conftest clears PMS_TUI_*)
+CORPORA = Path(os.environ.get("PMS_TUI_CORPORA") or REPO.parent / "shared" / "corpora")
 
 
 def write(folder: Path, rel: str, text: str) -> Path:

@@ -120,3 +120,15 @@ def test_published_references_only_where_they_compare():
     assert [name for name, _, _ in published_for("/data/beir/nfcorpus")][0] == "BM25 flat, Anserini"
     assert published_for("/cache/nfcorpus-orig-preprocessed") == []  # another text: not comparable
     assert published_for("/cache/cranfield") == []
+
+
+def test_a_known_item_with_several_targets_counts_the_first_found(tmp_path):
+    from pms_tui.eval.known_item import read_queries
+
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"qid": "1", "query": "fixup", "targets": ["b.md", "c.md"], "kind": "word"}\n'
+                    '{"qid": "2", "query": "x", "target": "a.md"}\n')
+    first, second = read_queries(path)
+    assert first.target == "b.md" and first.targets == ("b.md", "c.md")
+    assert second.targets == ("a.md",)
+    assert score(["z.md", "c.md", "b.md"], first.targets) == {"recall@1": 0.0, "recall@5": 1.0, "mrr@10": 0.5}

@@ -58,6 +58,9 @@ class Settings:
     confident_k: int = 2  # ... and then BM25's ranks count with this k (never above rrf_k)
     contradiction_gap: float = 0.1  # the vector lane contradicts BM25: BM25's first note this much less similar
     contradicted_weight: float = 0.25  # ... and then BM25's weight is multiplied by this
+    # A short query held as typed by at most this many notes puts them first (search/exact_match.py);
+    # 0: fusion alone orders them.
+    exact_notes: int = 3
     # While vectors fill in behind the text (a folder just added), the vector lane ranks only the
     # passages embedded so far; hybrid search leaves it out until this share has vectors
     # (research/partial_vectors.py: below it, fusing it ranked worse than BM25 alone).
@@ -156,6 +159,7 @@ RULES: dict[str, Rule] = {
     "confident_k": _whole(1, 100_000),
     "contradiction_gap": Rule(float, "a cosine difference from 0 to 2 (2: never)", lambda v: 0.0 <= v <= 2.0),
     "contradicted_weight": _weight(1.0),
+    "exact_notes": _whole(0, 1000),
     "vector_min_share": Rule(float, "a share from 0 to 1 (0: always fuse)", lambda v: 0.0 <= v <= 1.0),
     "title_weight": _weight(),
     "heading_weight": _weight(),

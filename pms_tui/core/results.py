@@ -18,6 +18,8 @@ VECTORS_OTHER_MODEL = "vector lane off until `pms-tui reindex` re-embeds with th
 # ... and because the query is written in a script the model cannot read (a Chinese query, an
 # English model): its ranking would be noise that fusion follows (core/search/query_script.py)
 VECTORS_UNREAD_SCRIPT = "vector lane left out: the model cannot read the query's script"
+# ... and because the query is in a language the model reads poorly (German, an English model)
+VECTORS_UNREAD_LANGUAGE = "vector lane left out: the model reads the query's language poorly"
 MODES = ("hybrid", "bm25", "vector")
 
 
@@ -38,6 +40,7 @@ class VectorOut(Enum):
     FILLING_IN = VECTORS_FILLING_IN
     OTHER_MODEL = VECTORS_OTHER_MODEL
     UNREAD_SCRIPT = VECTORS_UNREAD_SCRIPT
+    UNREAD_LANGUAGE = VECTORS_UNREAD_LANGUAGE
 
 
 # A note's URI (the MCP server's resources; ``KnowledgeBase.note`` takes it as a note's name):

@@ -32,7 +32,8 @@ from . import metrics
 EVAL_MODES = tuple(sorted(MODES, key=lambda mode: mode == "hybrid"))
 RETRIEVAL_KEYS = (
     "rrf_k", "bm25_weight", "vector_weight", "lane_depth", "query_aware_fusion",
-    "confident_coverage", "confident_k", "contradiction_gap", "contradicted_weight", "vector_min_share",
+    "confident_coverage", "confident_k", "contradiction_gap", "contradicted_weight", "exact_notes",
+    "vector_min_share",
     "title_weight", "heading_weight", "body_weight",
 )
 INDEX_KEYS = ("model", "chunk_target", "chunk_overlap", "max_tokens")

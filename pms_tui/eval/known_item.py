@@ -1,6 +1,8 @@
 """``pms-tui eval known-item FILE.jsonl --collection DIR``: can a person find the note they mean?
 
-Each line of FILE is ``{"qid": ..., "query": ..., "target": "relative/path.md", "kind": ...}``.
+Each line of FILE is ``{"qid": ..., "query": ..., "target": "relative/path.md", "kind": ...}``;
+``"targets": [...]`` lists every note that answers it when there are several (a word two notes
+hold): the first of them found counts.
 DIR is indexed as one collection in a cached throwaway home (the same sync the app runs, so
 a re-run only re-embeds notes that changed), every query goes through the product's search,
 hits are collapsed to notes at their best chunk, and Recall@1, Recall@5 and MRR@10 of the
@@ -34,6 +36,11 @@ class KnownItem:
     query: str
     target: str
     kind: str
+    targets: tuple[str, ...] = ()  # every note that answers it (target among them)
+
+    def __post_init__(self) -> None:
+        if self.target not in self.targets:
+            self.targets = (self.target, *self.targets)
 
 
 def read_queries(path: str | os.PathLike) -> list[KnownItem]:
@@ -48,20 +55,25 @@ def read_queries(path: str | os.PathLike) -> list[KnownItem]:
             continue
         try:
             row = json.loads(line)
+            targets = tuple(str(t).lstrip("./") for t in row.get("targets") or ())
             items.append(KnownItem(str(row.get("qid", number)), str(row["query"]),
-                                   str(row["target"]).lstrip("./"), str(row.get("kind") or "all")))
-        except (ValueError, KeyError, TypeError):
+                                   str(row.get("target") or targets[0]).lstrip("./"),
+                                   str(row.get("kind") or "all"), targets))
+        except (ValueError, KeyError, TypeError, IndexError):
             raise KnownItemError(f"{path.name} line {number} needs a JSON object with query and target.") from None
     if not items:
         raise KnownItemError(f"{path.name} holds no queries.")
     return items
 
 
-def score(ranked: list[str], target: str) -> dict[str, float]:
+def score(ranked: list[str], target: str | tuple[str, ...]) -> dict[str, float]:
+    """Recall@1, Recall@5 and MRR@10 of the first of the ``target`` notes found."""
+    targets = (target,) if isinstance(target, str) else target
+    first = next((i for i, doc in enumerate(ranked) if doc in targets), None)
     return {
-        "recall@1": metrics.hit_at(ranked, target, 1),
-        "recall@5": metrics.hit_at(ranked, target, 5),
-        "mrr@10": metrics.mrr_at(ranked, {target: 1}, 10),
+        "recall@1": float(first is not None and first < 1),
+        "recall@5": float(first is not None and first < 5),
+        "mrr@10": 1.0 / (first + 1) if first is not None and first < 10 else 0.0,
     }
 
 
@@ -111,7 +123,7 @@ def evaluate(
     kb, build = open_collection(folder, settings, quiet=quiet)
     try:
         indexed = Measure(kb).indexed_paths()
-        missing = sorted({i.target for i in items if i.target not in indexed})
+        missing = sorted({t for i in items for t in i.targets if t not in indexed})
         queries = [(i.qid, i.query) for i in items]
         typed = typed_ids(items)
         results: dict[str, dict] = {}
@@ -126,10 +138,10 @@ def evaluate(
             per_query[mode] = {}
             for item in items:
                 ranked = mr.run.get(item.qid, [])
-                s = score(ranked, item.target)
+                s = score(ranked, item.targets)
                 rows.append(s)
                 by_kind[item.kind].append(s)
-                rank = ranked.index(item.target) + 1 if item.target in ranked else None
+                rank = next((r for r, doc in enumerate(ranked, 1) if doc in item.targets), None)
                 per_query[mode][item.qid] = {"rank": rank, "top": ranked[:3]}
                 mrr.setdefault(mode, {})[item.qid] = s["mrr@10"]
             results[mode] = {

@@ -159,6 +159,21 @@ MODEL_SCRIPTS: dict[str, frozenset[str] | None] = {
 }
 
 
+# The languages (codes, as core/store/language names them) each model reads well enough to vote
+# on a query's meaning; None: every language it reads the script of. all-MiniLM-L6-v2 reads
+# Latin-script German or Spanish as English word pieces: on German pages its lane ranked below
+# BM25 alone, and called found pages weak.
+MODEL_LANGUAGES: dict[str, frozenset[str] | None] = {
+    DEFAULT_MODEL: frozenset({"en"}),
+    MULTILINGUAL_MODEL: None,
+}
+
+
+def model_languages(model_name: str) -> frozenset[str] | None:
+    """The languages ``model_name`` reads (see :data:`MODEL_LANGUAGES`); None: every one."""
+    return MODEL_LANGUAGES.get(model_name)
+
+
 def model_scripts(model_name: str) -> frozenset[str] | None:
     """The scripts ``model_name`` reads (see :data:`MODEL_SCRIPTS`); None: every script."""
     return MODEL_SCRIPTS.get(model_name)

@@ -31,7 +31,9 @@ def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
     matched = facets.column_matches(conn, hit.chunk_id, expressions) if expressions else {}
     found = {w for ws in matched.values() for w in ws}
     languages = retrieval.bm25.languages(parsed.text)
-    stemmed = {w: " OR ".join(fts_quote(t) + ("*" if w == typing else "") for t in language.query_stems(w, languages))
+    said = language.languages_said(fts_query.words(parsed.text), languages)
+    stemmed = {w: " OR ".join(fts_quote(t) + ("*" if w == typing else "")
+                              for t in language.query_stems(w, languages, said=said))
                for w in expressions if w not in found}
     stemmed = {w: e for w, e in stemmed.items() if e}
     if stemmed:  # found by another inflection: the stems (of title, heading and body) count as body
@@ -99,8 +101,10 @@ def explain_note(retrieval, parsed: ParsedQuery, collection_id: int, relpath: st
     missing = []
     if chunk_ids:
         languages = retrieval.bm25.languages(parsed.text)
+        said = language.languages_said(fts_query.words(parsed.text), languages)
         for w in words:
-            if not facets.any_match(conn, fts_query.word_expression(w, stem_languages=languages), chunk_ids):
+            if not facets.any_match(conn, fts_query.word_expression(w, stem_languages=languages, said=said),
+                                    chunk_ids):
                 missing.append(w)
     vector_rank = similarity = vector_line = None
     if vector and parsed.has_text and chunks and retrieval.embedder.ready and not retrieval.vectors_mismatch():

@@ -124,7 +124,11 @@ def coverage(sources: Sources, text: str, chunk_id: int) -> float | None:
 
 def coverages(sources: Sources, text: str, chunk_ids: list[int]) -> dict[int, float] | None:
     """:func:`coverage` of each of ``chunk_ids`` (one FTS5 lookup per phrase for them all);
-    None when the query has no phrase BM25 can run."""
+    None when the query has no phrase BM25 can run. A word and its stems in the index's other
+    languages are one word here, held when the passage holds any of them, weighed by the most
+    frequent (else an English passage holding ``prettier`` would hold a third of it, in an
+    index with German and Spanish notes, for want of the German and Spanish stems no English
+    note has)."""
     conn = sources.conn
     languages = language.query_languages(fts_query.words(text), language.present(conn))
     match = fts_query.build_match(text, stem_languages=languages)  # as the BM25 lane builds it
@@ -134,19 +138,33 @@ def coverages(sources: Sources, text: str, chunk_ids: list[int]) -> dict[int, fl
     if planned is None:
         return None
     rows, groups = planned
-    total = 0.0
-    held = dict.fromkeys(chunk_ids, 0.0)
+    word_of = _stem_owners(text, languages)
+    units: dict[str, int] = {}  # a word (or a phrase of its own) -> its most frequent form's df
+    holding: dict[str, set[int]] = {}
     for group in groups:
         if not group.tokens:
             continue
+        unit = word_of.get(group.text, group.text)
         df = group.df if len(group.tokens) == 1 else group.cost  # a phrase: its rarest token
-        weight = idf(rows, df)
-        total += weight
-        for chunk in facets.matching(conn, group.text, chunk_ids):
-            held[chunk] += weight
+        units[unit] = max(units.get(unit, 0), df)
+        holding.setdefault(unit, set()).update(facets.matching(conn, group.text, chunk_ids))
+    weights = {unit: idf(rows, df) for unit, df in units.items()}
+    total = sum(weights.values())
     if not total:
         return None
-    return {chunk: round(share / total, 6) for chunk, share in held.items()}
+    return {chunk: round(sum(w for unit, w in weights.items() if chunk in holding[unit]) / total, 6)
+            for chunk in chunk_ids}
+
+
+def _stem_owners(text: str, languages: list[str]) -> dict[str, str]:
+    """{a stem's MATCH phrase: its word's}, as ``build_match`` writes them (a prefix too)."""
+    owners: dict[str, str] = {}
+    said = language.languages_said(fts_query.words(text), languages)
+    for word in fts_query.content_words(text)[:fts_query.MAX_TERMS]:
+        for stem in language.query_stems(word, languages, said=said):
+            owners[f'"{stem}"'] = f'"{word}"'
+            owners[f'"{stem}"*'] = f'"{word}"*'
+    return owners
 
 
 def gap(sources: Sources, chunk_id: int, vector: list[tuple[int, float]], qvec) -> float | None:

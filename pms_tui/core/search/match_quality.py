@@ -10,9 +10,10 @@ It reads two signals off the lanes a hybrid search already ran (no extra model c
   (``lane_trust.coverage``, the signal query-aware fusion uses too).
 
 A query is *weak* when both are low: the nearest passage is far in meaning and no passage
-holds most of its words. The thresholds were chosen per model by cross-validation across
-collections (negative queries whose answer is in no note against known-item queries whose
-target must not be hidden): ``research/no_match/`` and docs/evaluation.md. A model with no
+holds most of its words. A short query some passage holds as typed (``exact_match``) is
+never weak, however far the model finds it: an exact match is a match. The thresholds were
+chosen per model by cross-validation across collections (negative queries whose answer is in
+no note against known-item queries whose target must not be hidden): ``research/no_match/`` and docs/evaluation.md. A model with no
 calibrated rule gets ``weak = None`` (unknown) rather than a guess.
 """
 
@@ -76,6 +77,12 @@ def judge(similarity: float | None, coverage: float | None, model: str,
     return similarity < rule.similarity and coverage < rule.coverage
 
 
-def assess(sources: lane_trust.Sources, match_text: str, ranked_by, fusion, model: str) -> MatchQuality:
+def assess(sources: lane_trust.Sources, match_text: str, ranked_by, fusion, model: str, *,
+           exact: bool = False) -> MatchQuality:
+    """``exact``: a passage holds the query's words as typed (``exact_match``): never weak.
+    A query whose vector lane was left out (a script or a language the model reads poorly) has
+    no similarity, so its ``weak`` is unknown: its words' coverage alone did not tell German
+    pages found from German questions no page answers (docs/evaluation.md)."""
     similarity, coverage = signals(sources, match_text, ranked_by, fusion)
-    return MatchQuality(similarity, coverage, judge(similarity, coverage, model))
+    weak = judge(similarity, coverage, model)
+    return MatchQuality(similarity, coverage, False if exact and weak is not None else weak)

@@ -58,13 +58,14 @@ def cjk_parts(word: str) -> list[str]:
     return parts + [_quote(p) for p in phrases if p.count(" ") < MAX_PHRASE_PAIRS]
 
 
-def word_expression(word: str, prefix: bool = False, stem_languages: Sequence[str] = ()) -> str:
+def word_expression(word: str, prefix: bool = False, stem_languages: Sequence[str] = (), *,
+                    said: bool = True) -> str:
     """One word as an FTS5 expression: ``"word"`` (``"word"*`` as a prefix); a word holding
     CJK as the OR of :func:`cjk_parts`, in parentheses when there are several; a word OR-ed
     with its stems in ``stem_languages`` (prefixes too, for a prefix)."""
     if not cjk.has_cjk(word):
         star = "*" if prefix else ""
-        stems = language.query_stems(word, stem_languages)
+        stems = language.query_stems(word, stem_languages, said=said)
         if stems:
             return "(" + " OR ".join(_quote(t) + star for t in [word, *stems]) + ")"
         return _quote(word) + star
@@ -73,7 +74,7 @@ def word_expression(word: str, prefix: bool = False, stem_languages: Sequence[st
 
 
 def build_match(text: str, *, prefix: bool = True, max_terms: int = MAX_TERMS,
-                stem_languages: Sequence[str] = ()) -> str | None:
+                stem_languages: Sequence[str] = (), said: bool | None = None) -> str | None:
     """An FTS5 MATCH string for ``text``, or None when it holds no searchable word.
 
     Repeated words are kept (a word said twice matters more), but the expression is capped at
@@ -81,11 +82,15 @@ def build_match(text: str, *, prefix: bool = True, max_terms: int = MAX_TERMS,
     holding CJK adds its character pairs (:func:`cjk_parts`), within the same cap. Each word
     (its stems as prefixes for the word being typed) then adds its stems in ``stem_languages`` (the languages of the index's notes other
     than English, store.language), as many again at most: with none, the expression is the
-    porter one alone.
+    porter one alone. ``said``: the query's words chose those languages (by default read off
+    ``text``, ``language.languages_said``); when not, a stem that is the English one is left
+    out (``language.query_stems``).
     """
     terms = content_words(text)[:max_terms]
     if not terms:
         return None
+    if said is None:  # did the query's function words choose the stems' languages?
+        said = language.languages_said(words(text), stem_languages)
     parts = []
     stems: list[str] = []
     for i, t in enumerate(terms):
@@ -94,10 +99,10 @@ def build_match(text: str, *, prefix: bool = True, max_terms: int = MAX_TERMS,
         elif prefix and i == len(terms) - 1 and prefix_word(text, terms) is not None:
             parts.append(f"{_quote(t)}*")
             # while typed, its stems are prefixes too (the stem of "lösc" starts "losch")
-            stems += [f"{_quote(s)}*" for s in language.query_stems(t, stem_languages)]
+            stems += [f"{_quote(s)}*" for s in language.query_stems(t, stem_languages, said=said)]
         else:
             parts.append(_quote(t))
-            stems += [_quote(s) for s in language.query_stems(t, stem_languages)]
+            stems += [_quote(s) for s in language.query_stems(t, stem_languages, said=said)]
     return " OR ".join(parts[:max_terms] + stems[:max_terms]) or None
 
 

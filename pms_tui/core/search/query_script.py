@@ -16,7 +16,8 @@ import unicodedata
 from collections import Counter
 from functools import lru_cache
 
-from ..results import VECTORS_UNREAD_SCRIPT
+from ..results import VECTORS_UNREAD_LANGUAGE, VECTORS_UNREAD_SCRIPT
+from ..store import language
 
 # Words that lead some letters' names without naming a script ("FULLWIDTH LATIN CAPITAL
 # LETTER A", "HALFWIDTH KATAKANA LETTER A"): the script is the next word.
@@ -78,3 +79,22 @@ def unread_note(model: str, reads: frozenset[str] | None, text: str) -> str:
         return ""
     return (f"{VECTORS_UNREAD_SCRIPT}: {model} reads {', '.join(sorted(reads or ()))} "
             f"script, this query is in {', '.join(not_read)}")
+
+
+def unread_language_note(model: str, reads: frozenset[str] | None, words: list[str]) -> str:
+    """Why hybrid search leaves the vector lane out of a query of ``words``: they say it is in a
+    language ``model`` (reading ``reads``, None: every language) reads poorly; "" when it reads
+    it, or the words do not say (a word or two: the exact-word rule and BM25 take those)."""
+    if reads is None:
+        return ""
+    lang = language.query_language(words)
+    if lang in ("", *reads):
+        return ""
+    return (f"{VECTORS_UNREAD_LANGUAGE}: {model} reads {', '.join(_name(code) for code in sorted(reads))}, "
+            f"this query is in {_name(lang)}")
+
+
+def _name(code: str) -> str:
+    if code == language.ENGLISH:
+        return "English"
+    return language.ALGORITHMS[code].capitalize() if code in language.ALGORITHMS else "another language"

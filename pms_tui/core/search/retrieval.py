@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..errors import SearchStopped, UsageError
-from ..indexing.embed import model_scripts
+from ..indexing.embed import model_languages, model_scripts
 from ..results import MODES, VECTORS_FILLING_IN, VECTORS_OTHER_MODEL, Hit, SearchResult, VectorOut
 from ..store import Store
 from ..store import chunks as chunk_rows
@@ -31,7 +31,7 @@ from ..store import facets
 from ..store import vectors as vector_rows
 from ..store.connection import is_interrupted, stop_when
 from . import evidence as evidence_mod
-from . import lane_trust, match_quality
+from . import exact_match, lane_trust, match_quality
 from . import query as fts_query
 from . import query_script
 from .bm25 import Bm25Lane
@@ -47,7 +47,6 @@ if TYPE_CHECKING:
 
 # How often a search waiting for its vector lane asks its ``stop`` check (a newer query typed).
 STOP_POLL_SECONDS = 0.02
-
 
 
 @dataclass
@@ -218,10 +217,14 @@ class Retrieval:
         lanes = self._gather(parsed, filters, mode, max(k, self.settings.lane_depth), vector, hits=k,
                              hidden=hidden, stop=stop)
         fusion = self.fusion_for(lanes)
-        fused = distinct(self.store.conn, fuse(lanes.ids(), fusion.k, fusion.weights), k)
+        fused = fuse(lanes.ids(), fusion.k, fusion.weights)
+        exact = exact_match.among(self.store.conn, parsed, fused, lanes.rows, self.settings.exact_notes)
+        if exact.applied:
+            fusion = replace(fusion, reasons=(*fusion.reasons, exact.reason()))
+        fused = distinct(self.store.conn, exact_match.first(fused, exact), k)
         hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"), lanes)
         match = match_quality.assess(self.signal_sources(), parsed.match_text, lanes.ranked, fusion,
-                                     self.settings.model)
+                                     self.settings.model, exact=bool(exact.passages))
         return SearchResult(tuple(hits), tuple(lanes.ranked), tuple(lanes.notes), query=parsed, fusion=fusion, match=match,
                             vector_out=lanes.vector_out)
 
@@ -269,7 +272,8 @@ class Retrieval:
             # query's passages at random and fusion followed it far below BM25 alone
             use_vector = vector = False
             lanes.notes.append(unread)
-            lanes.vector_out = VectorOut.UNREAD_SCRIPT
+            lanes.vector_out = (VectorOut.UNREAD_SCRIPT if unread.startswith(VectorOut.UNREAD_SCRIPT.value)
+                                else VectorOut.UNREAD_LANGUAGE)
         elif mode == "hybrid" and use_vector:
             # vectors still filling in behind the text: the lane would rank the few embedded
             # passages first, which ranked worse than BM25 alone (research/partial_vectors.py)
@@ -354,8 +358,11 @@ class Retrieval:
         return pending.result()
 
     def unread_note(self, text: str) -> str:
-        """Why hybrid search leaves the vector lane out of ``text`` (query_script.unread_note)."""
-        return query_script.unread_note(self.settings.model, model_scripts(self.settings.model), text)
+        """Why hybrid search leaves the vector lane out of ``text``: a script or a language the
+        model reads poorly (query_script)."""
+        model = self.settings.model
+        return (query_script.unread_note(model, model_scripts(model), text)
+                or query_script.unread_language_note(model, model_languages(model), fts_query.words(text)))
 
     def _while_waiting(self, lanes: LaneEvidence, match_text: str, signals: bool, hits: int) -> None:
         """BM25 has ranked and the vector lane still runs (on the other core): this thread
@@ -468,7 +475,7 @@ class Retrieval:
         rows.update(chunk_rows.hits_by_ids(self.store.conn, [i for i in ids if i not in rows]))
         snippets = {i: known_snippets[i] for i in ids if i in known_snippets}
         snippets.update(self.bm25.snippets(query, [rows[i] for i in ids
-                                                   if i in bm25_scores and i in rows and i not in known_rows]))
+                                                   if i in bm25_scores and i in rows and i not in snippets]))
         words = fts_query.content_words(query)
         pending = chunk_rows.with_pending_vector(self.store.conn, ids)
         hits = []

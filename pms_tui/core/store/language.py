@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
 import Stemmer
@@ -102,14 +103,22 @@ DETECTED = tuple(lang for lang in STOPWORDS if lang != ENGLISH)
 _local = threading.local()  # a PyStemmer stemmer is not to be shared between threads
 
 
+PORTER = "porter"  # Snowball's copy of the original Porter stemmer, FTS5's ``porter`` tokenizer's
+
+
 def _stemmer(lang: str) -> Stemmer.Stemmer:
     stemmers: dict[str, Stemmer.Stemmer] | None = getattr(_local, "stemmers", None)
     if stemmers is None:
         stemmers = _local.stemmers = {}
     found = stemmers.get(lang)
     if found is None:
-        found = stemmers[lang] = Stemmer.Stemmer(ALGORITHMS[lang])
+        found = stemmers[lang] = Stemmer.Stemmer(PORTER if lang == PORTER else ALGORITHMS[lang])
     return found
+
+
+def _folded(word: str) -> str:
+    """``word`` without its diacritics, as unicode61 (remove_diacritics) reads it."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 _TAG = re.compile(r"[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*")  # a BCP 47 / POSIX language tag
@@ -186,12 +195,26 @@ def index_text(lang: str, *texts: str) -> str:
     return " ".join(MARK + s for s in _stemmer(lang).stemWords(words))
 
 
-def query_stems(word: str, languages: Sequence[str]) -> list[str]:
-    """The marked stems of one query word in each of these languages, each once."""
+def query_stems(word: str, languages: Sequence[str], *, said: bool = True) -> list[str]:
+    """The marked stems of one query word in each of these languages, each once. ``said``
+    False (the query's words did not say its language, :func:`languages_said`): not a stem that
+    is the word's English (porter) stem too, which every note's text already matches (its
+    porter column): it would only count the word a second time in the other language's notes
+    (``git`` put a German page above the English notes about git). A query in German keeps
+    them all: its words weigh as they always did among German pages."""
     word = word.lower()
     if not languages or not _TOKEN.fullmatch(word) or word.isdigit() or has_cjk(word):
         return []
-    return list(dict.fromkeys(stem(word, lang) for lang in languages if lang in ALGORITHMS))
+    english = None if said else _stemmer(PORTER).stemWord(_folded(word))
+    return list(dict.fromkeys(stem(word, lang) for lang in languages
+                              if lang in ALGORITHMS and _folded(_stemmer(lang).stemWord(word)) != english))
+
+
+def languages_said(words: Sequence[str], present: Sequence[str]) -> bool:
+    """Whether the query's function words chose its stems' languages (:func:`query_languages`
+    found one of them), rather than every language present being tried."""
+    langs = [lang for lang in (ENGLISH, *present) if lang in STOPWORDS]
+    return any(word in STOPWORDS[lang] for word in words for lang in langs)
 
 
 def query_languages(words: Sequence[str], present: Sequence[str]) -> list[str]:
@@ -215,6 +238,32 @@ def query_languages(words: Sequence[str], present: Sequence[str]) -> list[str]:
     if counts[ENGLISH] == most:
         return []
     return [lang for lang in present if counts.get(lang) == most]
+
+
+# A query is said to be in another language than English when it holds at least this many
+# distinct words of that language's function words (or words with letters English does not use), more than
+# English ones: one is not enough ("why does my process die": ``die`` is German's article).
+QUERY_SIGNS = 2
+
+
+def query_language(words: Sequence[str]) -> str:
+    """The language a query's words say it is in: a code of :data:`DETECTED`, ``"en"`` for
+    English, ``"other"`` for another language not told apart (Spanish and French share ``un``),
+    ``""`` when they do not say (a word or two, a name, code). Words holding letters
+    beyond English's (ä, ñ, é) count for every other language."""
+    counts = dict.fromkeys(STOPWORDS, 0)
+    accented = 0
+    for word in set(words):  # each word once: "PKG-la ... PGK-la" is not Spanish twice over
+        if not word.isascii() and word.isalpha() and not has_cjk(word):
+            accented += 1
+        for lang, function_words in STOPWORDS.items():
+            if word in function_words:
+                counts[lang] += 1
+    best = max(DETECTED, key=lambda lang: counts[lang])
+    if counts[best] + accented >= QUERY_SIGNS and counts[best] + accented > counts[ENGLISH]:
+        tied = sum(counts[lang] == counts[best] for lang in DETECTED)
+        return best if counts[best] and tied == 1 else "other"  # "other": not English, not told which
+    return ENGLISH if counts[ENGLISH] else ""
 
 
 def present(conn) -> list[str]:

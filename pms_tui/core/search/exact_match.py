@@ -1,0 +1,128 @@
+"""Exact evidence first: the notes that hold a short query's words as typed.
+
+The query people type most is a word or two they remember from a note. Rank fusion alone can
+bury that note: the vector lane, reading a word it does not know (``prettier``, ``zorblax``,
+``pdb``), ranks other notes first and outvotes BM25, and BM25 itself ranks notes holding the
+word's stem many times ("process") above the one holding the word ("processes"). So when few
+notes hold the query as typed, those notes come first, in the fused order among themselves;
+every other hit follows in the fused order. When many notes hold it (the words are common,
+``git`` in a vault of git notes) nothing moves: fusion decides, as before.
+
+*Holding the query as typed*: every piece of it, a word, a name from code (``md.obsidian``:
+its words in a row) or a quoted phrase, occurs in the passage's title, headings or text as
+those tokens in a row, letters compared as FTS5's unicode61 compares them (case and
+diacritics folded), never stemmed. Stopwords are not looked for unless inside a longer piece
+(``a`` in ``resetting a reset``). A query of CJK text (no spaces between words) or of more
+than :data:`MAX_PIECES` pieces as typed, stopwords counted, is left to fusion: a question or
+a pasted paragraph is not a remembered word.
+
+Only the passages the lanes brought are looked at (their text is read for the hits anyway),
+so "few notes" is counted among them. How many notes are few (``Settings.exact_notes``) was
+chosen on query sets drawn from real collections, held out across them
+(``research/exact_words/``, docs/evaluation.md).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..store import chunks as chunk_rows
+from ..store.chunks import HitRow
+from .fusion import Fused
+from .query import STOPWORDS
+from .query_syntax import ParsedQuery
+
+MAX_PIECES = 3
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Exact:
+    """What the rule found for one query: the passages holding it as typed, and their notes."""
+
+    passages: frozenset[int] = frozenset()
+    notes: int = 0
+    applied: bool = False  # those notes were put first (few enough)
+
+    def reason(self) -> str:
+        if not self.applied:
+            return ""
+        what = "note holds" if self.notes == 1 else "notes hold"
+        return f"{self.notes} {what} the query's words as typed: first"
+
+
+def fold(text: str) -> str:
+    """Case and diacritics folded (``Lösche`` -> ``losche``), as unicode61 with
+    remove_diacritics compares letters."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(fold(text))
+
+
+def pieces(parsed: ParsedQuery) -> list[str] | None:
+    """The query's pieces as token runs (" a b "), or None when the rule does not apply."""
+    typed = [*parsed.terms, *parsed.phrases]
+    if len(typed) > MAX_PIECES:  # stopwords counted: "how many commits are on my branch" is a question
+        return None
+    runs = []
+    for piece in typed:
+        toks = tokens(piece)
+        if not toks or (len(toks) == 1 and toks[0] in STOPWORDS):
+            continue
+        if any(not t.isascii() and _is_cjk_run(t) for t in toks):
+            return None
+        runs.append(" " + " ".join(toks) + " ")
+    return runs or None
+
+
+def _is_cjk_run(token: str) -> bool:
+    from ..store import cjk
+
+    return cjk.has_cjk(token)
+
+
+def held(row: HitRow, runs: Sequence[str]) -> frozenset[str]:
+    """The pieces ``row``'s title, headings and text hold as typed."""
+    joined = " " + " ".join(tokens(f"{row.title}\n{row.heading}\n{row.body}")) + " "
+    return frozenset(run for run in runs if run in joined)
+
+
+def find(parsed: ParsedQuery, rows: Mapping[int, HitRow], max_notes: int) -> Exact:
+    """The passages of ``rows`` whose note holds ``parsed`` as typed (every piece, in one
+    passage or spread over several: two words remembered from one note need not share a
+    passage), those passages that hold a piece; applied when they are in at most ``max_notes``
+    notes (0: the rule is off)."""
+    runs = pieces(parsed) if max_notes > 0 and not parsed.typing else None
+    if runs is None:
+        return Exact()
+    by_note: dict[tuple[str, str], dict[int, frozenset[str]]] = {}
+    for chunk_id, row in rows.items():
+        found = held(row, runs)
+        if found:
+            by_note.setdefault((row.collection, row.path), {})[chunk_id] = found
+    whole = [passages for passages in by_note.values() if len(frozenset().union(*passages.values())) == len(runs)]
+    ids = frozenset(c for passages in whole for c in passages)
+    return Exact(ids, len(whole), 0 < len(whole) <= max_notes)
+
+
+def among(conn, parsed: ParsedQuery, fused: list[Fused], rows: dict[int, HitRow], max_notes: int) -> Exact:
+    """:func:`find` among the fused passages; the rows read for it are added to ``rows``
+    (the search's, which its hits are made from)."""
+    if not max_notes or pieces(parsed) is None:
+        return Exact()
+    rows.update(chunk_rows.hits_by_ids(conn, [f.chunk_id for f in fused if f.chunk_id not in rows]))
+    return find(parsed, {f.chunk_id: rows[f.chunk_id] for f in fused if f.chunk_id in rows}, max_notes)
+
+
+def first(fused: list[Fused], exact: Exact) -> list[Fused]:
+    """``fused`` with the exact passages first (each part in its fused order)."""
+    if not exact.applied:
+        return fused
+    return ([f for f in fused if f.chunk_id in exact.passages]
+            + [f for f in fused if f.chunk_id not in exact.passages])
