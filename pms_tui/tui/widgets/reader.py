@@ -30,7 +30,7 @@ from ..note_window import NoteWindow, pieces, read_window
 from ..passage import bounded
 from .breadcrumb import Breadcrumb
 from .first_screen import FirstScreen, warm_up
-from .note_markdown import NoteMarkdown
+from .note_markdown import NoteMarkdown, remove_when_unmapped
 from .obsidian import ReaderLinks
 
 PLAN_HERE_BYTES = 16_000  # a note this small is read and split into pieces on the UI thread
@@ -380,7 +380,7 @@ class Reader(Vertical):
             self._release_collection()
             stale, self._stale = self._stale, []
             for widget in stale:
-                widget.remove()
+                remove_when_unmapped(widget)
             if (self._rest or self._incomplete is not None) and generation == self._generation:
                 self.run_worker(self._fill(generation), group="reader-fill", exit_on_error=False)
 
