@@ -17,14 +17,16 @@ from pms_tui.core.kb import KnowledgeBase, is_document_name, split_frontmatter
 from pms_tui.core.markdown import normalize_newlines, scan
 from pms_tui.core.results import Hit
 
-from .passage import bounded
+from .passage import bounded, open_fence
 
 WINDOW_LINES = 600  # a longer note is shown as this many lines around the chunk
 FIRST_LINES = 25  # lines rendered before the note is shown (from the chunk or the link's heading): ~a screen
 PIECE_LINES = 80  # then the rest of the window, this many lines at a time
 
-# A note larger than this is never read whole into the reader (its indexed chunk is shown).
-SHOW_WHOLE_BYTES = 2_000_000
+# A note longer than this many lines is scanned for its window's cuts only around the window
+# (scanning a 20 MB note took minutes): from a line outside any fence before it.
+SCAN_WHOLE_LINES = 20_000
+SCAN_BEFORE_LINES = 5_000  # how far back from the window its scan may start
 
 
 @dataclass
@@ -67,10 +69,28 @@ def note_window(text: str, start_line: int, end_line: int, budget: int = WINDOW_
     end = min(len(lines), end_line - offset)
     lo_target = max(0, start - budget // 4)
     hi_target = min(len(lines), max(end, lo_target + budget))
-    points = _cut_points_of(body)
+    if len(lines) <= SCAN_WHOLE_LINES:
+        points: tuple[int, ...] | list[int] = _cut_points_of(body)
+    else:
+        points = _cut_points_near(lines, lo_target, min(len(lines), hi_target + budget))
     lo = max((p for p in points if p <= lo_target), default=0)
     hi = min((p for p in points if p >= hi_target), default=len(lines))
     return NoteWindow("\n".join(lines[lo:hi]), offset + lo + 1, total, True)
+
+
+def _cut_points_near(lines: list[str], lo: int, hi: int) -> list[int]:
+    """The cut points of ``lines[lo:hi]`` (as indices of ``lines``) in a long note: scanned from
+    the last blank line outside any fence at or before ``lo`` (the fences above are followed
+    line by line, which is fast), so what is code stays code; at most ``SCAN_BEFORE_LINES``
+    back (inside a longer fence the scan starts at ``lo``)."""
+    mark, begin = "", 0
+    for i in range(lo + 1):
+        if not mark and not lines[i].strip():
+            begin = i
+        mark = open_fence([lines[i]], mark)
+    if lo - begin > SCAN_BEFORE_LINES:
+        begin = lo
+    return [begin + p for p in _cut_points_of("\n".join(lines[begin:hi]))]
 
 
 def safe_cuts(lines: list[str]) -> list[int]:
@@ -110,6 +130,11 @@ def pieces(window: NoteWindow, line: int) -> list[tuple[int, int]]:
     return out
 
 
+def max_note_bytes(kb: KnowledgeBase) -> int:
+    """The largest note the reader reads: the largest the engine indexes (``max_note_mb``)."""
+    return kb.settings.max_note_mb * 1_000_000
+
+
 def read_window(hit: Hit, kb: KnowledgeBase | None = None) -> NoteWindow:
     """The window of the hit's note on disk, read by the engine (``kb``: only from inside its
     collection's folder); the indexed chunk with a note when it cannot be read. A PDF's or Word
@@ -117,7 +142,7 @@ def read_window(hit: Hit, kb: KnowledgeBase | None = None) -> NoteWindow:
     try:
         if kb is None:
             raise PmsError("no index is open")
-        text = kb.note_text(kb.note(f"{hit.collection}/{hit.relpath}"), max_bytes=SHOW_WHOLE_BYTES)
+        text = kb.note_text(kb.note(f"{hit.collection}/{hit.relpath}"), max_bytes=max_note_bytes(kb))
     except PmsError as exc:
         if is_document_name(hit.relpath):
             return NoteWindow(bounded(hit.text), hit.start_line, hit.end_line, False)
