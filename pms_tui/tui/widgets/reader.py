@@ -46,6 +46,49 @@ def _size(path: str) -> int:
         return 0  # (read_window says why it cannot be read)
 
 
+class ReaderScroll(VerticalScroll):
+    """The reader's scroll; remembers Home or End pressed since the reader last placed a note:
+    the blocks mounted after a first screen, the lines added above or below, keep the person
+    at the top or the end (the reader's own scroll to the passage came after and won)."""
+
+    went: str | None = None  # "home" or "end"
+
+    def action_scroll_home(self) -> None:
+        self.went = "home"
+        super().action_scroll_home()
+
+    def action_scroll_end(self) -> None:
+        self.went = "end"
+        super().action_scroll_end()
+
+    def _moved(self) -> None:
+        self.went = None  # (a line or a page from where it is: kept as the reader keeps any place)
+
+    def action_scroll_up(self) -> None:
+        self._moved()
+        super().action_scroll_up()
+
+    def action_scroll_down(self) -> None:
+        self._moved()
+        super().action_scroll_down()
+
+    def action_page_up(self) -> None:
+        self._moved()
+        super().action_page_up()
+
+    def action_page_down(self) -> None:
+        self._moved()
+        super().action_page_down()
+
+    def keep_end(self) -> bool:
+        """At the top or the end again if the person went there; whether they did."""
+        if self.went == "home":
+            self.scroll_home(animate=False, immediate=True)
+        elif self.went == "end":
+            self.scroll_end(animate=False, immediate=True)
+        return self.went is not None
+
+
 class Reader(Vertical):
     """Breadcrumb above a scrollable Markdown view of the highlighted hit."""
 
@@ -200,7 +243,7 @@ class Reader(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Breadcrumb(id="breadcrumb")
-        with VerticalScroll(id="reader-scroll"):
+        with ReaderScroll(id="reader-scroll"):
             above = NoteMarkdown("", id="reader-above", open_links=False, links=self.links)
             above.display = False
             yield above
@@ -299,6 +342,7 @@ class Reader(Vertical):
     async def _show_hit_now(self, hit: Hit | None) -> None:
         key = (hit.chunk_id if hit else None, self.whole_note, hit.text if hit else "")
         self.hit = hit
+        self.query_one("#reader-scroll", ReaderScroll).went = None
         if key == self._shown and (self.target_line is None or self._rendered[0] <= self.target_line
                                    < self._rendered[1] or not self._rest):
             if self.target_line is not None and self._incomplete is not None:  # its blocks are yet to come
@@ -398,7 +442,7 @@ class Reader(Vertical):
     async def _fill(self, generation: int) -> None:
         """Render the rest of the window, a piece at a time: below the first piece, then above
         it (keeping what is on the screen where it is)."""
-        scroll = self.query_one("#reader-scroll", VerticalScroll)
+        scroll = self.query_one("#reader-scroll", ReaderScroll)
         if self._incomplete is not None:
             await self._complete(generation)
         while True:
@@ -412,6 +456,8 @@ class Reader(Vertical):
                 if window.first_line + lo >= self._rendered[1]:  # below
                     await self.markdown.append(text)
                     self._rendered = (self._rendered[0], window.first_line + hi)
+                    if scroll.went == "end":
+                        self.call_after_refresh(scroll.keep_end)
                 else:  # above: the lines above the first piece, in their own Markdown
                     above = self.above
                     height, y = 0, scroll.scroll_y  # hidden until now
@@ -441,7 +487,10 @@ class Reader(Vertical):
                 target, self._incomplete_target = self._incomplete_target, None
                 if target is not None:
                     first = self._block_at(target) or first
-                if first is not None and first is not self._first_block():
+                scroll_went = self.query_one("#reader-scroll", ReaderScroll)
+                if scroll_went.went is not None:
+                    self.call_after_refresh(scroll_went.keep_end)
+                elif first is not None and first is not self._first_block():
                     self.call_after_refresh(self._scroll_to_match, first, True, below)
 
         def painted() -> None:
@@ -453,10 +502,11 @@ class Reader(Vertical):
         return next((block for block, _, _ in self._top_blocks()), None)
 
     def _keep_place(self, y: float, height: int) -> None:
-        """Lines were added above the screen: scroll down by their height."""
+        """Lines were added above the screen: scroll down by their height (or to the top or
+        the end, where the person went)."""
         grown = self.above.outer_size.height - height
-        if grown:
-            scroll = self.query_one("#reader-scroll", VerticalScroll)
+        scroll = self.query_one("#reader-scroll", ReaderScroll)
+        if not scroll.keep_end() and grown:
             scroll.scroll_to(y=y + grown, animate=False)
 
     def _scroll_to_match(self, block: MarkdownBlock, again: bool = True, below: float = 0) -> None:
@@ -465,7 +515,9 @@ class Reader(Vertical):
         (otherwise the position depends on which layout the first call saw)."""
         if not block.is_attached:
             return  # another hit is shown by now
-        scroll = self.query_one("#reader-scroll", VerticalScroll)
+        scroll = self.query_one("#reader-scroll", ReaderScroll)
+        if scroll.went is not None:
+            return  # the person went to the top or the end meanwhile
         scroll.scroll_to_widget(block, top=True, animate=False)
         if below:
             scroll.scroll_relative(y=below, animate=False)
