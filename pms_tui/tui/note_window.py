@@ -17,6 +17,7 @@ from pms_tui.core.kb import KnowledgeBase, is_document_name, split_frontmatter
 from pms_tui.core.markdown import normalize_newlines, scan
 from pms_tui.core.results import Hit
 
+from .hit_place import page_number
 from .passage import bounded, open_fence
 
 WINDOW_LINES = 600  # a longer note is shown as this many lines around the chunk
@@ -37,6 +38,7 @@ class NoteWindow:
     first_line: int  # 1-based file line of the markdown's first line
     total_lines: int
     clipped: bool
+    pages: tuple[int, int, int] | None = None  # a PDF's: (first, last) page shown, and its last page
 
 
 def cut_points(lines: list[str]) -> list[int]:
@@ -151,4 +153,29 @@ def read_window(hit: Hit, kb: KnowledgeBase | None = None) -> NoteWindow:
         return NoteWindow(message + bounded(hit.text), hit.start_line - message.count("\n"), hit.end_line, False)
     if not text:
         return NoteWindow(bounded(hit.text), hit.start_line, hit.end_line, False)
-    return note_window(text, hit.start_line, hit.end_line)
+    window = note_window(text, hit.start_line, hit.end_line)
+    if is_document_name(hit.relpath):
+        window.pages = _pages(text, window)
+    return window
+
+
+def _pages(text: str, window: NoteWindow) -> tuple[int, int, int] | None:
+    """The pages a PDF's window shows (first, last) and its last page, by the page headings
+    the engine put in its text (None: a Word file, which has none)."""
+    first = last = None
+    end = window.first_line + window.markdown.count("\n")
+    numbers: list[tuple[int, int]] = []  # (line, page)
+    for n, line in enumerate(text.split("\n"), 1):
+        page = page_number(line[2:]) if line.startswith("# ") else None
+        if page is not None:
+            numbers.append((n, page))
+    if not numbers:
+        return None
+    for n, page in numbers:
+        if n <= window.first_line or first is None and n <= end:
+            first = page
+        if n <= end:
+            last = page
+    if first is None or last is None:
+        return None
+    return first, last, numbers[-1][1]

@@ -347,14 +347,15 @@ class NoteMarkdown(Markdown, can_focus_children=False):
               "fence": NoteFence, "code_block": NoteFence, "blockquote_open": NoteQuote,
               "table_open": NoteTable, "th_open": NoteTableCell, "td_open": NoteTableCell}
 
-    def __init__(self, *args, links: ReaderLinks | None = None, **kwargs) -> None:
+    def __init__(self, *args, links: ReaderLinks | None = None, lines_as_lines: bool = False, **kwargs) -> None:
         super().__init__(*args, parser_factory=self.parser, **kwargs)
         self.links = links  # the shown note's links, as the index resolved them (None: shown as written)
+        self.lines_as_lines = lines_as_lines  # a document's text: each line shown as a line
         self._first_screen: FirstScreen | None = None
 
     def parser(self) -> MarkdownIt:
         """The parser of this widget's text (its first screen's too)."""
-        return note_parser(self.links)
+        return note_parser(self.links, self.lines_as_lines)
 
     def stand_in(self, first_screen: FirstScreen) -> None:
         """Before this is mounted: show ``first_screen`` (a screenful of the note as one

@@ -97,10 +97,14 @@ class ReaderLinks(Protocol):
 
 
 @lru_cache(maxsize=8)
-def note_parser(links: ReaderLinks | None = None) -> MarkdownIt:
+def note_parser(links: ReaderLinks | None = None, lines_as_lines: bool = False) -> MarkdownIt:
     """Textual's parser with Obsidian's syntax; links resolved through ``links`` (None: shown as
-    written). Made once per ``links`` (making one takes a few milliseconds)."""
+    written). Made once per ``links`` (making one takes a few milliseconds). ``lines_as_lines``:
+    each line of a paragraph ends its line (a PDF page's text: its lines are the page's lines,
+    formulas and tables among them, which Markdown would run together into one paragraph)."""
     md = MarkdownIt("gfm-like")
+    if lines_as_lines:
+        md.core.ruler.push("lines_as_lines", _lines_as_lines)
     md.core.ruler.after("block", "obsidian_callouts", _callouts)
     md.inline.ruler.before("link", "wikilink", _wikilink)
     md.core.ruler.push("obsidian_links", lambda state: _links(state, links))
@@ -252,6 +256,13 @@ def _wikilink_tokens(token: Token, found: _Found, links: ReaderLinks | None) -> 
         return _linked(links.href(link), _styled("s", f"⧉ {shown}"))
     return [*_styled("link", f"⧉ {shown}", {"href": links.href(link)}), _text(" "),
             *_styled("em", f"“{links.passage(link)}”")]
+
+
+def _lines_as_lines(state: StateCore) -> None:
+    for block in state.tokens:
+        for token in block.children or ():
+            if token.type == "softbreak":
+                token.type, token.tag = "hardbreak", "br"
 
 
 # -- block ids -----------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets.markdown import MarkdownBlock
 
+from pms_tui.core.kb import is_document_name
 from pms_tui.core.results import Hit
 from pms_tui.core.safe_text import safe_text
 
@@ -264,7 +265,7 @@ class Reader(Vertical):
         it as one widget, and mount the blocks after the screen showed it (:meth:`_complete`)."""
         old = self.markdown
         scroll = self.query_one("#reader-scroll", VerticalScroll)
-        new = NoteMarkdown(open_links=False, links=self.links)
+        new = NoteMarkdown(open_links=False, links=self.links, lines_as_lines=self._lines_as_lines())
         new.display = False  # (display, not a class: a class change restyles every block below it)
         self._incomplete = None
         stand_in = None
@@ -291,6 +292,10 @@ class Reader(Vertical):
         self._main = new
         self._stale.append(old)
         return new
+
+    def _lines_as_lines(self) -> bool:
+        """Whether the hit's text is a document's (a PDF's page, a Word file's), shown line by line."""
+        return self.hit is not None and is_document_name(self.hit.relpath)
 
     @property
     def above(self) -> NoteMarkdown:
@@ -372,6 +377,7 @@ class Reader(Vertical):
             scroll = self.query_one("#reader-scroll", VerticalScroll)
             scroll.styles.clear_rule("overflow_y")  # a first screen's scrollbar (see _replace_main)
             self.above.display = False  # its blocks stay hidden until the next note's lines above replace them
+            self.above.lines_as_lines = self._lines_as_lines()
             if hit is None:
                 self.window = None
                 breadcrumb.show_hit(None, self.whole_note)
