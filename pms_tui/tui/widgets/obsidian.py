@@ -255,7 +255,48 @@ def _wikilink_tokens(token: Token, found: _Found, links: ReaderLinks | None) -> 
     if not link.resolved:
         return _linked(links.href(link), _styled("s", f"⧉ {shown}"))
     return [*_styled("link", f"⧉ {shown}", {"href": links.href(link)}), _text(" "),
-            *_styled("em", f"“{links.passage(link)}”")]
+            Token("em_open", "em", 1), _text("“"), *_passage_tokens(links.passage(link), parts.anchor),
+            _text("”"), Token("em_close", "em", -1)]
+
+
+_HEADING_MARK = re.compile(r"#{1,6}[ \t]+")
+_PASSAGE_KEPT = {"text", "code_inline", "strong_open", "strong_close", "em_open", "em_close", "s_open", "s_close"}
+
+
+def _passage_tokens(passage: str, anchor: str) -> list[Token]:
+    """An embedded passage (the section of a heading, a block; one line of Markdown, as the
+    index gives it) rendered as inline text: its heading's marks and name left out (the embed's
+    label names it), its emphasis and code styled, a link or an image by its text, raw HTML as
+    text. Only tokens Textual's inline conversion knows: the passage is never read as markup."""
+    text = passage.strip()
+    heading = _HEADING_MARK.match(text)
+    if heading is not None:
+        text = text[heading.end():]
+        name = anchor.strip()
+        if name and text.lower().startswith(name.lower()):
+            text = text[len(name):].lstrip()
+    out: list[Token] = []
+    for block in _inline_parser().parseInline(text):
+        for token in block.children or ():
+            if token.type in _PASSAGE_KEPT:
+                out.append(token)
+            elif token.type == "image":
+                out.append(_text(token.content or str(token.attrs.get("alt", ""))))
+            elif token.type in ("softbreak", "hardbreak"):
+                out.append(_text(" "))
+            elif token.type == "wikilink":
+                parts = token.meta["parts"]
+                out.append(_text(parts.label or parts.target or parts.anchor))
+            elif token.type == "html_inline":
+                out.append(_text(token.content))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _inline_parser() -> MarkdownIt:
+    md = MarkdownIt("gfm-like")
+    md.inline.ruler.before("link", "wikilink", _wikilink)
+    return md
 
 
 def _lines_as_lines(state: StateCore) -> None:
