@@ -324,9 +324,11 @@ class Reader(Vertical):
             gc.enable()
 
     def refresh_view(self) -> None:
-        """Render the current hit again (after the note changed on disk)."""
+        """Render the current hit again (after the note changed on disk): the one asked for
+        last, if it is still to be rendered (rendering the one shown instead left the reader on
+        a passage the results no longer highlighted)."""
         self._shown = None
-        self.show(self.hit)
+        self.show(self._pending[0] if self._pending is not None else self.hit)
 
     def watch_whole_note(self) -> None:
         self.show(self.hit)
