@@ -88,7 +88,7 @@ def test_the_first_screen_is_one_widget_that_looks_as_the_blocks_do_and_links_wo
             def record(message) -> bool:
                 if isinstance(message, Reader.HitShown):
                     shown = [c for c in reader.markdown.children if c.display]
-                    children = [w for c in shown for w in ([c.first_screen] if isinstance(c, FirstScreenHolder) else [c])]
+                    children = [c.first_screen if isinstance(c, FirstScreenHolder) else c for c in shown]
                     painted.append((_reader_rows(app, reader), children, children[0].size.width))
                 return post(message)
 

@@ -33,6 +33,7 @@ from .breadcrumb import Breadcrumb
 from .first_screen import FirstScreen, warm_up
 from .note_markdown import NoteMarkdown, remove_when_unmapped
 from .obsidian import ReaderLinks
+from .reader_scroll import ReaderScroll
 
 PLAN_HERE_BYTES = 16_000  # a note this small is read and split into pieces on the UI thread
 # Python's full garbage collection (a long pause over the app's objects) is held back from a
@@ -45,49 +46,6 @@ def _size(path: str) -> int:
         return os.stat(path).st_size
     except OSError:
         return 0  # (read_window says why it cannot be read)
-
-
-class ReaderScroll(VerticalScroll):
-    """The reader's scroll; remembers Home or End pressed since the reader last placed a note:
-    the blocks mounted after a first screen, the lines added above or below, keep the person
-    at the top or the end (the reader's own scroll to the passage came after and won)."""
-
-    went: str | None = None  # "home" or "end"
-
-    def action_scroll_home(self) -> None:
-        self.went = "home"
-        super().action_scroll_home()
-
-    def action_scroll_end(self) -> None:
-        self.went = "end"
-        super().action_scroll_end()
-
-    def _moved(self) -> None:
-        self.went = None  # (a line or a page from where it is: kept as the reader keeps any place)
-
-    def action_scroll_up(self) -> None:
-        self._moved()
-        super().action_scroll_up()
-
-    def action_scroll_down(self) -> None:
-        self._moved()
-        super().action_scroll_down()
-
-    def action_page_up(self) -> None:
-        self._moved()
-        super().action_page_up()
-
-    def action_page_down(self) -> None:
-        self._moved()
-        super().action_page_down()
-
-    def keep_end(self) -> bool:
-        """At the top or the end again if the person went there; whether they did."""
-        if self.went == "home":
-            self.scroll_home(animate=False, immediate=True)
-        elif self.went == "end":
-            self.scroll_end(animate=False, immediate=True)
-        return self.went is not None
 
 
 class Reader(Vertical):
@@ -293,8 +251,7 @@ class Reader(Vertical):
         self._stale.append(old)
         return new
 
-    def _lines_as_lines(self) -> bool:
-        """Whether the hit's text is a document's (a PDF's page, a Word file's), shown line by line."""
+    def _lines_as_lines(self) -> bool:  # a document's text (a PDF's page) is shown line by line
         return self.hit is not None and is_document_name(self.hit.relpath)
 
     @property
