@@ -183,9 +183,9 @@ class Steps:
             await self.type()
         elif roll < 0.5:
             await self.click()
-        elif roll < 0.52:
+        elif roll < 0.56:
             await self.key_then_clicks()
-        elif roll < 0.58:
+        elif roll < 0.6:
             await self.keys("move", *(self.rng.choice(MOVES) for _ in range(self.rng.randint(1, 4))))
         elif roll < 0.70:
             await self.keys("toggle", self.rng.choice(TOGGLES))
