@@ -66,3 +66,26 @@ def test_a_pdf_hit_shows_its_page_and_ctrl_g_opens_the_original(tmp_path, tui_no
             assert any("system's viewer" in n.message for n in app.notified)
 
     run(scenario())
+
+
+GEOTOPO = CORPORA / "documents" / "py-pdf-sample-files" / "009-pdflatex-geotopo" / "GeoTopo-komprimiert.pdf"
+
+
+@pytest.mark.skipif(not GEOTOPO.is_file(), reason="../shared/corpora/documents is absent")
+def test_a_long_pdfs_window_names_the_pages_it_shows_not_lines(tmp_path):
+    from pms_tui.core.kb import KnowledgeBase
+    from pms_tui.tui.hit_place import place
+    from pms_tui.tui.note_window import read_window
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    shutil.copy(GEOTOPO, folder / GEOTOPO.name)
+    with KnowledgeBase(home=tmp_path / "home") as kb:
+        kb.collections.create(folder, name="docs")
+        kb.sync(embed=False)
+        hit = next(h for h in kb.chunks_of("docs", GEOTOPO.name) if h.heading_path == ["page 54"])
+        window = read_window(hit, kb)
+    assert window.clipped and window.pages is not None
+    first, last, total = window.pages
+    assert first <= 54 <= last < total and total > 100
+    assert place(hit) == f"docs/{GEOTOPO.name} · page 54"
