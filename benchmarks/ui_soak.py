@@ -7,6 +7,7 @@ indexed in place as a collection, its text only: the app computes the vectors in
 background, as after a first sync. Then, through Textual's Pilot, steps are drawn at random:
 words typed (the vault's own titles and words, the search language, hostile text), clicks
 anywhere on the screen and inside the reader (where the links are) and the links panel,
+clicks in the reader right after each key that changes it (as the terminal sends them),
 the terminal resized, the keys that open and close panels and dialogs, the history walked.
 The seed comes first on the output, and ``--seed`` repeats a run step for step (the timing of
 the app's own workers aside).
@@ -47,6 +48,9 @@ MOVES = ["down", "up", "pagedown", "pageup", "enter", "tab", "shift+tab", "escap
          "e", "s", "v", "home", "end", "left", "right"]
 HISTORY = ["ctrl+up", "ctrl+down", "ctrl+up", "ctrl+up"]
 DIALOGS = ["f1", "ctrl+p", "ctrl+o", "ctrl+n"]  # each closed again with escape
+# keys that change what the reader shows, each followed at once by clicks in the reader (a
+# click landing while the reader swaps its widgets once ended the app)
+READER_KEYS = ["down", "up", "pagedown", "pageup", "home", "end", "ctrl+r", "alt+left", "alt+right"]
 COPIES = ["ctrl+y", "ctrl+f", "ctrl+g"]  # ctrl+g: no $EDITOR here, so a warning
 FINAL_QUERY = "canvas"  # asked at the end: the app must still answer
 RECENT_STEPS = 40  # kept to print when the app ends with an exception
@@ -125,6 +129,31 @@ class Steps:
         self.note("click", f"{x},{y} at {width}x{height}")
         await self.pilot.click(offset=(x, y), times=self.rng.choice([1, 1, 1, 2]))
 
+    async def key_then_clicks(self) -> None:
+        """A key that changes the reader, and clicks in the reader right after it (within
+        about 0.15 s, one at each turn of the event loop), as the terminal driver sends them."""
+        screen = self.app.screen
+        if screen is not self.app.search_screen:
+            return await self.keys("move", "escape")
+        key = self.rng.choice(READER_KEYS)
+        if self.rng.random() < 0.7:
+            screen.search_bar.focus()  # (the keys move the results from the bar)
+        self.note("key+clicks", key)
+        self.app.post_message(events.Key(key, None))
+        reader = screen.query_one("#reader")
+        loop = asyncio.get_running_loop()
+        end = loop.time() + self.rng.choice([0.02, 0.1, 0.15])
+        while loop.time() < end:
+            region = reader.region
+            if region.area:
+                x, y = region.x + self.rng.randrange(region.width), region.y + self.rng.randrange(region.height)
+                args = dict(widget=None, x=x, y=y, delta_x=0, delta_y=0, button=1, shift=False, meta=False,
+                            ctrl=False, screen_x=x, screen_y=y)
+                for event in (events.MouseDown(**args), events.MouseUp(**args), events.Click(**args, chain=1)):
+                    self.app.post_message(event)
+            await asyncio.sleep(0.005)
+        await self.pilot.pause()
+
     async def resize(self) -> None:
         width, height = self.rng.choice(SIZES)
         self.note("resize", f"{width}x{height}")
@@ -154,7 +183,9 @@ class Steps:
             await self.type()
         elif roll < 0.5:
             await self.click()
-        elif roll < 0.58:
+        elif roll < 0.56:
+            await self.key_then_clicks()
+        elif roll < 0.6:
             await self.keys("move", *(self.rng.choice(MOVES) for _ in range(self.rng.randint(1, 4))))
         elif roll < 0.70:
             await self.keys("toggle", self.rng.choice(TOGGLES))

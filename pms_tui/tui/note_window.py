@@ -17,14 +17,17 @@ from pms_tui.core.kb import KnowledgeBase, is_document_name, split_frontmatter
 from pms_tui.core.markdown import normalize_newlines, scan
 from pms_tui.core.results import Hit
 
-from .passage import bounded
+from .hit_place import page_number
+from .passage import bounded, open_fence
 
 WINDOW_LINES = 600  # a longer note is shown as this many lines around the chunk
 FIRST_LINES = 25  # lines rendered before the note is shown (from the chunk or the link's heading): ~a screen
 PIECE_LINES = 80  # then the rest of the window, this many lines at a time
 
-# A note larger than this is never read whole into the reader (its indexed chunk is shown).
-SHOW_WHOLE_BYTES = 2_000_000
+# A note longer than this many lines is scanned for its window's cuts only around the window
+# (scanning a 20 MB note took minutes): from a line outside any fence before it.
+SCAN_WHOLE_LINES = 20_000
+SCAN_BEFORE_LINES = 5_000  # how far back from the window its scan may start
 
 
 @dataclass
@@ -35,6 +38,7 @@ class NoteWindow:
     first_line: int  # 1-based file line of the markdown's first line
     total_lines: int
     clipped: bool
+    pages: tuple[int, int, int] | None = None  # a PDF's: (first, last) page shown, and its last page
 
 
 def cut_points(lines: list[str]) -> list[int]:
@@ -67,10 +71,28 @@ def note_window(text: str, start_line: int, end_line: int, budget: int = WINDOW_
     end = min(len(lines), end_line - offset)
     lo_target = max(0, start - budget // 4)
     hi_target = min(len(lines), max(end, lo_target + budget))
-    points = _cut_points_of(body)
+    if len(lines) <= SCAN_WHOLE_LINES:
+        points: tuple[int, ...] | list[int] = _cut_points_of(body)
+    else:
+        points = _cut_points_near(lines, lo_target, min(len(lines), hi_target + budget))
     lo = max((p for p in points if p <= lo_target), default=0)
     hi = min((p for p in points if p >= hi_target), default=len(lines))
     return NoteWindow("\n".join(lines[lo:hi]), offset + lo + 1, total, True)
+
+
+def _cut_points_near(lines: list[str], lo: int, hi: int) -> list[int]:
+    """The cut points of ``lines[lo:hi]`` (as indices of ``lines``) in a long note: scanned from
+    the last blank line outside any fence at or before ``lo`` (the fences above are followed
+    line by line, which is fast), so what is code stays code; at most ``SCAN_BEFORE_LINES``
+    back (inside a longer fence the scan starts at ``lo``)."""
+    mark, begin = "", 0
+    for i in range(lo + 1):
+        if not mark and not lines[i].strip():
+            begin = i
+        mark = open_fence([lines[i]], mark)
+    if lo - begin > SCAN_BEFORE_LINES:
+        begin = lo
+    return [begin + p for p in _cut_points_of("\n".join(lines[begin:hi]))]
 
 
 def safe_cuts(lines: list[str]) -> list[int]:
@@ -110,6 +132,11 @@ def pieces(window: NoteWindow, line: int) -> list[tuple[int, int]]:
     return out
 
 
+def max_note_bytes(kb: KnowledgeBase) -> int:
+    """The largest note the reader reads: the largest the engine indexes (``max_note_mb``)."""
+    return kb.settings.max_note_mb * 1_000_000
+
+
 def read_window(hit: Hit, kb: KnowledgeBase | None = None) -> NoteWindow:
     """The window of the hit's note on disk, read by the engine (``kb``: only from inside its
     collection's folder); the indexed chunk with a note when it cannot be read. A PDF's or Word
@@ -117,7 +144,7 @@ def read_window(hit: Hit, kb: KnowledgeBase | None = None) -> NoteWindow:
     try:
         if kb is None:
             raise PmsError("no index is open")
-        text = kb.note_text(kb.note(f"{hit.collection}/{hit.relpath}"), max_bytes=SHOW_WHOLE_BYTES)
+        text = kb.note_text(kb.note(f"{hit.collection}/{hit.relpath}"), max_bytes=max_note_bytes(kb))
     except PmsError as exc:
         if is_document_name(hit.relpath):
             return NoteWindow(bounded(hit.text), hit.start_line, hit.end_line, False)
@@ -126,4 +153,29 @@ def read_window(hit: Hit, kb: KnowledgeBase | None = None) -> NoteWindow:
         return NoteWindow(message + bounded(hit.text), hit.start_line - message.count("\n"), hit.end_line, False)
     if not text:
         return NoteWindow(bounded(hit.text), hit.start_line, hit.end_line, False)
-    return note_window(text, hit.start_line, hit.end_line)
+    window = note_window(text, hit.start_line, hit.end_line)
+    if is_document_name(hit.relpath):
+        window.pages = _pages(text, window)
+    return window
+
+
+def _pages(text: str, window: NoteWindow) -> tuple[int, int, int] | None:
+    """The pages a PDF's window shows (first, last) and its last page, by the page headings
+    the engine put in its text (None: a Word file, which has none)."""
+    first = last = None
+    end = window.first_line + window.markdown.count("\n")
+    numbers: list[tuple[int, int]] = []  # (line, page)
+    for n, line in enumerate(text.split("\n"), 1):
+        page = page_number(line[2:]) if line.startswith("# ") else None
+        if page is not None:
+            numbers.append((n, page))
+    if not numbers:
+        return None
+    for n, page in numbers:
+        if n <= window.first_line or first is None and n <= end:
+            first = page
+        if n <= end:
+            last = page
+    if first is None or last is None:
+        return None
+    return first, last, numbers[-1][1]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_CHARS", "MAX_LINES", "bounded"]
+__all__ = ["MAX_CHARS", "MAX_LINES", "bounded", "open_fence"]
 
 MAX_LINES = 200  # a few screens of the reader
 MAX_CHARS = 20_000  # a whole-paragraph passage (up to 16,000 characters on one line) fits
@@ -37,7 +37,7 @@ def bounded(text: str, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS) -
             space = head.rfind(" ", max_chars // 2)
             lines, cut_line = [head[:space] if space > 0 else head], True
     shown = "\n".join(lines)
-    fence = _open_fence(lines)
+    fence = open_fence(lines)
     rest = len(text) - len(shown)
     rest_lines = text.count("\n", len(shown)) - text.endswith("\n")
     more = " and ".join((["the rest of this line"] if cut_line else [])
@@ -47,9 +47,9 @@ def bounded(text: str, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS) -
     return shown + (f"\n{fence}" if fence else "") + "\n\n" + note + "\n"
 
 
-def _open_fence(lines: list[str]) -> str:
-    """The closing line a fence still open at the end of ``lines`` needs ("" if none)."""
-    opened = ""
+def open_fence(lines: list[str], opened: str = "") -> str:
+    """The closing line a fence still open at the end of ``lines`` needs ("" if none);
+    ``opened``: the fence open before them."""
     for line in lines:
         found = _FENCE.match(line)
         if found is None:

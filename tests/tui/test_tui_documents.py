@@ -11,7 +11,8 @@ import stat
 import pytest
 
 from tests.kb_helpers import CORPORA
-from tests.tui.tui_helpers import make_app, run, settle, synced_home, type_query, wait_for_model, write_note
+from tests.tui.tui_helpers import (make_app, reader_shown, run, settle, synced_home, type_query, wait_for_model,
+                                   write_note)
 from pms_tui.tui.widgets.breadcrumb import Breadcrumb
 
 PDF = CORPORA / "documents" / "py-pdf-sample-files" / "026-latex-multicolumn" / "multicolumn.pdf"
@@ -41,8 +42,14 @@ def test_a_pdf_hit_shows_its_page_and_ctrl_g_opens_the_original(tmp_path, tui_no
             await type_query(app, pilot, "Copenhagen Danish Helsinki")
             hit = screen.reader.hit
             assert hit is not None and hit.relpath == "multicolumn.pdf" and hit.heading_path == ["page 3"]
-            assert "page 3" in str(app.query_one(Breadcrumb).render())
+            crumb = str(app.query_one(Breadcrumb).render())
+            # the page, not a line of the engine's numbering, which means nothing to a person
+            assert "notes/multicolumn.pdf · page 3" in crumb and f":{hit.start_line}" not in crumb
             assert "Copenhagen" in screen.reader.markdown.source
+            # the page's lines shown as lines (a table's rows, a formula's parts), not one paragraph
+            shown = reader_shown(screen.reader)[0].split("\n")
+            assert "Denmark 5.8 42,951 Copenhagen Danish" in [row.strip() for row in shown]
+            assert "Finland 5.5 338,424 Helsinki Finnish, Swedish" in [row.strip() for row in shown]
             await pilot.press("ctrl+r")
             await settle(app, pilot)
             assert screen.reader.whole_note
@@ -59,3 +66,26 @@ def test_a_pdf_hit_shows_its_page_and_ctrl_g_opens_the_original(tmp_path, tui_no
             assert any("system's viewer" in n.message for n in app.notified)
 
     run(scenario())
+
+
+GEOTOPO = CORPORA / "documents" / "py-pdf-sample-files" / "009-pdflatex-geotopo" / "GeoTopo-komprimiert.pdf"
+
+
+@pytest.mark.skipif(not GEOTOPO.is_file(), reason="../shared/corpora/documents is absent")
+def test_a_long_pdfs_window_names_the_pages_it_shows_not_lines(tmp_path):
+    from pms_tui.core.kb import KnowledgeBase
+    from pms_tui.tui.hit_place import place
+    from pms_tui.tui.note_window import read_window
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    shutil.copy(GEOTOPO, folder / GEOTOPO.name)
+    with KnowledgeBase(home=tmp_path / "home") as kb:
+        kb.collections.create(folder, name="docs")
+        kb.sync(embed=False)
+        hit = next(h for h in kb.chunks_of("docs", GEOTOPO.name) if h.heading_path == ["page 54"])
+        window = read_window(hit, kb)
+    assert window.clipped and window.pages is not None
+    first, last, total = window.pages
+    assert first <= 54 <= last < total and total > 100
+    assert place(hit) == f"docs/{GEOTOPO.name} · page 54"

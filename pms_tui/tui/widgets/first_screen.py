@@ -32,9 +32,9 @@ _BULLET_STYLE = "$text-primary"
 _SCROLLBAR_STYLE = "on $scrollbar-background"
 
 
-def parse(text: str, links: ReaderLinks | None = None) -> SyntaxTreeNode:
+def parse(text: str, links: ReaderLinks | None = None, lines_as_lines: bool = False) -> SyntaxTreeNode:
     """``text``'s blocks as the reader's Markdown parses them (its links resolved through ``links``)."""
-    return SyntaxTreeNode(note_parser(links).parse(text))
+    return SyntaxTreeNode(note_parser(links, lines_as_lines).parse(text))
 
 
 class Unsupported(Exception):
@@ -183,7 +183,7 @@ class FirstScreen(MarkdownBlock):
         When the note will not fit the screen, the widget is taller than it, so the reader's
         scrollbar is there from the start (the text wraps as it will). ``marked``: the [start,
         end) lines of ``text`` whose top-level blocks the reader marks as the passage."""
-        tree = parse(text, getattr(markdown, "links", None))
+        tree = parse(text, getattr(markdown, "links", None), getattr(markdown, "lines_as_lines", False))
         super().__init__(markdown, Token("first_screen", "", 0), (0, 0))  # (its name and class)
         self.text = text
         self.nodes = [n for n in tree.children if n.map is None or n.map[1] > from_line]

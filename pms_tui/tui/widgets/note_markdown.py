@@ -347,19 +347,20 @@ class NoteMarkdown(Markdown, can_focus_children=False):
               "fence": NoteFence, "code_block": NoteFence, "blockquote_open": NoteQuote,
               "table_open": NoteTable, "th_open": NoteTableCell, "td_open": NoteTableCell}
 
-    def __init__(self, *args, links: ReaderLinks | None = None, **kwargs) -> None:
+    def __init__(self, *args, links: ReaderLinks | None = None, lines_as_lines: bool = False, **kwargs) -> None:
         super().__init__(*args, parser_factory=self.parser, **kwargs)
         self.links = links  # the shown note's links, as the index resolved them (None: shown as written)
+        self.lines_as_lines = lines_as_lines  # a document's text: each line shown as a line
         self._first_screen: FirstScreen | None = None
 
     def parser(self) -> MarkdownIt:
         """The parser of this widget's text (its first screen's too)."""
-        return note_parser(self.links)
+        return note_parser(self.links, self.lines_as_lines)
 
     def stand_in(self, first_screen: FirstScreen) -> None:
         """Before this is mounted: show ``first_screen`` (a screenful of the note as one
-        widget, see :mod:`.first_screen`), mounted with this; ``update(first_screen.text)``
-        mounts the note's blocks later."""
+        widget, see :mod:`.first_screen`), mounted with this; :meth:`show_blocks` mounts the
+        note's blocks later."""
         self._first_screen = first_screen
 
     @property
@@ -370,17 +371,26 @@ class NoteMarkdown(Markdown, can_focus_children=False):
     async def show_blocks(self, text: str, continued: bool = False) -> None:
         """Mount ``text``'s blocks (in place of a first screen standing in). ``continued``: more
         pieces will be appended (:meth:`append`), continuing from the start of the last block,
-        which ``append`` re-parses with them; ``update`` would continue from the text's end."""
+        which ``append`` re-parses with them; ``update`` would continue from the text's end.
+
+        The first screen is hidden with the blocks' mounting and removed once the screen no
+        longer maps it (:func:`remove_when_unmapped`): Textual's ``update`` or ``append`` would
+        remove it while the screen still maps it, and a click then reached a widget with no
+        parent (Textual's screen reads the clicked widget's parent to start a selection)."""
+        holder = next(iter(self.query_children(FirstScreenHolder)), None)
         self._first_screen = None
-        if continued:
+        if continued or holder is not None:
             assert not super().source  # (a new widget: append starts from its first line)
-            await self.append(text)
+            await self.append(text)  # (append leaves the holder: it is no block; update would remove it)
         else:
             await self.update(text)
+        if holder is not None:
+            holder.display = False
+            self.call_after_refresh(remove_when_unmapped, holder)
 
     def compose(self) -> ComposeResult:
         if self._first_screen is not None:
-            yield self._first_screen
+            yield FirstScreenHolder(self._first_screen)
 
     def on_mount(self, event: Mount) -> None:
         if self._first_screen is not None:  # Textual's Markdown's would update with "" (a thread, a lock)
@@ -389,4 +399,35 @@ class NoteMarkdown(Markdown, can_focus_children=False):
     @property
     def first_screen(self) -> FirstScreen | None:
         """The stand-in shown until the note's blocks are mounted (None once they are)."""
-        return next((w for w in self.children if isinstance(w, FirstScreen)), None)
+        holder = next(iter(self.query_children(FirstScreenHolder)), None)
+        if holder is None or not holder.display:
+            return None
+        return next(iter(holder.query_children(FirstScreen)), None)
+
+
+class FirstScreenHolder(Widget):
+    """Holds a first screen in the Markdown: not a block itself, so Textual's ``append``
+    leaves it where it is while the note's blocks are mounted beside it."""
+
+    DEFAULT_CSS = "FirstScreenHolder { width: 1fr; height: auto; }"
+
+    def __init__(self, first_screen: FirstScreen) -> None:
+        super().__init__()
+        self.first_screen = first_screen
+
+    def compose(self) -> ComposeResult:
+        yield self.first_screen
+
+
+def remove_when_unmapped(widget: Widget) -> None:
+    """Remove ``widget`` (hidden) once the screen no longer maps it, or after another refresh.
+
+    Textual's screen finds the widget under a click in the map of its last layout; a widget
+    removed before the next layout can still be found there, detached, and a click on it
+    ended the app. A hidden widget leaves the map at the next layout."""
+    if not widget.is_attached:
+        return
+    if widget.region:
+        widget.call_after_refresh(remove_when_unmapped, widget)
+    else:
+        widget.remove()

@@ -97,10 +97,14 @@ class ReaderLinks(Protocol):
 
 
 @lru_cache(maxsize=8)
-def note_parser(links: ReaderLinks | None = None) -> MarkdownIt:
+def note_parser(links: ReaderLinks | None = None, lines_as_lines: bool = False) -> MarkdownIt:
     """Textual's parser with Obsidian's syntax; links resolved through ``links`` (None: shown as
-    written). Made once per ``links`` (making one takes a few milliseconds)."""
+    written). Made once per ``links`` (making one takes a few milliseconds). ``lines_as_lines``:
+    each line of a paragraph ends its line (a PDF page's text: its lines are the page's lines,
+    formulas and tables among them, which Markdown would run together into one paragraph)."""
     md = MarkdownIt("gfm-like")
+    if lines_as_lines:
+        md.core.ruler.push("lines_as_lines", _lines_as_lines)
     md.core.ruler.after("block", "obsidian_callouts", _callouts)
     md.inline.ruler.before("link", "wikilink", _wikilink)
     md.core.ruler.push("obsidian_links", lambda state: _links(state, links))
@@ -251,7 +255,55 @@ def _wikilink_tokens(token: Token, found: _Found, links: ReaderLinks | None) -> 
     if not link.resolved:
         return _linked(links.href(link), _styled("s", f"⧉ {shown}"))
     return [*_styled("link", f"⧉ {shown}", {"href": links.href(link)}), _text(" "),
-            *_styled("em", f"“{links.passage(link)}”")]
+            Token("em_open", "em", 1), _text("“"), *_passage_tokens(links.passage(link), parts.anchor),
+            _text("”"), Token("em_close", "em", -1)]
+
+
+_HEADING_MARK = re.compile(r"#{1,6}[ \t]+")
+_PASSAGE_KEPT = {"text", "code_inline", "strong_open", "strong_close", "em_open", "em_close", "s_open", "s_close"}
+
+
+def _passage_tokens(passage: str, anchor: str) -> list[Token]:
+    """An embedded passage (the section of a heading, a block; one line of Markdown, as the
+    index gives it) rendered as inline text: its heading's marks and name left out (the embed's
+    label names it), its emphasis and code styled, a link or an image by its text, raw HTML as
+    text. Only tokens Textual's inline conversion knows: the passage is never read as markup."""
+    text = passage.strip()
+    heading = _HEADING_MARK.match(text)
+    if heading is not None:
+        text = text[heading.end():]
+        name = anchor.strip()
+        if name and text.lower().startswith(name.lower()):
+            text = text[len(name):].lstrip()
+    out: list[Token] = []
+    for block in _inline_parser().parseInline(text):
+        for token in block.children or ():
+            if token.type in _PASSAGE_KEPT:
+                out.append(token)
+            elif token.type == "image":
+                out.append(_text(token.content or str(token.attrs.get("alt", ""))))
+            elif token.type in ("softbreak", "hardbreak"):
+                out.append(_text(" "))
+            elif token.type == "wikilink":
+                parts = token.meta["parts"]
+                out.append(_text(parts.label or parts.target or parts.anchor))
+            elif token.type == "html_inline":
+                out.append(_text(token.content))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _inline_parser() -> MarkdownIt:
+    md = MarkdownIt("gfm-like")
+    md.inline.ruler.before("link", "wikilink", _wikilink)
+    return md
+
+
+def _lines_as_lines(state: StateCore) -> None:
+    for block in state.tokens:
+        for token in block.children or ():
+            if token.type == "softbreak":
+                token.type, token.tag = "hardbreak", "br"
 
 
 # -- block ids -----------------------------------------------------------------------------------

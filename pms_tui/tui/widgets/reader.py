@@ -23,6 +23,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets.markdown import MarkdownBlock
 
+from pms_tui.core.kb import is_document_name
 from pms_tui.core.results import Hit
 from pms_tui.core.safe_text import safe_text
 
@@ -30,8 +31,9 @@ from ..note_window import NoteWindow, pieces, read_window
 from ..passage import bounded
 from .breadcrumb import Breadcrumb
 from .first_screen import FirstScreen, warm_up
-from .note_markdown import NoteMarkdown
+from .note_markdown import NoteMarkdown, remove_when_unmapped
 from .obsidian import ReaderLinks
+from .reader_scroll import ReaderScroll
 
 PLAN_HERE_BYTES = 16_000  # a note this small is read and split into pieces on the UI thread
 # Python's full garbage collection (a long pause over the app's objects) is held back from a
@@ -200,7 +202,7 @@ class Reader(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Breadcrumb(id="breadcrumb")
-        with VerticalScroll(id="reader-scroll"):
+        with ReaderScroll(id="reader-scroll"):
             above = NoteMarkdown("", id="reader-above", open_links=False, links=self.links)
             above.display = False
             yield above
@@ -221,7 +223,7 @@ class Reader(Vertical):
         it as one widget, and mount the blocks after the screen showed it (:meth:`_complete`)."""
         old = self.markdown
         scroll = self.query_one("#reader-scroll", VerticalScroll)
-        new = NoteMarkdown(open_links=False, links=self.links)
+        new = NoteMarkdown(open_links=False, links=self.links, lines_as_lines=self._lines_as_lines())
         new.display = False  # (display, not a class: a class change restyles every block below it)
         self._incomplete = None
         stand_in = None
@@ -248,6 +250,9 @@ class Reader(Vertical):
         self._main = new
         self._stale.append(old)
         return new
+
+    def _lines_as_lines(self) -> bool:  # a document's text (a PDF's page) is shown line by line
+        return self.hit is not None and is_document_name(self.hit.relpath)
 
     @property
     def above(self) -> NoteMarkdown:
@@ -276,9 +281,11 @@ class Reader(Vertical):
             gc.enable()
 
     def refresh_view(self) -> None:
-        """Render the current hit again (after the note changed on disk)."""
+        """Render the current hit again (after the note changed on disk): the one asked for
+        last, if it is still to be rendered (rendering the one shown instead left the reader on
+        a passage the results no longer highlighted)."""
         self._shown = None
-        self.show(self.hit)
+        self.show(self._pending[0] if self._pending is not None else self.hit)
 
     def watch_whole_note(self) -> None:
         self.show(self.hit)
@@ -299,6 +306,7 @@ class Reader(Vertical):
     async def _show_hit_now(self, hit: Hit | None) -> None:
         key = (hit.chunk_id if hit else None, self.whole_note, hit.text if hit else "")
         self.hit = hit
+        self.query_one("#reader-scroll", ReaderScroll).went = None
         if key == self._shown and (self.target_line is None or self._rendered[0] <= self.target_line
                                    < self._rendered[1] or not self._rest):
             if self.target_line is not None and self._incomplete is not None:  # its blocks are yet to come
@@ -328,6 +336,7 @@ class Reader(Vertical):
             scroll = self.query_one("#reader-scroll", VerticalScroll)
             scroll.styles.clear_rule("overflow_y")  # a first screen's scrollbar (see _replace_main)
             self.above.display = False  # its blocks stay hidden until the next note's lines above replace them
+            self.above.lines_as_lines = self._lines_as_lines()
             if hit is None:
                 self.window = None
                 breadcrumb.show_hit(None, self.whole_note)
@@ -380,7 +389,7 @@ class Reader(Vertical):
             self._release_collection()
             stale, self._stale = self._stale, []
             for widget in stale:
-                widget.remove()
+                remove_when_unmapped(widget)
             if (self._rest or self._incomplete is not None) and generation == self._generation:
                 self.run_worker(self._fill(generation), group="reader-fill", exit_on_error=False)
 
@@ -398,7 +407,7 @@ class Reader(Vertical):
     async def _fill(self, generation: int) -> None:
         """Render the rest of the window, a piece at a time: below the first piece, then above
         it (keeping what is on the screen where it is)."""
-        scroll = self.query_one("#reader-scroll", VerticalScroll)
+        scroll = self.query_one("#reader-scroll", ReaderScroll)
         if self._incomplete is not None:
             await self._complete(generation)
         while True:
@@ -412,6 +421,8 @@ class Reader(Vertical):
                 if window.first_line + lo >= self._rendered[1]:  # below
                     await self.markdown.append(text)
                     self._rendered = (self._rendered[0], window.first_line + hi)
+                    if scroll.went == "end":
+                        self.call_after_refresh(scroll.keep_end)
                 else:  # above: the lines above the first piece, in their own Markdown
                     above = self.above
                     height, y = 0, scroll.scroll_y  # hidden until now
@@ -441,7 +452,10 @@ class Reader(Vertical):
                 target, self._incomplete_target = self._incomplete_target, None
                 if target is not None:
                     first = self._block_at(target) or first
-                if first is not None and first is not self._first_block():
+                scroll_went = self.query_one("#reader-scroll", ReaderScroll)
+                if scroll_went.went is not None:
+                    self.call_after_refresh(scroll_went.keep_end)
+                elif first is not None and first is not self._first_block():
                     self.call_after_refresh(self._scroll_to_match, first, True, below)
 
         def painted() -> None:
@@ -453,10 +467,11 @@ class Reader(Vertical):
         return next((block for block, _, _ in self._top_blocks()), None)
 
     def _keep_place(self, y: float, height: int) -> None:
-        """Lines were added above the screen: scroll down by their height."""
+        """Lines were added above the screen: scroll down by their height (or to the top or
+        the end, where the person went)."""
         grown = self.above.outer_size.height - height
-        if grown:
-            scroll = self.query_one("#reader-scroll", VerticalScroll)
+        scroll = self.query_one("#reader-scroll", ReaderScroll)
+        if not scroll.keep_end() and grown:
             scroll.scroll_to(y=y + grown, animate=False)
 
     def _scroll_to_match(self, block: MarkdownBlock, again: bool = True, below: float = 0) -> None:
@@ -465,7 +480,9 @@ class Reader(Vertical):
         (otherwise the position depends on which layout the first call saw)."""
         if not block.is_attached:
             return  # another hit is shown by now
-        scroll = self.query_one("#reader-scroll", VerticalScroll)
+        scroll = self.query_one("#reader-scroll", ReaderScroll)
+        if scroll.went is not None:
+            return  # the person went to the top or the end meanwhile
         scroll.scroll_to_widget(block, top=True, animate=False)
         if below:
             scroll.scroll_relative(y=below, animate=False)
