@@ -31,7 +31,7 @@ from ..store import facets
 from ..store import vectors as vector_rows
 from ..store.connection import is_interrupted, stop_when
 from . import evidence as evidence_mod
-from . import lane_trust, match_quality
+from . import lane_trust, match_quality, navigation
 from . import query as fts_query
 from . import query_script
 from .bm25 import Bm25Lane
@@ -218,7 +218,8 @@ class Retrieval:
         lanes = self._gather(parsed, filters, mode, max(k, self.settings.lane_depth), vector, hits=k,
                              hidden=hidden, stop=stop)
         fusion = self.fusion_for(lanes)
-        fused = distinct(self.store.conn, fuse(lanes.ids(), fusion.k, fusion.weights), k)
+        fused = navigation.demote(self.store.conn, fuse(lanes.ids(), fusion.k, fusion.weights))
+        fused = distinct(self.store.conn, fused, k)
         hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"), lanes)
         match = match_quality.assess(self.signal_sources(), parsed.match_text, lanes.ranked, fusion,
                                      self.settings.model)

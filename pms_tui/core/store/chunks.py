@@ -122,6 +122,22 @@ def insert(conn, document_id: int, chunks: Iterable[NewChunk], lang: str = "") -
     )
 
 
+def mark_navigation(conn, document_id: int, seqs: Iterable[int]) -> None:
+    """Flag a document's chunks on contents and index pages (see indexing.navigation_pages)."""
+    conn.executemany("UPDATE chunks SET navigation = 1 WHERE document_id = ? AND seq = ?",
+                     [(document_id, seq) for seq in seqs])
+
+
+def navigation_ids(conn, ids: Sequence[int]) -> set[int]:
+    """Which of these chunks are on a contents or index page."""
+    found: set[int] = set()
+    for start in range(0, len(ids), _BATCH):
+        part = list(ids[start : start + _BATCH])
+        found.update(r[0] for r in conn.execute(
+            f"SELECT id FROM chunks WHERE navigation = 1 AND id IN ({_marks(part)})", part))
+    return found
+
+
 def count(conn) -> int:
     return conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
 

@@ -29,7 +29,7 @@ from .migrate_windows import migrate_windows
 from .term_counts import TOKENIZE as TERM_COUNTS_TOKENIZE
 from .term_counts import migrate_term_counts
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -162,6 +162,13 @@ MIGRATIONS: list[str | Callable[..., None]] = [
     # 12 -> 13: writing from an agent (core/writes): a collection agents may write in, and the
     # notes an agent changed last (what ``changed:agent`` finds and the reader marks)
     MIGRATION_AGENT_WRITES,
+    # 13 -> 14: a PDF's contents and index pages (core/indexing/navigation_pages) flagged per
+    # chunk, so a search ranks them below the pages they point to; the PDFs already indexed
+    # are re-read by the next sync to be flagged
+    """
+    ALTER TABLE chunks ADD COLUMN navigation INTEGER NOT NULL DEFAULT 0;
+    UPDATE documents SET sha256 = '', mtime_ns = -1 WHERE lower(path) LIKE '%.pdf';
+    """,
 ]
 
 
