@@ -84,3 +84,23 @@ def test_in_r_intro_a_question_gets_the_page_that_answers_it_before_the_contents
         pages = [_page(h) for h in kb.search("define a new binary operator", k=5, mode="bm25")]
         contents = {"page 3", "page 4", "page 5", "page 6"}
         assert pages[0] not in contents and not contents & set(pages[:2]), pages
+
+
+def test_an_index_from_schema_13_flags_the_contents_of_the_pdfs_it_holds_on_its_next_sync(tmp_path):
+    from pms_tui.core.kb import KnowledgeBase
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    _book(folder / "crafts.pdf")
+    with KnowledgeBase(home=tmp_path / "home") as kb:
+        kb.collections.create(folder, name="notes")
+        kb.sync(embed=False)
+        conn = kb._store.conn
+        conn.execute("ALTER TABLE chunks DROP COLUMN navigation")
+        conn.execute("UPDATE meta SET value = '13' WHERE key = 'schema_version'")
+        conn.commit()
+    with KnowledgeBase(home=tmp_path / "home") as kb:
+        report = kb.sync(embed=False)
+        assert report.modified == ["notes/crafts.pdf"]
+        assert {row[0] for row in kb._store.conn.execute(
+            "SELECT heading FROM chunks WHERE navigation = 1")} == {"page 1", "page 6"}

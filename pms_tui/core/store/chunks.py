@@ -122,6 +122,14 @@ def insert(conn, document_id: int, chunks: Iterable[NewChunk], lang: str = "") -
     )
 
 
+def migrate_navigation(conn, progress=None) -> None:
+    """Schema 14: the ``navigation`` column, and the PDFs already indexed read again by the
+    next sync to fill it (a file's stat and hash no longer match)."""
+    if "navigation" not in {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}:
+        conn.execute("ALTER TABLE chunks ADD COLUMN navigation INTEGER NOT NULL DEFAULT 0")
+    conn.execute("UPDATE documents SET sha256 = '', mtime_ns = -1 WHERE lower(path) LIKE '%.pdf'")
+
+
 def mark_navigation(conn, document_id: int, seqs: Iterable[int]) -> None:
     """Flag a document's chunks on contents and index pages (see indexing.navigation_pages)."""
     conn.executemany("UPDATE chunks SET navigation = 1 WHERE document_id = ? AND seq = ?",

@@ -18,6 +18,7 @@ from .connection import transaction
 from .facets import BACKFILL_KEY, MIGRATION_FACETS
 from .links import BACKFILL_KEY as LINKS_BACKFILL_KEY, MIGRATION_LINKS
 from .agent_changes import MIGRATION_AGENT_WRITES
+from .chunks import migrate_navigation
 from .meta import SCHEMA_VERSION_KEY, get_meta, set_meta
 from .migrate_anchors import migrate_anchors
 from .migrate_cjk import TOKENIZE as MIGRATION_TOKENIZE
@@ -165,10 +166,7 @@ MIGRATIONS: list[str | Callable[..., None]] = [
     # 13 -> 14: a PDF's contents and index pages (core/indexing/navigation_pages) flagged per
     # chunk, so a search ranks them below the pages they point to; the PDFs already indexed
     # are re-read by the next sync to be flagged
-    """
-    ALTER TABLE chunks ADD COLUMN navigation INTEGER NOT NULL DEFAULT 0;
-    UPDATE documents SET sha256 = '', mtime_ns = -1 WHERE lower(path) LIKE '%.pdf';
-    """,
+    migrate_navigation,
 ]
 
 
