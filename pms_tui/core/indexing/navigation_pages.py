@@ -6,12 +6,13 @@ Such a page holds the words of every section it lists ("1.6 An introductory sess
 ranked below the pages it points to (``core/search/navigation``).
 
 A line points to pages when it ends in a page number after a dot leader (a contents line, an
-index entry of a Texinfo manual) or in a list of numbers after a comma (an index entry of a
-LaTeX book, or its continuation line). A page is a navigation page when at least
+index entry of a Texinfo manual) or in a list of page numbers after a comma (an index entry of
+a LaTeX book, "Stetigkeit, 9–11", or its continuation line). A page is a navigation page when at least
 ``MIN_LINES`` of its lines point to pages and they are at least ``SHARE`` of its lines; an
 index's letter headings ("U", "V") are not counted either way. A page of R output or a table
-seldom ends its lines in ", 12" or ". . . 12"; the seven R manuals' contents and index pages
-are all found this way and none of their other 640 pages.
+seldom ends its lines in ", 12" or ". . . 12": the seven R manuals' contents and index pages
+are all found this way and none of their other pages; so are the contents and index pages of a
+German textbook (GeoTopo), but for a contents page of two lines.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from .documents import PAGE_HEADING
 MIN_LINES = 3
 SHARE = 0.5
 _LEADER = re.compile(r"(?:\.\s?){3,}\s*(?:\d{1,5}|[ivxlcdm]{1,8})(?:\s*,\s*\d{1,5})*\s*$", re.IGNORECASE)
-_LIST = re.compile(r"(?:[^\W\d_].*,|^)\s*\d{1,5}(?:\s*,\s*\d{1,5})*,?\s*$")
+# a page reference in a list: a number, a range (9–11) or a roman number (a preface's page)
+_REF = r"(?:\d{1,5}(?:[–-]\d{1,5})?|[ivxlc]{1,6})"
+_LIST = re.compile(rf"(?:[^\W\d_].*,|^)\s*{_REF}(?:\s*,\s*{_REF})*,?\s*$")
 
 
 def points_to_pages(line: str) -> bool:
