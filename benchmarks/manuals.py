@@ -44,6 +44,7 @@ sys.path.insert(0, str(REPO))
 MANUALS = CORPORA / "documents" / "r-manuals"
 REFMAN = CORPORA / "documents" / "r-refman"
 VAULT = CORPORA / "markdown" / "obsidian-help"
+GEOTOPO = CORPORA / "documents" / "py-pdf-sample-files" / "009-pdflatex-geotopo"  # a German textbook
 MODES = ("bm25", "vector", "hybrid")
 _PAGE = re.compile(r"PDF page (\d+)\)$|^page (\d+)$")
 
@@ -53,7 +54,7 @@ def _peak_mb() -> tuple[int, int]:
             round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
 
 
-def library(home: Path, refman: bool, embed_seconds: float | None) -> dict:
+def library(home: Path, refman: bool, embed_seconds: float | None, geotopo: bool = False) -> dict:
     from pms_tui.core.kb import KnowledgeBase
 
     with KnowledgeBase(home=home) as kb:
@@ -61,6 +62,8 @@ def library(home: Path, refman: bool, embed_seconds: float | None) -> dict:
         kb.collections.create(MANUALS, name="manuals")
         if refman:
             kb.collections.create(REFMAN, name="refman")
+        if geotopo:
+            kb.collections.create(GEOTOPO, name="geotopo")
         started = time.perf_counter()
         report = kb.sync(embed=False)
         text_s = time.perf_counter() - started
@@ -85,30 +88,31 @@ def library(home: Path, refman: bool, embed_seconds: float | None) -> dict:
             "extrapolated": bool(left), "peak_mb": _peak_mb()[0]}
 
 
-def _queries() -> list[dict]:
-    """(kind, query, manual, physical page) from the manuals' outlines and pages."""
+def _queries(pdfs: list[Path]) -> list[dict]:
+    """(kind, query, manual, physical page) from these PDFs' outlines and pages."""
     import pypdfium2 as pdfium
 
-    titles: dict[str, list[tuple[str, int, str]]] = {}
+    titles: dict[str, list[tuple[str, int, str, str]]] = {}
     out: list[dict] = []
-    for pdf in sorted(MANUALS.glob("*.pdf")):
+    for pdf in pdfs:
         doc = pdfium.PdfDocument(str(pdf))
+        of = "" if pdf.parent == MANUALS else f"{pdf.stem.split('-')[0]} "  # (another set: its kinds apart)
         for mark in doc.get_toc():
             dest = mark.get_dest()
             title = re.sub(r"^[\dA-Z]+(?:\.\d+)*\.?\s+", "", (mark.get_title() or "").strip())
             if dest is not None and len(title.split()) >= 2 and dest.get_index() is not None:
-                titles.setdefault(title.casefold(), []).append((pdf.name, dest.get_index() + 1, title))
+                titles.setdefault(title.casefold(), []).append((pdf.name, dest.get_index() + 1, title, of))
         for i in range(9, len(doc), 10):
             lines = [line.strip() for line in doc[i].get_textpage().get_text_range().splitlines() if line.strip()]
             if len(lines) >= 30:
                 phrase = lines[len(lines) // 2]
                 if len(phrase.split()) >= 4:
-                    out.append({"kind": "phrase", "query": phrase, "manual": pdf.name, "page": i + 1})
+                    out.append({"kind": of + "phrase", "query": phrase, "manual": pdf.name, "page": i + 1})
         doc.close()
     for found in titles.values():
         if len(found) == 1:
-            name, page, title = found[0]
-            out.append({"kind": "title", "query": title, "manual": name, "page": page})
+            name, page, title, of = found[0]
+            out.append({"kind": of + "title", "query": title, "manual": name, "page": page})
     return out
 
 
@@ -138,7 +142,11 @@ def quality(home: Path, modes: tuple[str, ...] = MODES) -> None:
     from pms_tui.core.kb import KnowledgeBase
     from pms_tui.core.search import navigation
 
-    queries = _queries()
+    pdfs = sorted(MANUALS.glob("*.pdf"))
+    with KnowledgeBase(home=home) as kb:
+        if "geotopo" in [c.name for c in kb.collections.list()]:
+            pdfs += sorted(GEOTOPO.glob("*.pdf"))
+    queries = _queries(pdfs)
     kinds = sorted({q["kind"] for q in queries})
     weight = navigation.WEIGHT
     table: dict[tuple[str, str, str], list[int | None]] = {}
@@ -152,7 +160,7 @@ def quality(home: Path, modes: tuple[str, ...] = MODES) -> None:
         navigation.WEIGHT = weight
     counts = {kind: sum(q["kind"] == kind for q in queries) for kind in kinds}
     print(f"{len(queries)} queries ({', '.join(f'{counts[k]} {k}' for k in kinds)}) from the outlines and "
-          f"pages of the {len(list(MANUALS.glob('*.pdf')))} R manuals; navigation weight after: {weight}")
+          f"pages of {', '.join(p.name for p in pdfs)}; navigation weight after: {weight}")
     print()
     print("| lane | kind | MRR@10 before | MRR@10 after | R@1 before | R@1 after | better | worse |")
     print("|---|---|---|---|---|---|---|---|")
@@ -178,6 +186,7 @@ def main() -> int:
     parser.add_argument("--home", type=Path, help="the home to build (library) or to ask (quality)")
     parser.add_argument("--refman", action="store_true", help="the 2,415-page reference manual too")
     parser.add_argument("--modes", default=",".join(MODES), help="the lanes quality asks (comma-separated)")
+    parser.add_argument("--geotopo", action="store_true", help="the 117-page German textbook too")
     parser.add_argument("--embed-seconds", type=float, help="embed this long, extrapolate the rest")
     args = parser.parse_args()
     if not MANUALS.is_dir() or not VAULT.is_dir() or (args.refman and not REFMAN.is_dir()):
@@ -191,11 +200,11 @@ def main() -> int:
     home = args.home or Path(tempfile.mkdtemp(prefix="pms-manuals-"))
     load = os.getloadavg()
     try:
-        row = library(home, args.refman, args.embed_seconds)
+        row = library(home, args.refman, args.embed_seconds, args.geotopo)
     finally:
         if args.home is None:
             shutil.rmtree(home, ignore_errors=True)
-    print(f"{'vault + 7 manuals' + (' + reference manual' if args.refman else '')}: "
+    print(f"{'vault + 7 manuals' + (' + reference manual' if args.refman else '') + (' + GeoTopo' if args.geotopo else '')}: "
           f"{row['documents']} documents, {row['passages']:,} passages ({row['navigation_passages']} on contents "
           f"or index pages); load {load[0]:.1f} at the start")
     print(f"searchable text: {row['text_s']} s (peak {row['text_peak_mb']} MB; reader peak {row['reader_peak_mb']} MB)")
