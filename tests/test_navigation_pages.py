@@ -108,3 +108,15 @@ def test_an_index_from_schema_13_flags_the_contents_of_the_pdfs_it_holds_on_its_
         assert report.modified == ["notes/crafts.pdf"]
         assert {row[0] for row in kb._store.conn.execute(
             "SELECT heading FROM chunks WHERE navigation = 1")} == {"page 1", "page 6"}
+
+
+def test_a_page_named_by_its_printed_label_is_judged_as_any_page():
+    from pms_tui.core.indexing.chunk import chunk_markdown
+    from pms_tui.core.indexing.navigation_pages import seqs
+
+    contents = "\n".join(f"{n} {title} " + ". " * 30 + f"{n}" for n, title in enumerate(SECTIONS, 1))
+    text = "\n\n".join([f"# page iii (PDF page 3)\n\n{contents}\n",
+                        "# page 1 (PDF page 4)\n\n" + "\n".join(page_lines(4, 30)) + "\n"])
+    chunks = chunk_markdown(text, "crafts", 400, 0)
+    flagged = {c.heading_path[0] for c in chunks if c.seq in seqs(text, chunks)}
+    assert flagged == {"page iii (PDF page 3)"}

@@ -21,7 +21,6 @@ import re
 from collections.abc import Iterable
 
 from .chunk import Chunk
-from .documents import PAGE_HEADING
 
 MIN_LINES = 3
 SHARE = 0.5
@@ -51,7 +50,7 @@ def seqs(text: str, chunks: Iterable[Chunk]) -> set[int]:
     page_of: list[int] = []
     pages: list[list[str]] = [[]]
     for line in lines:
-        if line.startswith(f"# {PAGE_HEADING} "):
+        if line.startswith("# "):  # (a PDF's only headings are its pages: its text is escaped)
             pages.append([])
         pages[-1].append(line)
         page_of.append(len(pages) - 1)
