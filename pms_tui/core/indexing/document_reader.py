@@ -76,8 +76,9 @@ def format_of(name: str) -> Format | None:
 # index row records the version that read it, and a sync re-reads exactly the files of that kind
 # read by an older one. docx 2: a hyperlink is a Markdown link within its sentence; pdf 2: running
 # heads and footers dropped, a page named by its printed label; pdf 3: pages without text read by
-# OCR where Tesseract is installed. The other formats are read since version 1.
-READER_VERSIONS = {"pdf": 3, "docx": 2} | {s.lstrip("."): 1 for f in FORMATS for s in f.suffixes
+# OCR where Tesseract is installed; pdf 4: its contents and index pages flagged (navigation_pages).
+# The other formats are read since version 1.
+READER_VERSIONS = {"pdf": 4, "docx": 2} | {s.lstrip("."): 1 for f in FORMATS for s in f.suffixes
                                            if s not in (".pdf", ".docx")}
 
 # Characters that are not text (PDF text often holds control codes for ligatures and breaks).

@@ -44,6 +44,7 @@ from . import facets as facet_rules
 from . import link_resolve
 from . import links as link_rules
 from . import pages as page_format
+from . import navigation_pages
 from .embed import embed_hash
 from .notes import read_note, sha256_file, trusted_mtime
 from .plan import CollectionPlan, FileState, plan_collection
@@ -75,6 +76,7 @@ class PreparedDoc:
     tags: list[str]
     note_date: str | None
     links: link_rules.NoteLinks | None = None
+    navigation: frozenset[int] = frozenset()  # the seqs of chunks on a PDF's contents or index pages
 
 
 def collect_garbage(store: Store) -> int:
@@ -300,7 +302,9 @@ class Indexer:
                 if page:
                     links.anchors.append(link_rules.Anchor("heading", page, line, h.text))
         hashes = [embed_hash(c.embed_text) for c in note.chunks]
-        return PreparedDoc(collection, state, sha256, note.title, {}, note.chunks, hashes, is_new, [], None, links)
+        navigation = frozenset(navigation_pages.seqs(note.body, note.chunks)) if extracted.pages else frozenset()
+        return PreparedDoc(collection, state, sha256, note.title, {}, note.chunks, hashes, is_new, [], None, links,
+                           navigation)
 
     def _ocr_languages(self) -> str:
         """What OCR reads scanned pages and images in: ``ocr_languages``, else English and the
@@ -393,6 +397,7 @@ class Indexer:
                                 c.text, vector_ids[h])
             for c, h in zip(doc.chunks, doc.hashes)
         ), lang)
+        chunk_rows.mark_navigation(self.conn, doc_id, doc.navigation)
         facet_rows.write(self.conn, doc_id, doc.tags, doc.note_date)
         if doc.links is not None:
             self._write_links(self.conn, doc_id, doc.collection.id, doc.state.rel, doc.links)

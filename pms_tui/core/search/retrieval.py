@@ -31,7 +31,7 @@ from ..store import facets
 from ..store import vectors as vector_rows
 from ..store.connection import is_interrupted, stop_when
 from . import evidence as evidence_mod
-from . import exact_match, lane_trust, match_quality
+from . import exact_match, lane_trust, match_quality, navigation
 from . import query as fts_query
 from . import query_script
 from .bm25 import Bm25Lane
@@ -217,7 +217,7 @@ class Retrieval:
         lanes = self._gather(parsed, filters, mode, max(k, self.settings.lane_depth), vector, hits=k,
                              hidden=hidden, stop=stop)
         fusion = self.fusion_for(lanes)
-        fused = fuse(lanes.ids(), fusion.k, fusion.weights)
+        fused = navigation.demote(self.store.conn, fuse(lanes.ids(), fusion.k, fusion.weights))
         exact = exact_match.among(self.store.conn, parsed, fused, lanes.rows, self.settings.exact_notes)
         if exact.applied:
             fusion = replace(fusion, reasons=(*fusion.reasons, exact.reason()))

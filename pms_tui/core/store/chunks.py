@@ -122,6 +122,29 @@ def insert(conn, document_id: int, chunks: Iterable[NewChunk], lang: str = "") -
     )
 
 
+def migrate_navigation(conn, progress=None) -> None:
+    """Schema 16: the ``navigation`` column. The PDFs already indexed are read again by the
+    next sync to fill it because their rows were made by an older PDF reader (READER_VERSIONS)."""
+    if "navigation" not in {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}:
+        conn.execute("ALTER TABLE chunks ADD COLUMN navigation INTEGER NOT NULL DEFAULT 0")
+
+
+def mark_navigation(conn, document_id: int, seqs: Iterable[int]) -> None:
+    """Flag a document's chunks on contents and index pages (see indexing.navigation_pages)."""
+    conn.executemany("UPDATE chunks SET navigation = 1 WHERE document_id = ? AND seq = ?",
+                     [(document_id, seq) for seq in seqs])
+
+
+def navigation_ids(conn, ids: Sequence[int]) -> set[int]:
+    """Which of these chunks are on a contents or index page."""
+    found: set[int] = set()
+    for start in range(0, len(ids), _BATCH):
+        part = list(ids[start : start + _BATCH])
+        found.update(r[0] for r in conn.execute(
+            f"SELECT id FROM chunks WHERE navigation = 1 AND id IN ({_marks(part)})", part))
+    return found
+
+
 def count(conn) -> int:
     return conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
 

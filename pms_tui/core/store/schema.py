@@ -19,6 +19,7 @@ from .documents import migrate_versions
 from .facets import BACKFILL_KEY, MIGRATION_FACETS
 from .links import BACKFILL_KEY as LINKS_BACKFILL_KEY, MIGRATION_LINKS
 from .agent_changes import MIGRATION_AGENT_WRITES
+from .chunks import migrate_navigation
 from .meta import SCHEMA_VERSION_KEY, get_meta, set_meta
 from .migrate_anchors import migrate_anchors
 from .migrate_cjk import TOKENIZE as MIGRATION_TOKENIZE
@@ -31,7 +32,7 @@ from .skipped import migrate_skips
 from .term_counts import TOKENIZE as TERM_COUNTS_TOKENIZE
 from .term_counts import migrate_term_counts
 
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 # The full-text tokenizer; search uses it too, to find the stems of query words.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
@@ -170,6 +171,10 @@ MIGRATIONS: list[str | Callable[..., None]] = [
     # 14 -> 15: each note's row records the versions of the chunker and the reader that made
     # its chunks (store/documents.py); a sync re-chunks the rows an older version made
     migrate_versions,
+    # 15 -> 16: a PDF's contents and index pages (core/indexing/navigation_pages) flagged per
+    # chunk, so a search ranks them below the pages they point to; the PDFs already indexed
+    # are re-read by the next sync to be flagged
+    migrate_navigation,
 ]
 
 
