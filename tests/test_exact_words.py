@@ -174,3 +174,11 @@ def test_a_repeated_word_says_no_language_twice():
 
     claim = "PKG-la plays an essential role in expression of pain hypersensitivity in PGK-la knockout mice."
     assert query_language(words(claim)) in ("", "en")
+
+
+def test_the_vector_lane_alone_is_left_as_it_ranks(synced_kb):
+    """The rule is fusion's: a search asked of the vector lane by name keeps that lane's order."""
+    query = "asyncio"
+    vector = synced_kb.search(query, k=5, mode="vector")
+    assert [h.vector_rank for h in vector.hits] == sorted(h.vector_rank for h in vector.hits)
+    assert not any("as typed" in reason for reason in vector.fusion.reasons)

@@ -111,10 +111,12 @@ def find(parsed: ParsedQuery, rows: Mapping[int, HitRow], max_notes: int) -> Exa
     return Exact(ids, len(whole), 0 < len(whole) <= max_notes)
 
 
-def among(conn, parsed: ParsedQuery, fused: list[Fused], rows: dict[int, HitRow], max_notes: int) -> Exact:
+def among(conn, parsed: ParsedQuery, fused: list[Fused], rows: dict[int, HitRow], max_notes: int,
+          lanes: Sequence[str] = ("bm25",)) -> Exact:
     """:func:`find` among the fused passages; the rows read for it are added to ``rows``
-    (the search's, which its hits are made from)."""
-    if not max_notes or pieces(parsed) is None:
+    (the search's, which its hits are made from). A search without the BM25 lane (``lanes``:
+    the vector lane alone, asked for by name) is left as that lane ranks it."""
+    if not max_notes or "bm25" not in lanes or pieces(parsed) is None:
         return Exact()
     rows.update(chunk_rows.hits_by_ids(conn, [f.chunk_id for f in fused if f.chunk_id not in rows]))
     return find(parsed, {f.chunk_id: rows[f.chunk_id] for f in fused if f.chunk_id in rows}, max_notes)

@@ -218,7 +218,8 @@ class Retrieval:
                              hidden=hidden, stop=stop)
         fusion = self.fusion_for(lanes)
         fused = navigation.demote(self.store.conn, fuse(lanes.ids(), fusion.k, fusion.weights))
-        exact = exact_match.among(self.store.conn, parsed, fused, lanes.rows, self.settings.exact_notes)
+        exact = exact_match.among(self.store.conn, parsed, fused, lanes.rows, self.settings.exact_notes,
+                                  tuple(lanes.ranked))
         if exact.applied:
             fusion = replace(fusion, reasons=(*fusion.reasons, exact.reason()))
         fused = distinct(self.store.conn, exact_match.first(fused, exact), k)
