@@ -91,6 +91,7 @@ def test_a_cancel_while_indexing_keeps_the_note_whole_and_sync_finishes_it(kb, c
     assert kb.search("lazy pipelines read lines", k=1)[0].path == str(result.path)
 
 
+@pytest.mark.slow  # a regression guard of benchmarks/big_clip.py's page (minutes of embedding on a busy machine)
 def test_a_big_page_is_clipped_whole(kb, clips, web):  # noqa: F811
     from pms_tui.core.clip.html_to_markdown import FAST_FROM_CHARS
 

@@ -46,6 +46,7 @@ from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import is_document_name
 from .indexing.documents import DocumentCounts, opener_command, text_of_chunks
 from .indexing.documents import counts as document_counts
+from .indexing.pages import number_in as page_number
 from .indexing.guide import GUIDE_DESCRIPTION, GUIDE_NAME, guide_dir, is_guide_note, is_guide_path
 from .indexing import guide as guide_rules
 from .kb_doctor import Check, DoctorMixin, environment_checks, indexing_fingerprint
@@ -86,8 +87,9 @@ __all__ = [
     "NoteRef", "MAX_K",
     # a note's frontmatter and body, split as the index splits them
     "split_frontmatter",
-    # documents: which names are documents, how one opens (KnowledgeBase.read finds a PDF's page)
-    "is_document_name", "opener_command",
+    # documents: which names are documents, how one opens (KnowledgeBase.read finds a PDF's page),
+    # the physical page a page heading names (core/indexing/pages.py, the page format's owner)
+    "is_document_name", "opener_command", "page_number",
     # the bundled guide (the app offers it on a first run)
     "GUIDE_NAME", "guide_dir", "is_guide_note", "is_guide_path",
     # the search language's filters: their help texts and the completion of their values

@@ -2,23 +2,16 @@
 
 A PDF's indexed text is numbered in lines of the engine's own making, which mean nothing to a
 person holding the PDF; its passages sit under the page heading the engine gives each page
-(``page 54``: the physical page today; printed page labels may come later, here alone)."""
+(``page 54``, or ``page 51 (PDF page 54)`` where the PDF prints its own numbers), which is read
+by the engine's page format (``kb.page_number``), never parsed here."""
 
 from __future__ import annotations
 
-import re
-
-from pms_tui.core.kb import is_document_name
+from pms_tui.core.kb import is_document_name, page_number
 from pms_tui.core.results import Hit
 from pms_tui.core.safe_text import one_line
 
-_PAGE = re.compile(r"page (\d{1,6})")  # the engine's page heading (core.indexing.documents.page_heading)
-
-
-def page_number(heading: str) -> int | None:
-    """The page a heading of a PDF's indexed text names (``page 54`` -> 54), else None."""
-    found = _PAGE.fullmatch(heading)
-    return int(found.group(1)) if found else None
+__all__ = ["page_number", "page_of", "page_label", "place", "page_crumb"]
 
 
 def page_of(hit: Hit) -> int | None:
@@ -39,6 +32,11 @@ def place(hit: Hit, span: bool = False) -> str:
     path alone, followed by its page when it has one (``collection/file.pdf · page 54``)."""
     where = f"{hit.collection}/{hit.relpath}"
     if is_document_name(hit.relpath):
-        page = page_of(hit)
-        return one_line(where if page is None else f"{where} · {page_label(page)}")
+        return one_line(where if page_of(hit) is None else f"{where} · {hit.heading_path[0]}")
     return one_line(f"{where}:{hit.start_line}-{hit.end_line}" if span else f"{where}:{hit.start_line}")
+
+
+def page_crumb(hit: Hit) -> list[str]:
+    """The headings a hit's breadcrumb shows after its place: a PDF passage's page heading is
+    in ``place`` already."""
+    return hit.heading_path[1:] if page_of(hit) is not None else list(hit.heading_path)

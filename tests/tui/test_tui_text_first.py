@@ -3,6 +3,8 @@ long embedding runs is searchable by its words while that embedding still has ve
 
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from tests.tui.test_tui_actions import add_in_dialog, journal_folder, messages_of
@@ -43,6 +45,7 @@ async def _type(pilot, text: str) -> None:
         await pilot.pause(0.01)
 
 
+@pytest.mark.slow  # the engine's side runs in every suite (tests/test_text_first.py)
 def test_a_folder_added_during_a_long_embedding_is_found_by_its_words_before_it_ends(tmp_path):
     home = _home(tmp_path)
     journal = journal_folder(tmp_path)

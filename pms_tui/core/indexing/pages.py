@@ -53,6 +53,12 @@ def number_of(line: str) -> int | None:
     return int(m.group(1) or m.group(2)) if m else None
 
 
+def number_in(heading_text: str) -> int | None:
+    """The physical page a page heading's text names (``page 54``, ``page 5 (PDF page 10)``:
+    as a breadcrumb shows it), else None."""
+    return number_of("# " + heading_text)
+
+
 def anchor(heading_text: str) -> str | None:
     """``page=N``, the anchor of Obsidian's link to a PDF's page, for a page heading's text;
     None for any other heading."""

@@ -58,6 +58,7 @@ class LinksPart(SearchRuns):
         self.reading_history = ReadingHistory()
         self.links_by_line: dict[int, list[Link]] = {}  # of the note in the reader
         self.link_note: tuple[str, str] | None = None  # (collection, relpath) of the note in the reader
+        self._followed = False  # the reader shows a note reached by a link, not the results' hit
         self.link_title = ""  # its title
         self.follow_latencies_ms: list[float] = []  # link chosen -> target shown (the app's benchmark)
         self._follow_started = 0.0
@@ -142,8 +143,12 @@ class LinksPart(SearchRuns):
         key = (hit.chunk_id if hit else None, query)
         refreshed, self._results_key = key == self._results_key, key
         shown = self.reader.hit
-        if refreshed and hit is not None and shown is not None and shown.chunk_id != hit.chunk_id:
-            return
+        if refreshed and hit is not None and shown is not None:
+            if shown.chunk_id == hit.chunk_id:
+                return  # the passage is shown already: the reader (its view, its scroll) stays as it is
+            if self._followed:
+                return  # a note reached by following a link: the walk stays
+        self._followed = False
         self.reader.show(hit)
 
     # -- following ---------------------------------------------------------------------------------
@@ -223,6 +228,7 @@ class LinksPart(SearchRuns):
                 start = self.reader.hit.start_line if self.reader.hit is not None else 1
                 self.reading_history.visit(Place(left[0], left[1], start, self.link_title))
             self.reading_history.visit(Place(entry.collection, entry.path, entry.line, hit.title))
+        self._followed = True
         self.reader.whole_note_at(hit, entry.line)
 
     def link_back(self) -> None:

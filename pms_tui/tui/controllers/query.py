@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pms_tui.core.results import Hit
 
 from ..history import History, clean_query, fingerprint
+from ..hit_place import place
 from ..messages import IndexChanged, QueryUsed, SearchCompleted
 from ..result_rows import SORTS, VIEWS, group
 from ..widgets.results import ResultsList
@@ -166,7 +167,7 @@ class QueryPart(SearchRuns):
     def _show_evidence_lines(self, hit, lines) -> None:
         current = self.results.current
         if current is not None and current.chunk_id == hit.chunk_id and self._explained is None:
-            where = f"{hit.collection}/{hit.relpath}:{hit.start_line}"
+            where = place(hit)
             self.evidence.show_lines(f"Why passage #{self._rank_of(hit)}: {where}", lines)
 
     def _rank_of(self, hit) -> int:

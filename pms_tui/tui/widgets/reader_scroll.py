@@ -13,13 +13,19 @@ class ReaderScroll(VerticalScroll):
 
     went: str | None = None  # "home" or "end"
 
+    # Home and End jump, not glide: a long note's glide outlasts the blocks mounted meanwhile,
+    # and a person pressing Home wants the top now
     def action_scroll_home(self) -> None:
         self.went = "home"
-        super().action_scroll_home()
+        if not self.allow_vertical_scroll:
+            return
+        self.scroll_home(animate=False)
 
     def action_scroll_end(self) -> None:
         self.went = "end"
-        super().action_scroll_end()
+        if not self.allow_vertical_scroll:
+            return
+        self.scroll_end(animate=False)
 
     def _moved(self) -> None:
         self.went = None  # (a line or a page from where it is: kept as the reader keeps any place)

@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 from pms_tui.core.results import SNIPPET_CLOSE, SNIPPET_OPEN, Hit
 from pms_tui.core.safe_text import one_line
 
+from ..hit_place import page_crumb, place
 from ..keys import RESULTS_BINDINGS
 from ..result_rows import Row, layout
 
@@ -88,8 +89,9 @@ def hit_row(hit: Hit, width: int, recent: bool, more: int = 0, extra: bool = Fal
     title_width = max(8, width - right.cell_length - 2)
     title = Content.styled(one_line(hit.title or hit.relpath), "bold").truncate(title_width, ellipsis=True, pad=True)
     first = Content.assemble(title, "  ", right)
-    location = Content.styled(one_line(f"{hit.collection}/{hit.relpath}:{hit.start_line}"), "$text-primary")
-    crumb = one_line(" › ".join(hit.heading_path[1:] if hit.heading_path[:1] == [hit.title] else hit.heading_path))
+    location = Content.styled(place(hit), "$text-primary")
+    headings = page_crumb(hit)
+    crumb = one_line(" › ".join(headings[1:] if headings[:1] == [hit.title] else headings))
     second = location
     if crumb:
         second = Content.assemble(location, ("  ", ""), (crumb, "$text-secondary italic"))
