@@ -92,6 +92,11 @@ class Settings:
     # Sentences about the configuration that are not errors (unknown keys), for the front ends.
     warnings: list = field(default_factory=list, compare=False, repr=False)
 
+    @property
+    def max_note_bytes(self) -> int:
+        """The largest note indexed and read, in bytes (``max_note_mb``)."""
+        return self.max_note_mb * 1_000_000
+
 
 def default_home() -> Path:
     env = os.environ.get("PMS_TUI_HOME")

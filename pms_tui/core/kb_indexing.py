@@ -56,7 +56,7 @@ class IndexingMixin(KnowledgeBaseState):
         from .indexing.plan import sync_status
 
         return sync_status(self._store.conn, self.collections.select(collections),
-                           self.settings.follow_external_links, self.settings.max_note_mb * 1_000_000)
+                           self.settings.follow_external_links, self.settings.max_note_bytes)
 
     @_ends_when_closed(lambda: SyncReport(cancelled=True))
     def sync(

@@ -25,7 +25,7 @@ from .indexing.collections import Collection
 from .indexing.documents import text_of_chunks
 from .indexing.pages import lines_of as page_lines, of_line as page_of_line, split_ref as page_ref
 from .indexing.frontmatter import split_frontmatter
-from .indexing.notes import MAX_NOTE_BYTES, is_document_name, read_note
+from .indexing.notes import is_document_name, read_note
 from .kb_state import KnowledgeBaseState
 from .paging import NotePage, file_lines, page, without_ending
 from .results import MODES, NOTE_URI_PREFIX
@@ -244,14 +244,17 @@ class NotesMixin(KnowledgeBaseState):
         raise UsageError(f"{shown} does not exist: no indexed note has that path or name.")
 
     # -- reading a note's file ---------------------------------------------------------------
-    def note_text(self, note: NoteRef, max_bytes: int = MAX_NOTE_BYTES) -> str:
+    def note_text(self, note: NoteRef, max_bytes: int | None = None) -> str:
         """The note's text as on disk now (newlines made ``\\n``), read only from inside its
         collection's folder; a PDF's or Word file's text as the index holds it. UsageError when
-        the file left the folder (a symlink swapped in), was deleted, or cannot be read."""
+        the file left the folder (a symlink swapped in), was deleted, or cannot be read. Notes
+        up to ``max_bytes`` are read (default: ``max_note_mb``, what is indexed)."""
         return self._file_text(note, max_bytes).replace("\r\n", "\n").replace("\r", "\n")
 
-    def _file_text(self, note: NoteRef, max_bytes: int = MAX_NOTE_BYTES) -> str:
+    def _file_text(self, note: NoteRef, max_bytes: int | None = None) -> str:
         """:meth:`note_text` with the file's own line endings."""
+        if max_bytes is None:
+            max_bytes = self.settings.max_note_bytes
         if is_document_name(note.relpath):
             return text_of_chunks([(row.start_line, row.body) for row in chunk_rows.of_document(
                 self._store.conn, note.collection.id, note.relpath)])

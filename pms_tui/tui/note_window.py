@@ -134,7 +134,7 @@ def pieces(window: NoteWindow, line: int) -> list[tuple[int, int]]:
 
 def max_note_bytes(kb: KnowledgeBase) -> int:
     """The largest note the reader reads: the largest the engine indexes (``max_note_mb``)."""
-    return kb.settings.max_note_mb * 1_000_000
+    return kb.settings.max_note_bytes
 
 
 def read_window(hit: Hit, kb: KnowledgeBase | None = None) -> NoteWindow:

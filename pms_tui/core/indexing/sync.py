@@ -134,7 +134,7 @@ class Indexer:
         follow = bool(getattr(self.settings, "follow_external_links", False))
         for collection in collections:
             plans.append(plan_collection(self.conn, collection, only_paths, follow,
-                                         self.settings.max_note_mb * 1_000_000, self.retry_skipped))
+                                         self.settings.max_note_bytes, self.retry_skipped))
             plan = plans[-1]
             seen += plan.unchanged + len(plan.new) + len(plan.modified) + len(plan.touched)
             self.progress(seen, 0, "scanning")
@@ -235,7 +235,7 @@ class Indexer:
         path = collection.path / state.rel
         try:
             settings = self.settings
-            note_data = read_note(path, settings.max_note_mb * 1_000_000)
+            note_data = read_note(path, settings.max_note_bytes)
             note = parse_note(note_data.text, Path(state.rel).name, settings.chunk_target, settings.chunk_overlap)
         except SkipFile as exc:
             self._skip(collection, state, str(exc), exc.passing)
@@ -266,7 +266,7 @@ class Indexer:
             if not stat.S_ISREG(before.st_mode):  # (a FIFO put in its place must not hang the hashing)
                 raise SkipFile("not a regular file")
             sha256 = sha256_file(path)
-            extracted = document_rules.extract(path, self.settings.max_note_mb * 1_000_000, self.cancel,
+            extracted = document_rules.extract(path, self.settings.max_note_bytes, self.cancel,
                                                ocr_languages=self._ocr_languages())
             note = document_rules.parse_document(extracted, Path(state.rel).name, self.settings.chunk_target,
                                                  self.settings.chunk_overlap)

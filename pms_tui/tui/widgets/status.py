@@ -168,6 +168,8 @@ def _vector_out(s: Status) -> tuple[str, str] | None:
         return "vector joins when more passages are embedded", "vectors filling in"
     if a.vector_out is VectorOut.UNREAD_SCRIPT:
         return "vector off: the model cannot read this script", "script unread"
+    if a.vector_out is VectorOut.UNREAD_LANGUAGE:
+        return "vector off: the model reads this language poorly", "language unread"
     if s.model is ModelState.MISMATCH or a.vector_out is VectorOut.OTHER_MODEL:
         return "vector off until reindex", "reindex"
     if s.model in (ModelState.LOADING, ModelState.NOT_LOADED):
