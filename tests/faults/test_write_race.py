@@ -19,7 +19,12 @@ import os, random, sys, time
 path, count = sys.argv[1], int(sys.argv[2])
 random.seed(7)
 for i in range(count):
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    while True:  # for an instant of each write the note's name is the new text's, not yet there:
+        try:     # an append then fails, visibly, and is made again (as a person saves again)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+            break
+        except FileNotFoundError:
+            time.sleep(0.001)
     os.write(fd, f"person {i}\n".encode())
     os.close(fd)
     time.sleep(random.random() * 0.004)

@@ -236,28 +236,26 @@ class NoteWriter:
     def append(self, note: object, text: str, *, version: str | None, heading: str | None = None,
                client: str = "api") -> WriteResult:
         """``text`` added at the end of the note, or of the section of ``heading``."""
-        name = _shown(note)
-
-        def change(s: shape.NoteShape, old: str) -> str:
-            lines = shape.split_lines(old)
-            out = (edits.append_to_section(lines, s, heading, _text(text), name) if heading
-                   else edits.append(lines, s, _text(text)))
-            return "".join(out)
-        where = f" to section {one_line(heading)[:60]!r}" if heading else ""
-        return self._edit(note, version, "append", change, client, f"appended{where}")
+        return self._add(note, text, version, heading, client, at_end=True)
 
     def prepend(self, note: object, text: str, *, version: str | None, heading: str | None = None,
                 client: str = "api") -> WriteResult:
         """``text`` added at the start of the note (after its frontmatter), or of a section."""
+        return self._add(note, text, version, heading, client, at_end=False)
+
+    def _add(self, note: object, text: str, version: str | None, heading: str | None, client: str, *,
+             at_end: bool) -> WriteResult:
         name = _shown(note)
+        tool = "append" if at_end else "prepend"
 
         def change(s: shape.NoteShape, old: str) -> str:
             lines = shape.split_lines(old)
-            out = (edits.prepend_to_section(lines, s, heading, _text(text), name) if heading
-                   else edits.prepend(lines, s, _text(text)))
-            return "".join(out)
+            if heading:
+                to_section = edits.append_to_section if at_end else edits.prepend_to_section
+                return "".join(to_section(lines, s, heading, _text(text), name))
+            return "".join((edits.append if at_end else edits.prepend)(lines, s, _text(text)))
         where = f" to section {one_line(heading)[:60]!r}" if heading else ""
-        return self._edit(note, version, "prepend", change, client, f"prepended{where}")
+        return self._edit(note, version, tool, change, client, f"{tool}ed{where}")
 
     def replace_section(self, note: object, heading: str, text: str, *, version: str | None,
                         client: str = "api") -> WriteResult:
