@@ -37,6 +37,7 @@ def app_soak(tmp_path: Path, minutes: float, notes: int) -> dict:
     return result
 
 
+@pytest.mark.slow  # the clicked-and-resized soak below runs in every suite
 def test_app_typed_at_for_a_while(tmp_path):
     result = app_soak(tmp_path, 0.4, 20)
     assert result["queries"] >= 3
