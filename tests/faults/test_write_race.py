@@ -75,3 +75,32 @@ def test_no_write_of_either_side_is_lost(tmp_path):
 @pytest.mark.slow
 def test_no_write_of_either_side_is_lost_over_many_rounds(tmp_path):
     run_race(tmp_path, person_lines=2000, agent_lines=300)
+
+
+def test_a_note_made_anew_while_a_write_holds_its_name_wins_and_the_version_it_replaced_is_kept(
+        tmp_path, monkeypatch):
+    """For an instant of a write the note's name is free (its bytes are checked aside). A shell's
+    ``>>`` then makes the file anew with its one line: that file wins, the agent's write is
+    refused, and the note as it was is kept in the trash under its name, not removed."""
+    from pms_tui.core.writes import replace as replace_mod
+
+    folder = tmp_path / "notes"
+    write(folder, "race.md", "# Race\n\nthe person's words\n")
+    kb = text_only_kb(tmp_path / "home", folder)
+    kb.collections.set_writable("notes", True)
+    version = kb.write.version("notes/race.md")
+    real_link = replace_mod.link_new
+
+    def append_in_the_gap(tmp, target):
+        with open(target, "ab") as handle:  # as `echo late >> race.md`, exactly then
+            handle.write(b"late\n")
+        return real_link(tmp, target)
+
+    monkeypatch.setattr(replace_mod, "link_new", append_in_the_gap)
+    with pytest.raises(UsageError):
+        kb.write.append("notes/race.md", "agent", version=version, client="mcp:race")
+    assert (folder / "race.md").read_text() == "late\n"
+    kept = [p for p in (tmp_path / "home" / "trash").rglob("*race.md")]
+    assert len(kept) == 1 and kept[0].read_text() == "# Race\n\nthe person's words\n"
+    assert sorted(p.name for p in folder.iterdir()) == ["race.md"]
+    kb.close()

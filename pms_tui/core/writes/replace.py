@@ -4,8 +4,9 @@ nothing left beside it (the temporary files are ``clip.leftovers``'s).
 Someone may be saving the same note right now (Obsidian, vim, a script). So the note is
 first moved aside to a temporary name: from then on no save lands in the version being
 checked without being seen. Its bytes are checked against the version named; the new text
-is linked into the free name (so a save that recreated the note meanwhile wins, and the
-write is refused); the moved-aside file is checked again (a save that wrote into the old
+is linked into the free name (so a save that recreated the note meanwhile wins, the write is
+refused and the version it replaced goes to the writer's trash: an append that made the file
+anew, a shell's ``>>``, had not read it); the moved-aside file is checked again (a save that wrote into the old
 file in place, which arrives there, is put back and wins); only then is it removed. A write
 refused at any step puts back what it moved: of a write that races another, one wins whole,
 the other is told, and neither is merged into the other. For the milliseconds between the
@@ -67,10 +68,13 @@ def aside_name() -> str:
 
 
 def replace_if(target: Path, data: bytes, expected: str, keep: Callable[[Path, Path], None] = lambda a, t: None,
-               forget: Callable[[Path], None] = lambda a: None) -> None:
+               forget: Callable[[Path], None] = lambda a: None,
+               retire: Callable[[Path, Path], None] = lambda a, t: discard(a)) -> None:
     """Put ``data`` at ``target`` if its bytes are still the version ``expected``; else
     Conflict with its bytes now. OSError for a folder that cannot be written. ``keep(aside,
-    target)`` records the moved-aside file before the move, ``forget(aside)`` once it is gone."""
+    target)`` records the moved-aside file before the move, ``forget(aside)`` once it is gone;
+    ``retire(aside, target)`` keeps the version a save recreating the note replaced (the
+    writer's: in the home's trash)."""
     tmp = write_temp(target, data)
     try:
         try:
@@ -93,7 +97,9 @@ def replace_if(target: Path, data: bytes, expected: str, keep: Callable[[Path, P
             try:
                 link_new(tmp, target)
             except FileExistsError:  # a save recreated the note meanwhile: it wins
-                discard(aside)  # the version it replaced, which the saver had read
+                # the version it replaced: read by a whole save, but not by an append that made
+                # the file anew (a shell's >>), so it is kept (the writer's trash), never removed
+                retire(aside, target)
                 raise Conflict(_read(target)) from None
             late = _read(aside)
             if late is None or version(late) != expected:  # a save wrote into the old file in place

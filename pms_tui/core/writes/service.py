@@ -96,6 +96,11 @@ class NoteWriter:
         self._rate.take(client)
         return checked
 
+    def retire(self, aside: Path, target: Path) -> None:
+        """A version a write moved aside and may not put back (a save recreated the note
+        meanwhile): into the trash, under the note's name."""
+        trash.move_in(self.home, aside, name=target.name)
+
     def _recover(self) -> None:
         """Put back a note a killed write left moved aside (``replace``): at its name when that
         is free, else into the trash (the note at its name is newer); never removed."""
@@ -227,7 +232,7 @@ class NoteWriter:
         target = col.path / rel
         remove_leftovers(target.parent)
         try:
-            replace_if(target, data, expected, self.journal.keep_aside, self.journal.forget_aside)
+            replace_if(target, data, expected, self.journal.keep_aside, self.journal.forget_aside, self.retire)
         except Conflict as exc:
             raise self._conflict(col, rel, expected, exc.current) from None
         except OSError as exc:

@@ -16,12 +16,12 @@ def folder(home: Path) -> Path:
     return home / TRASH_DIR
 
 
-def move_in(home: Path, note: Path) -> Path:
-    """Move ``note`` into the home's trash; where it went. A note on another disk than the
-    home is copied (with fsync) and then removed."""
+def move_in(home: Path, note: Path, name: str | None = None) -> Path:
+    """Move ``note`` into the home's trash (as ``name``, else its own name); where it went. A
+    note on another disk than the home is copied (with fsync) and then removed."""
     target_dir = folder(home)
     target_dir.mkdir(parents=True, exist_ok=True)
-    target = target_dir / f"{secrets.token_hex(6)}-{note.name}"
+    target = target_dir / f"{secrets.token_hex(6)}-{name or note.name}"
     try:
         os.rename(note, target)
     except OSError as exc:

@@ -29,6 +29,7 @@ class NoteWriter(Protocol):
     def _allow(self, col: Collection, rel: str | None, client: str, *, new: bool) -> str: ...
     def _forget_mark(self, col: Collection, rel: str) -> None: ...
     def _restore_from(self, kept: Path, target: Path) -> None: ...
+    def retire(self, aside: Path, target: Path) -> None: ...
 
 
 def _now(path: Path) -> str | None:
@@ -97,7 +98,8 @@ def undo(writer: NoteWriter, entry_id: int | None, client: str) -> list[WriteRes
             else:
                 assert e.old_content is not None and e.after_hash is not None
                 if path.exists():
-                    replace_if(path, e.old_content, e.after_hash, journal.keep_aside, journal.forget_aside)
+                    replace_if(path, e.old_content, e.after_hash, journal.keep_aside, journal.forget_aside,
+                               writer.retire)
                 else:
                     create(path, e.old_content)
                 after, message = e.before_hash, f"Put {e.note_id} back as it was before write {e.id}."
