@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 
 from pms_tui.core.indexing.embed import DEFAULT_MODEL, MULTILINGUAL_MODEL, model_scripts
-from pms_tui.core.results import VECTORS_UNREAD_SCRIPT
+from pms_tui.core.results import VectorOut
+
+VECTORS_UNREAD_SCRIPT = VectorOut.UNREAD_SCRIPT.value
 from pms_tui.core.search import query_script
 
 from tests.kb_helpers import write

@@ -12,8 +12,8 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable
 
+from .parsing import Parser, search_description
 from .progress import tell_upgrade, tell_waiting, upgrade_index
 from ..core.errors import UsageError, describe
 from ..core.results import MODES
@@ -22,26 +22,6 @@ from .graph import NOTE_HELP, add_parsers as add_graph_parsers, link_summary
 from .upkeep import add_parsers as add_upkeep_parsers
 from .writes import add_parsers as add_write_parsers
 from ..core.safe_text import UNSAFE, safe_text
-
-class _Parser(argparse.ArgumentParser):
-    """A subcommand's parser whose description may come from a function, called when help is shown,
-    so that the engine (the search language's filters) is imported only then. A search starts
-    its query vector before the engine loads."""
-
-    describe: Callable[[], str] | None = None
-
-    def format_help(self) -> str:
-        if self.describe is not None:
-            self.description = self.describe()
-        return super().format_help()
-
-
-def _search_description() -> str:
-    from ..core.kb import FILTERS
-
-    return (f'Search with words, "phrases", -exclusions and filters: {FILTERS.summary()}. '
-            "A query that starts with - goes after --.")
-
 
 NO_COLLECTIONS = "No collections yet. Add a folder of notes with `pms-tui add PATH`."
 
@@ -408,7 +388,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "With no command, opens the terminal UI.")
     parser.add_argument("--home", help="folder of the index and config.toml (default: PMS_TUI_HOME or user data dir)")
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     p = sub.add_parser("add", help="add a folder of notes as a collection")
     p.add_argument("path")
@@ -447,7 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_reindex)
 
     p = sub.add_parser("search", help="hybrid search (the search language: see the README)")
-    p.describe = _search_description
+    p.describe = search_description
     p.add_argument("query")
     p.add_argument("-k", type=int, default=10)
     p.add_argument("-c", "--collection", action="append")

@@ -15,11 +15,6 @@ SNIPPET_CLOSE = "»"
 VECTORS_FILLING_IN = "vector lane off while vectors are computed"
 # ... and because the stored vectors are another model's (a model switch, until `reindex`)
 VECTORS_OTHER_MODEL = "vector lane off until `pms-tui reindex` re-embeds with the configured model"
-# ... and because the query is written in a script the model cannot read (a Chinese query, an
-# English model): its ranking would be noise that fusion follows (core/search/query_script.py)
-VECTORS_UNREAD_SCRIPT = "vector lane left out: the model cannot read the query's script"
-# ... and because the query is in a language the model reads poorly (German, an English model)
-VECTORS_UNREAD_LANGUAGE = "vector lane left out: the model reads the query's language poorly"
 MODES = ("hybrid", "bm25", "vector")
 
 
@@ -39,8 +34,10 @@ class VectorOut(Enum):
 
     FILLING_IN = VECTORS_FILLING_IN
     OTHER_MODEL = VECTORS_OTHER_MODEL
-    UNREAD_SCRIPT = VECTORS_UNREAD_SCRIPT
-    UNREAD_LANGUAGE = VECTORS_UNREAD_LANGUAGE
+    # the query is written in a script the model cannot read (a Chinese query, an English model),
+    # or in a language it reads poorly (German): its ranking would be noise that fusion follows
+    UNREAD_SCRIPT = "vector lane left out: the model cannot read the query's script"
+    UNREAD_LANGUAGE = "vector lane left out: the model reads the query's language poorly"
 
 
 # A note's URI (the MCP server's resources; ``KnowledgeBase.note`` takes it as a note's name):

@@ -16,7 +16,7 @@ import unicodedata
 from collections import Counter
 from functools import lru_cache
 
-from ..results import VECTORS_UNREAD_LANGUAGE, VECTORS_UNREAD_SCRIPT
+from ..results import VectorOut
 from ..store import language
 
 # Words that lead some letters' names without naming a script ("FULLWIDTH LATIN CAPITAL
@@ -77,7 +77,7 @@ def unread_note(model: str, reads: frozenset[str] | None, text: str) -> str:
     not_read = unread(text, reads)
     if not not_read:
         return ""
-    return (f"{VECTORS_UNREAD_SCRIPT}: {model} reads {', '.join(sorted(reads or ()))} "
+    return (f"{VectorOut.UNREAD_SCRIPT.value}: {model} reads {', '.join(sorted(reads or ()))} "
             f"script, this query is in {', '.join(not_read)}")
 
 
@@ -90,7 +90,7 @@ def unread_language_note(model: str, reads: frozenset[str] | None, words: list[s
     lang = language.query_language(words)
     if lang in ("", *reads):
         return ""
-    return (f"{VECTORS_UNREAD_LANGUAGE}: {model} reads {', '.join(_name(code) for code in sorted(reads))}, "
+    return (f"{VectorOut.UNREAD_LANGUAGE.value}: {model} reads {', '.join(_name(code) for code in sorted(reads))}, "
             f"this query is in {_name(lang)}")
 
 
