@@ -23,7 +23,7 @@ from ..clip.yaml_out import dump
 from ..config import Settings
 from ..errors import PmsError, UsageError
 from ..indexing.collections import Collection, Collections
-from ..indexing.notes import MAX_NOTE_BYTES
+from ..indexing.notes import is_document_name
 from ..safe_text import one_line, safe_text
 from ..store import Store
 from ..store import agent_changes
@@ -78,7 +78,7 @@ class NoteWriter:
             raise guard.WriteRefused(f"{col.name}/{one_line(rel)[:120]} leads outside its collection's folder.")
         try:
             with open(real, "rb") as handle:
-                data = handle.read(MAX_NOTE_BYTES + 1)
+                data = handle.read(self.settings.max_note_bytes + 1)
         except FileNotFoundError:
             raise UsageError(f"{col.name}/{one_line(rel)[:120]} was deleted from disk.") from None
         except OSError as exc:
@@ -303,7 +303,7 @@ class NoteWriter:
         if not isinstance(to, str):
             raise UsageError("Give the new path of the note inside its collection.")
         to = to.strip()
-        if to and not to.lower().endswith((".md", ".markdown")) and not to.lower().endswith((".pdf", ".docx")):
+        if to and not to.lower().endswith((".md", ".markdown")) and not is_document_name(to):
             to += ".md"
         new_rel = guard.check_relpath(col, to, new=to.casefold() != rel.casefold())
         if new_rel == rel:
