@@ -10,7 +10,7 @@ corpora (``markdown/powershell-docs``) rendered to HTML by markdown-it-py, one s
 page, under a navigation bar and a sidebar of 600 links, as a documentation site's "print
 this manual" page is. It is served from 127.0.0.1 (``tests/webserver.py``) and clipped by a
 child process (a fresh interpreter, the real model) into an empty collection:
-``KnowledgeBase.clip`` with its progress timing the stages (fetching, extracting, writing,
+``KnowledgeBase.clipper.clip`` with its progress timing the stages (fetching, extracting, writing,
 indexing the text, embedding). The embedding runs ``--embed-seconds`` and is then stopped as
 ctrl+c stops it (the note stays whole; the next sync embeds the rest), so its rate and the
 time the whole embedding would take are shown rather than waited for. The kernel's peak RSS
@@ -53,7 +53,7 @@ def progress(done, total, stage):
         if now - start - marks["embedding"] >= embed_seconds:
             cancel.set()
 with KnowledgeBase(home=home) as kb:
-    result = kb.clip(url, "web", progress=progress, cancel=cancel)
+    result = kb.clipper.clip(url, "web", progress=progress, cancel=cancel)
     marks.setdefault("done", time.perf_counter() - start)
     chunks = kb.stats()["chunks"]
 print(json.dumps({"marks": marks, "rss": rss, "totals": totals, "chunks": chunks, "stopped": result.stopped,

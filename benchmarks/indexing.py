@@ -171,7 +171,7 @@ def w_throughput(home: str, folder: str) -> dict:
     kb = KnowledgeBase(home)
     kb.collections.create(folder, name="til")
     t = time.perf_counter()
-    kb.load_model()
+    kb.model.load()
     load_s = time.perf_counter() - t
     spans: list[tuple[float, float]] = []
     lock = threading.Lock()
@@ -348,7 +348,7 @@ def part_first(limit: int | None, embed_window: float) -> dict:
     log(f"first: {len(rels)} notes copied to {folder}")
     kb = KnowledgeBase(home)
     kb.collections.create(folder, name="til")
-    kb.load_model()  # this process is the one searching: its model is loaded, as in the app
+    kb.model.load()  # this process is the one searching: its model is loaded, as in the app
     load_before = load()
     writer = spawn("sync", str(home), str(folder), str(events), embed_window)
     t_spawn = time.monotonic()

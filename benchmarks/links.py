@@ -103,12 +103,12 @@ def synced(home: Path, folder: Path, name: str, embed: bool, fake: bool = False)
 
 def graph(home: Path) -> None:
     kb = synced(home, HELP, "help", embed=True)
-    counts = kb.link_counts()["help"]
+    counts = kb.graph.link_counts()["help"]
     print(f"obsidian-help links: {counts}  ({sum(counts.values()):,} in all)")
     ok = 0
     for source, target, anchor, expected in SAMPLE:
-        sources = [n for n in kb.note_names() if Path(n).stem == source]  # a name two notes share: both
-        link = next((x for n in sources for x in kb.links(n) if x.target == target and x.anchor == anchor), None)
+        sources = [n for n in kb.notes.note_names() if Path(n).stem == source]  # a name two notes share: both
+        link = next((x for n in sources for x in kb.graph.links(n) if x.target == target and x.anchor == anchor), None)
         good = link is not None and link.resolved and Path(link.target_path).stem == expected
         if good:
             text = (Path(kb.collections.get("help").path) / link.target_path).read_text().split("\n")
@@ -141,7 +141,7 @@ def cost() -> None:
                 started = time.perf_counter()
                 kb = synced(Path(tmp), folder, "c", embed=False)
                 took = time.perf_counter() - started
-                links = sum(kb.link_counts().get("c", {}).values())
+                links = sum(kb.graph.link_counts().get("c", {}).values())
                 kb.close()
             seconds[on] = min(seconds.get(on, 1e9), took)
         Indexer.extract_links = True
@@ -151,17 +151,17 @@ def cost() -> None:
 
 def speed(home: Path) -> None:
     kb = synced(home, HELP, "help", embed=True)
-    names = kb.note_names()
+    names = kb.notes.note_names()
     times = []
     for name in names:
         started = time.perf_counter()
-        kb.backlinks(name)
+        kb.graph.backlinks(name)
         times.append((time.perf_counter() - started) * 1000)
     print(f"backlinks, {len(names)} notes: median {statistics.median(times):.2f} ms, p95 {pct(times, 0.95):.2f} ms")
     times = []
     for name in names:
         started = time.perf_counter()
-        kb.related(name, 10)
+        kb.graph.related(name, 10)
         times.append((time.perf_counter() - started) * 1000)
     print(f"related (obsidian-help, {kb.stats()['chunks']:,} chunks): median {statistics.median(times):.1f} ms, "
           f"p95 {pct(times, 0.95):.1f} ms  [{load()}]")
@@ -173,12 +173,12 @@ def speed(home: Path) -> None:
             kb and kb.close()
             kb = synced(big, CORPORA / name, name, embed=True, fake=True)
     if kb is not None:
-        names = kb.note_names()[:: max(1, len(kb.note_names()) // 300)]
-        kb.related(names[0])  # the mirror loads once
+        names = kb.notes.note_names()[:: max(1, len(kb.notes.note_names()) // 300)]
+        kb.graph.related(names[0])  # the mirror loads once
         times = []
         for name in names:
             started = time.perf_counter()
-            kb.related(name, 10)
+            kb.graph.related(name, 10)
             times.append((time.perf_counter() - started) * 1000)
         print(f"related ({kb.stats()['chunks']:,} chunks, random vectors): median {statistics.median(times):.1f} ms, "
               f"p95 {pct(times, 0.95):.1f} ms over {len(names)} notes  [{load()}]")
@@ -275,15 +275,15 @@ def overlap(home: Path | None) -> None:
         kb = synced(home / name, folder, name, embed=True)
         n = kb.stats()["chunks"]
         share = max(1, int(graph_search.SHORTLIST_SHARE * n))
-        names = kb.note_names()
-        kb.related(names[0])  # the mirror loads once
+        names = kb.notes.note_names()
+        kb.graph.related(names[0])  # the mirror loads once
         conn = kb._store.conn
         same, overlaps = {}, {}
         for label, size in (("app default", None), (f"share {graph_search.SHORTLIST_SHARE:.0%} = {share}", share),
                             ("share/2", max(1, share // 2))):
             got = []
             for note in names:
-                doc_id, _, _ = kb.resolve_note(note)
+                doc_id, _, _ = kb.notes.resolve_note(note)
                 exact = [r.path for r in graph_search.related_to(conn, kb._vectors, doc_id, 10, shortlist=0)]
                 if not exact:
                     continue
@@ -315,19 +315,19 @@ def big(chunks: int) -> None:
     print(f"built/synced {kb.stats()['chunks']:,} chunks in {time.perf_counter() - started:.0f}s")
     from pms_tui.core.search import graph as graph_search
 
-    names = kb.note_names()[:: max(1, len(kb.note_names()) // 300)]
-    kb.related(names[0])  # the mirror loads once
+    names = kb.notes.note_names()[:: max(1, len(kb.notes.note_names()) // 300)]
+    kb.graph.related(names[0])  # the mirror loads once
     times, exact, back = [], [], []
     for name in names:  # side by side: the shortlist (the app) and one scan per passage (before)
-        doc_id, _, _ = kb.resolve_note(name)
+        doc_id, _, _ = kb.notes.resolve_note(name)
         started = time.perf_counter()
-        kb.related(name, 10)
+        kb.graph.related(name, 10)
         times.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
         graph_search.related_to(kb._store.conn, kb._vectors, doc_id, 10, shortlist=0)
         exact.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        kb.backlinks(name)
+        kb.graph.backlinks(name)
         back.append((time.perf_counter() - started) * 1000)
     print(f"related ({kb.stats()['chunks']:,} chunks, random vectors): median {statistics.median(times):.1f} ms, "
           f"p95 {pct(times, 0.95):.1f} ms (target <= 50 ms; 87.6 ms with one scan per passage, measured before); "

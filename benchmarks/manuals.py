@@ -68,14 +68,14 @@ def library(home: Path, refman: bool, embed_seconds: float | None, geotopo: bool
         report = kb.sync(embed=False)
         text_s = time.perf_counter() - started
         text_peak = _peak_mb()
-        queued = kb.vectors_pending
+        queued = kb.index.vectors_pending
         cancel = threading.Event()
         if embed_seconds is not None:
             threading.Timer(embed_seconds, cancel.set).start()
         started = time.perf_counter()
-        embedded = kb.embed_pending(cancel=cancel)
+        embedded = kb.index.embed_pending(cancel=cancel)
         embed_s = time.perf_counter() - started
-        left = kb.vectors_pending
+        left = kb.index.vectors_pending
         cancel.set()
         chunks = kb._store.conn.execute(
             "SELECT count(*), sum(c.navigation) FROM chunks c").fetchone()

@@ -55,7 +55,7 @@ def ensure_index(home: Path, corpus: Path) -> None:
         if not kb.collections.list():
             kb.collections.create(corpus, name="tldr", description="tldr pages: short examples of command-line tools")
         pending = kb.check_sync_status()
-        if pending.to_add or pending.to_update or pending.to_delete or kb.vectors_pending:
+        if pending.to_add or pending.to_update or pending.to_delete or kb.index.vectors_pending:
             print(f"indexing {corpus} into {home} (text and vectors; minutes the first time) ...", flush=True)
             report = kb.sync()
             print(report.summary, flush=True)

@@ -315,7 +315,7 @@ def run(queries: int = 20_000, notes: int = 300, seed: int = 7, edit_interval: f
         kb.collections.create(clips_dir, name="clips")
         started = time.perf_counter()
         kb.sync()
-        kb.load_model()
+        kb.model.load()
         result["first_sync_s"] = round(time.perf_counter() - started, 1)
         env = {**os.environ, "PMS_TUI_HOME": str(home)}
         watch_log = open(tmp / "watch.log", "w")  # noqa: SIM115 - closed below
@@ -375,7 +375,7 @@ def run(queries: int = 20_000, notes: int = 300, seed: int = 7, edit_interval: f
                 background.append(t)
             if i and i % clip_every == 0:
                 try:
-                    kb.clip(server.url(clips), "clips")
+                    kb.clipper.clip(server.url(clips), "clips")
                     clips += 1
                 except PmsError:  # saved, indexed by the next sync (e.g. "a sync is already running")
                     clips += 1

@@ -60,7 +60,7 @@ def main() -> int:
         first.start()
         embedding.wait()
         print(f"{args.corpus}: text written and embedding under way after {time.perf_counter() - started:.1f} s; "
-              f"{kb.vectors_pending:,} texts queued; load average {os.getloadavg()[0]:.2f}")
+              f"{kb.index.vectors_pending:,} texts queued; load average {os.getloadavg()[0]:.2f}")
 
         folder = Path(tmp) / "same-process"
         notes(folder, "quokka")
@@ -70,7 +70,7 @@ def main() -> int:
         while not kb.search("quokka", k=1, mode="bm25").hits:
             time.sleep(0.05)
         print(f"same process: 100 notes searchable by a word {time.perf_counter() - t:.2f} s after the add "
-              f"(+{len(report.added)} new; {kb.vectors_pending:,} texts still queued)")
+              f"(+{len(report.added)} new; {kb.index.vectors_pending:,} texts still queued)")
 
         folder = Path(tmp) / "other-process"
         notes(folder, "wombat")
@@ -83,7 +83,7 @@ def main() -> int:
         while not kb.search("wombat", k=1, mode="bm25").hits:
             time.sleep(0.05)
         print(f"second process (pms-tui add + sync): searchable {time.perf_counter() - t:.2f} s after the add "
-              f"started; the sync said: {out.strip()[-160:]!r}; {kb.vectors_pending:,} texts still queued; "
+              f"started; the sync said: {out.strip()[-160:]!r}; {kb.index.vectors_pending:,} texts still queued; "
               f"load average {os.getloadavg()[0]:.2f}")
         cancel.set()
         first.join()

@@ -71,7 +71,7 @@ def test_an_explanation_ranks_a_long_text_as_the_lane_does(kb):
     query = " ".join(WORDS) + " "
     hits = kb.search(query, k=10, mode="bm25").hits
     assert len(hits) == 10
-    ranks = [(h.bm25_rank, kb.explain(query, h.path, vector=False).bm25_rank) for h in hits]
+    ranks = [(h.bm25_rank, kb.searcher.explain(query, h.path, vector=False).bm25_rank) for h in hits]
     assert all(shown == explained for shown, explained in ranks), str(ranks)
 
 

@@ -170,7 +170,7 @@ def test_an_index_from_schema_5_is_upgraded_with_progress(tmp_path):
         after = kb.stats()
         assert (after["documents"], after["chunks"], after["vectors"]) == (
             before["documents"], before["chunks"], before["vectors"])
-        assert all(c.ok for c in kb.diagnose() if c.label == "full-text")
+        assert all(c.ok for c in kb.doctor.checks() if c.label == "full-text")
         report = kb.sync()
         assert not report.changed  # nothing to re-index: the notes' rows were kept
     assert seen[0][:2] == (0, len(NOTES)) and seen[-1][:2] == (len(NOTES), len(NOTES))

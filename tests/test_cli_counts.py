@@ -77,5 +77,5 @@ def test_links_to_the_notes_own_headings_are_not_backlinks(home):
     out = run(home, "backlinks", "Internal links").stdout
     assert out.splitlines() == ["other.md:3  A link to [[Internal links#Heading two]]."]
     with KnowledgeBase(home) as kb:
-        assert [b.source for b in kb.backlinks("vault/Internal links.md")] == ["other.md"]
-        assert {link.anchor for link in kb.links("vault/Internal links.md")} >= {"Heading two", "^blk"}
+        assert [b.source for b in kb.graph.backlinks("vault/Internal links.md")] == ["other.md"]
+        assert {link.anchor for link in kb.graph.links("vault/Internal links.md")} >= {"Heading two", "^blk"}

@@ -58,6 +58,6 @@ def test_api_clip_into_collection(kb, tmp_path, web):  # noqa: F811
     folder = tmp_path / "clips"
     folder.mkdir()
     col = kb.collections.create(folder, name="web")
-    result = col.add_from_url(web.url("/docs/config.html"))
+    result = kb.clipper.clip(web.url("/docs/config.html"), col)
     assert result.status == "created" and result.path.parent == folder
     assert kb.search(result.title, k=1)[0].path == str(result.path)

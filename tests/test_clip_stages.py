@@ -56,7 +56,7 @@ def clips(kb, tmp_path):
 
 def test_progress_names_each_stage_in_order(kb, clips, web):  # noqa: F811
     stages: list[tuple[str, int, int]] = []
-    result = kb.clip(web.url("/2024/03/lazy-pipelines/"), "clips",
+    result = kb.clipper.clip(web.url("/2024/03/lazy-pipelines/"), "clips",
                      progress=lambda done, total, stage: stages.append((stage, done, total)))
     assert result.status == "created" and not result.stopped
     order = list(dict.fromkeys(stage for stage, _, _ in stages))
@@ -76,13 +76,13 @@ def test_a_cancel_before_the_note_is_written_writes_nothing(kb, clips, web, stag
             cancel.set()
 
     with pytest.raises(ClipStopped, match="nothing was written"):
-        kb.clip(web.url("/2024/03/lazy-pipelines/"), "clips", progress=progress, cancel=cancel)
+        kb.clipper.clip(web.url("/2024/03/lazy-pipelines/"), "clips", progress=progress, cancel=cancel)
     assert snapshot(clips) == before
 
 
 def test_a_cancel_while_indexing_keeps_the_note_whole_and_sync_finishes_it(kb, clips, web):  # noqa: F811
     cancel = threading.Event()
-    result = kb.clip(web.url("/2024/03/lazy-pipelines/"), "clips", cancel=cancel,
+    result = kb.clipper.clip(web.url("/2024/03/lazy-pipelines/"), "clips", cancel=cancel,
                      progress=lambda done, total, stage: stage == "indexing" and cancel.set())
     assert result.status == "created" and result.stopped
     text = result.path.read_text(encoding="utf-8")
@@ -98,7 +98,7 @@ def test_a_big_page_is_clipped_whole(kb, clips, web):  # noqa: F811
     page = _big_page(2500)
     assert len(page) > FAST_FROM_CHARS  # extracted by trafilatura's own extractor alone
     url = web.add("/manual/one-page", page)
-    result = kb.clip(url, "clips")
+    result = kb.clipper.clip(url, "clips")
     text = result.path.read_text(encoding="utf-8")
     assert "zephyrquill" in text and "Command number 2499" in text and "Section 42" not in text
     assert kb.search("zephyrquill", k=1, mode="bm25")[0].path == str(result.path)
@@ -110,7 +110,7 @@ def test_words_that_are_no_address_are_refused_before_any_lookup(kb, clips, monk
     monkeypatch.setattr(socket, "getaddrinfo", lambda host, *a, **k: looked_up.append(host) or real(host, *a, **k))
     for words in ("not-a-url", "notes", "1.2.3", "-bad-.org/x"):
         with pytest.raises(ClipError, match="is not a web address"):
-            kb.clip(words, "clips")
+            kb.clipper.clip(words, "clips")
     assert looked_up == []
 
 

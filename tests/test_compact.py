@@ -70,7 +70,7 @@ def test_compact_returns_free_pages_and_moves_to_8_kb_pages_with_every_answer_th
     assert _shape(home) == (8192, 0)
     with KnowledgeBase(home=home) as kb:
         assert kb._store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert all(check.ok for check in kb.diagnose() if check.label in ("file", "full-text", "vectors"))
+        assert all(check.ok for check in kb.doctor.checks() if check.label in ("file", "full-text", "vectors"))
         assert _answers(kb) == before
 
 

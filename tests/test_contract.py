@@ -67,7 +67,7 @@ def test_readme_python_api(synced_kb, notes_dir):
     kb = synced_kb
     assert [c.name for c in kb.collections.list()] == ["notes"]
     col = kb.collections.get("notes")
-    assert col.exists and len(col.files) == 3 and col.counts()[0] == 3
+    assert col.exists and len(col.files) == 3 and kb.collections.counts(col)[0] == 3
     to_add, to_delete, to_update = kb.check_sync_status()
     assert (to_add, to_delete, to_update) == ([], [], [])
     calls = []
@@ -144,12 +144,12 @@ def test_measure_reads_the_lanes_search_fuses(synced_kb):
 def test_recent_note_and_chunks_of(synced_kb, notes_dir):
     recent = synced_kb.recent(limit=2)
     assert len(recent) == 2 and all(hit.snippet for hit in recent)
-    note = synced_kb.note("notes/git/undo-commit.md")
+    note = synced_kb.notes.note("notes/git/undo-commit.md")
     collection, rel = note.collection, note.relpath
     assert collection.name == "notes" and rel == "git/undo-commit.md"
-    assert synced_kb.note(str(notes_dir / "git/undo-commit.md")).relpath == rel
+    assert synced_kb.notes.note(str(notes_dir / "git/undo-commit.md")).relpath == rel
     with pytest.raises(UsageError, match="does not exist"):
-        synced_kb.note("elsewhere/x.md")
+        synced_kb.notes.note("elsewhere/x.md")
     by_name = synced_kb.chunks_of("notes", rel)
     assert by_name and by_name == synced_kb.chunks_of(collection, rel)
 
@@ -184,14 +184,14 @@ def test_a_cancel_set_before_the_sync_writes_nothing(kb, notes_dir):
 
 def test_model_state_and_loading(synced_kb):
     kb = synced_kb
-    kb.load_model()
-    assert kb.model_state == "ready" and kb.model_ready and kb.model_mismatch is None
+    kb.model.load()
+    assert kb.model.state == "ready" and kb.model.ready and kb.model.mismatch is None
     kb._embedder.clear_query_cache()
     assert kb.search("sourdough", k=1)
 
 
 def test_diagnose_reports_every_check(synced_kb):
-    checks = synced_kb.diagnose()
+    checks = synced_kb.doctor.checks()
     labels = [c.label for c in checks]
     assert labels == ["python", "sqlite", "sqlite-vec", "home", "index", "space", "versions", "queue", "file",
                       "full-text", "vectors", "model", "model load", "packages", "documents", "ocr"]
@@ -199,13 +199,13 @@ def test_diagnose_reports_every_check(synced_kb):
 
 
 def test_a_second_sync_at_once_is_refused(synced_kb):
-    assert synced_kb._sync_lock.acquire(blocking=False)
+    assert synced_kb.index._sync_lock.acquire(blocking=False)
     try:
         with pytest.raises(SyncBusyError, match="already running") as caught:
             synced_kb.sync()
         assert isinstance(caught.value, PmsError)
     finally:
-        synced_kb._sync_lock.release()
+        synced_kb.index._sync_lock.release()
 
 
 @pytest.mark.parametrize("kind", [ConfigError, CollectionError, StoreError, ClipError, EmbeddingModelError,
@@ -256,13 +256,13 @@ def test_clip_into_a_collection_by_name(kb, tmp_path, web):  # noqa: F811
     folder = tmp_path / "clips"
     folder.mkdir()
     kb.collections.create(folder, name="web")
-    result = kb.clip(web.url("/docs/config.html"), "web")
+    result = kb.clipper.clip(web.url("/docs/config.html"), "web")
     assert result.status == "created" and result.path.parent == folder
     assert kb.search(result.title, k=1)[0].path == str(result.path)
-    assert kb.clip(web.url("/docs/config.html"), "web").status == "duplicate"
+    assert kb.clipper.clip(web.url("/docs/config.html"), "web").status == "duplicate"
     folder.rename(tmp_path / "moved")
     with pytest.raises(CollectionError, match="does not exist"):
-        kb.clip(web.url("/docs/config.html"), "web")
+        kb.clipper.clip(web.url("/docs/config.html"), "web")
 
 
 def test_every_subpackage_is_installed():
@@ -282,6 +282,6 @@ def test_diagnose_does_not_call_queued_vectors_a_fault(kb, notes_dir):
     the vectors check says how many wait, it does not count them as missing rows."""
     kb.collections.create(notes_dir, name="notes")
     kb.sync(embed=False)
-    [vectors] = [c for c in kb.diagnose() if c.label == "vectors"]
+    [vectors] = [c for c in kb.doctor.checks() if c.label == "vectors"]
     assert vectors.ok, vectors
     assert "waiting to be embedded" in vectors.detail

@@ -103,13 +103,13 @@ def test_a_phrase_of_a_page_finds_the_document_with_its_page_in_both_lanes(synce
 @needs_documents
 def test_links_to_a_document_and_its_page_resolve(synced):
     kb, _, _ = synced
-    links = kb.links("docs/reading.md")
+    links = kb.graph.links("docs/reading.md")
     assert [(link.target, link.anchor, link.status, link.target_path) for link in links] == [
         ("multicolumn.pdf", "", "resolved", "multicolumn.pdf"),
         ("multicolumn.pdf", "page=3", "resolved", "multicolumn.pdf")]
-    text = kb.document_text("docs", "multicolumn.pdf").split("\n")
+    text = kb.notes.note_text(kb.notes.note("docs/multicolumn.pdf")).split("\n")
     assert text[links[1].target_line - 1] == "# page 3"
-    assert "Copenhagen" in kb.passage(links[1], 2000)
+    assert "Copenhagen" in kb.graph.passage(links[1], 2000)
 
 
 @needs_documents
@@ -141,10 +141,10 @@ def test_a_document_is_read_again_only_when_its_bytes_change(synced, vault, tmp_
 @needs_documents
 def test_status_and_doctor_list_documents_read_and_skipped(synced):
     kb, _, _ = synced
-    counted = kb.document_counts()["docs"]
+    counted = kb.index.document_counts()["docs"]
     assert counted.indexed == {"PDF": 2, "Word": 3}
     assert [rel for rel, _ in counted.skipped] == ["libreoffice-writer-password.pdf", "scanned.pdf"]
-    check = next(c for c in kb.diagnose() if c.label == "documents")
+    check = next(c for c in kb.doctor.checks() if c.label == "documents")
     assert check.ok and "pypdfium2" in check.detail and "mammoth" in check.detail
     assert "docs/scanned.pdf (no text layer" in check.detail
 

@@ -35,7 +35,7 @@ def index_state(kb) -> dict:
         "chunks": sorted(rows),
         "vectors": vectors,
         "vector_rows": conn.execute("SELECT count(*) FROM vectors").fetchone()[0],
-        "pending": kb.vectors_pending,
+        "pending": kb.index.vectors_pending,
     }
 
 
@@ -50,11 +50,11 @@ def test_text_is_searchable_before_vectors_and_the_queue_drains(kb, notes_dir):
     hits = kb.search("soft reset", k=3)
     assert hits and hits[0].relpath == "git/undo-commit.md"
     assert hits[0].bm25_rank == 1 and hits[0].vector_rank is None and hits[0].vector_pending
-    evidence = kb.evidence(hits, hits[0])  # the model is ready: the passage itself waits
+    evidence = kb.searcher.evidence(hits, hits[0])  # the model is ready: the passage itself waits
     assert evidence.vector_queued and "Vector: pending (this passage is queued for embedding)" in evidence.lines()
 
-    assert kb.embed_pending() == report.chunks_queued
-    assert kb.vectors_pending == 0
+    assert kb.index.embed_pending() == report.chunks_queued
+    assert kb.index.vectors_pending == 0
     hits = kb.search("soft reset", k=3)
     assert hits[0].vector_rank is not None and not hits[0].vector_pending
 
@@ -66,7 +66,7 @@ def test_identical_text_is_queued_and_embedded_once(kb, tmp_path):
     kb.collections.create(folder, name="twins")
     report = kb.sync()
     assert report.chunks_written == 3 and report.chunks_queued == 1 and report.chunks_embedded == 1
-    assert kb.stats()["vectors"] == 1 and kb.vectors_pending == 0
+    assert kb.stats()["vectors"] == 1 and kb.index.vectors_pending == 0
 
 
 def test_progress_phases_come_in_order_with_totals(kb, notes_dir):
@@ -103,7 +103,7 @@ def test_the_embedding_phase_reports_progress_while_the_model_loads(kb, notes_di
     kb.sync(embed=False)
     fake = FakeSlowLoadingEmbedder()
     calls: list[float] = []
-    drain(kb._store, fake, kb.writing, lambda done, total, phase: calls.append(time.monotonic()))
+    drain(kb._store, fake, kb.index.writing, lambda done, total, phase: calls.append(time.monotonic()))
     during_load = [t for t in calls if t < fake.loaded_at]
     assert len(during_load) >= 3  # at once, then every HEARTBEAT (0.5 s) of the 1.6 s load
     assert max(b - a for a, b in zip(during_load, during_load[1:])) < 1.0
@@ -140,12 +140,12 @@ def test_cancel_during_embedding_keeps_text_and_the_next_sync_carries_on(kb, not
     assert kb.search("sourdough", k=1, mode="bm25")[0].relpath == "cooking/bread.md"
     second = kb.sync()
     assert not second.cancelled and second.chunks_embedded == first.vectors_pending
-    assert kb.vectors_pending == 0
+    assert kb.index.vectors_pending == 0
 
 
 def test_a_query_embedding_never_waits_for_document_runs(kb):
     """Both document slots taken (as by two long runs): the query still gets its vector."""
-    kb.load_model()
+    kb.model.load()
     embedder = kb._embedder
     for _ in range(embedder.workers):
         embedder._run_slots.acquire()
@@ -175,7 +175,7 @@ def test_an_old_index_is_migrated_and_its_vectors_count_as_embedded(tmp_path, no
         conn.execute("ALTER TABLE documents DROP COLUMN note_date")
         conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     with KnowledgeBase(home=home) as kb:
-        assert kb.vectors_pending == 0
+        assert kb.index.vectors_pending == 0
         after = index_state(kb)
         assert after["chunks"] == before["chunks"] and after["vectors"].keys() == before["vectors"].keys()
         assert kb.search("soft reset", k=1)[0].vector_rank is not None
@@ -257,7 +257,7 @@ def test_a_sync_killed_mid_embedding_resumes_and_converges(tmp_path):
     _kill_when(proc, lambda p: p[0] == "embedding" and int(p[1]) > 0)
     assert proc.returncode == -signal.SIGKILL
     with KnowledgeBase(home=home) as kb:
-        assert kb.vectors_pending > 0  # the queue survived the kill
+        assert kb.index.vectors_pending > 0  # the queue survived the kill
         assert kb.stats()["documents"] == 8  # and the text was all there
         report = kb.sync()
         assert report.chunks_embedded > 0 and not report.added
@@ -324,8 +324,8 @@ def test_the_drained_queue_gives_its_pages_back(kb, tmp_path):
 
     assert rows == report.chunks_queued >= 80
     assert table_bytes() / rows > 500  # the queued texts fill the table's pages
-    assert kb.embed_pending() == rows
-    assert kb.vectors_pending == 0 and kb.stats()["vectors"] == rows
+    assert kb.index.embed_pending() == rows
+    assert kb.index.vectors_pending == 0 and kb.stats()["vectors"] == rows
     assert table_bytes() / rows < 200  # 16-byte hashes and ids, densely packed
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
     joined = conn.execute("SELECT count(*) FROM chunks c JOIN vectors v ON v.id = c.vector_id "

@@ -32,12 +32,12 @@ def aside_home(tmp_path_factory):
     write(folder, "notes/searching.md", "# Searching notes\n\nSearch my notes by words and filter by tags; "
                                         "a link leads to another note.\n")
     with KnowledgeBase(base / "home") as kb:
-        kb.add_guide()
+        kb.scope.add_guide()
         kb.collections.create(folder, name="notes")
         kb.sync()
-        assert kb.guide_aside() is not None
+        assert kb.scope.guide_aside() is not None
     with KnowledgeBase(base / "home") as kb:
-        kb.load_model()
+        kb.model.load()
         yield kb
 
 
@@ -58,11 +58,11 @@ def test_explain_gives_the_ranks_search_shows(aside_home, query):
         fused.setdefault(f"{hit.collection}/{hit.relpath}", i)
     assert best
     for note, ranks in best.items():
-        explained = kb.explain(query, note)
+        explained = kb.searcher.explain(query, note)
         assert (explained.bm25_rank, explained.vector_rank, explained.fused_rank) == (
             ranks["bm25"], ranks["vector"], fused[note]), note
 
 
 def test_a_guide_note_asked_about_is_still_explained(aside_home):
-    explained = aside_home.explain("sourdough starter feeding schedule", "guide/examples/sourdough.md")
+    explained = aside_home.searcher.explain("sourdough starter feeding schedule", "guide/examples/sourdough.md")
     assert explained.bm25_rank is not None and explained.vector_rank is not None

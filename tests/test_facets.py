@@ -110,7 +110,7 @@ def test_only_a_real_inline_tag_is_a_tag_in_the_index(look_alike_kb, query):
     your notes across devices" matched tag:git by its ``[[#Git]]``)."""
     hits = look_alike_kb.search(query, mode="bm25")
     assert [h.relpath for h in hits] == ["real.md"]
-    assert look_alike_kb.facet_values()["tag"] == ["git"]
+    assert look_alike_kb.searcher.facet_values()["tag"] == ["git"]
 
 
 def test_obsidian_help_sync_note_has_no_tag():
@@ -138,7 +138,7 @@ def test_an_index_read_by_earlier_tag_rules_is_read_again_once(look_alike_kb):
     home = look_alike_kb.home
     look_alike_kb.close()
     with KnowledgeBase(home, embedder=None) as kb:
-        assert kb.facet_values()["tag"] == ["git"]
+        assert kb.searcher.facet_values()["tag"] == ["git"]
         assert [h.relpath for h in kb.search("tag:git")] == ["real.md"]
 
 
@@ -166,7 +166,7 @@ def test_a_long_note_is_scanned_once_for_its_tags(tmp_path, monkeypatch):
     monkeypatch.setattr(prose, "scan", counting_scan)
     kb = text_only_kb(tmp_path / "home", folder)
     try:
-        assert kb.facet_values()["tag"] == ["late-tag"]
+        assert kb.searcher.facet_values()["tag"] == ["late-tag"]
     finally:
         kb.close()
     assert scans == []

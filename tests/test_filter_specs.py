@@ -101,7 +101,7 @@ with KnowledgeBase(home=home) as kb:
     out["chips"] = result.query.chips()
     out["json"] = result.query.to_json()["depth"]
     out["ignored"] = [i.reason for i in kb.search("rebase depth:deep", k=10, mode="bm25").query.ignored]
-    out["explain"] = kb.explain("rebase depth:1", "notes/git/deep/rebase.md").failed_filters
+    out["explain"] = kb.searcher.explain("rebase depth:1", "notes/git/deep/rebase.md").failed_filters
 out["mcp"] = "depth:N" in next(t for t in tools.READING if t.name == "search").properties["query"]["description"]
 out["instructions"] = "depth:N keeps notes at most N folders deep" in instructions.SEARCH_LANGUAGE
 out["f1"] = "depth:N" in help_intro(lambda b: b, fs.FILTERS.summary())

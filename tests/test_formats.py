@@ -144,7 +144,7 @@ def test_every_format_in_one_collection_is_found_by_its_words(tmp_path):
                                         ("spores mortar", "mosses.html", ["Mosses"])):
             hit = kb.search(query, k=1, mode="bm25")[0]
             assert (hit.relpath, hit.heading_path) == (relpath, heading), query
-        counted = kb.document_counts()["v"]
+        counted = kb.index.document_counts()["v"]
         assert counted.indexed == {"EPUB": 1, "spreadsheet": 2, "OpenDocument text": 1, "text": 1, "HTML": 1,
                                    "PowerPoint": 1}
         titles = {r.relpath: r.title for r in kb.search("the", k=20, mode="bm25")}

@@ -27,7 +27,7 @@ def guide_home(tmp_path):
     """A home as the app's first run leaves it: the guide, indexed by its words."""
     home = tmp_path / "home"
     with KnowledgeBase(home) as kb:
-        kb.add_guide()
+        kb.scope.add_guide()
         kb.sync(embed=False)
     return home
 
@@ -42,9 +42,9 @@ def own_notes(tmp_path):
 
 def test_the_guide_alone_answers(guide_home):
     with KnowledgeBase(guide_home) as kb:
-        assert kb.guide_aside() is None and kb.default_collection_ids() is None
+        assert kb.scope.guide_aside() is None and kb.scope.default_ids() is None
         assert kb.search(QUESTION, mode="bm25")[0].relpath == "examples/sourdough.md"
-        assert kb.guide_notice() is None
+        assert kb.scope.guide_notice() is None
 
 
 def test_once_the_user_has_notes_the_guide_steps_aside(guide_home, own_notes):
@@ -61,15 +61,15 @@ def test_once_the_user_has_notes_the_guide_steps_aside(guide_home, own_notes):
         assert kb.search(QUESTION, mode="bm25", collections=["guide"])[0].relpath == "examples/sourdough.md"
         assert _collections(kb.search(f"{QUESTION} in:notes", mode="bm25")) <= {"notes"}
         # a guide note asked about is explained, not filtered out
-        assert kb.explain(QUESTION, "guide/examples/sourdough.md", vector=False).bm25_rank is not None
+        assert kb.searcher.explain(QUESTION, "guide/examples/sourdough.md", vector=False).bm25_rank is not None
         # said once, for every front end of the home
-        notice = kb.guide_notice()
+        notice = kb.scope.guide_notice()
         assert notice and "in:guide" in notice and "pms-tui remove guide" in notice
-        assert kb.guide_notice() is None
+        assert kb.scope.guide_notice() is None
     with KnowledgeBase(guide_home) as kb:
-        assert kb.guide_notice() is None
+        assert kb.scope.guide_notice() is None
         kb.collections.delete("guide")
-        assert kb.guide() is None and kb.default_collection_ids() is None
+        assert kb.scope.guide() is None and kb.scope.default_ids() is None
         with pytest.raises(CollectionError, match="already exists"):
             kb.collections.create(own_notes.parent, name="notes")
 
@@ -105,8 +105,8 @@ def test_related_notes_leave_the_guide_out_once_it_steps_aside(tmp_path):
     write(folder, "bread.md", "# Bread\n\nFeed the sourdough starter with flour and water every day.\n")
     write(folder, "git.md", "# Git\n\nRebase the branch, then push.\n")
     with KnowledgeBase(tmp_path / "home") as kb:
-        kb.add_guide()
+        kb.scope.add_guide()
         kb.collections.create(folder, name="notes")
         kb.sync()
-        assert [r.path for r in kb.related("notes/bread.md")] == ["git.md"]
-        assert "examples/sourdough.md" in [r.path for r in kb.related("guide/examples/python-asyncio.md")]
+        assert [r.path for r in kb.graph.related("notes/bread.md")] == ["git.md"]
+        assert "examples/sourdough.md" in [r.path for r in kb.graph.related("guide/examples/python-asyncio.md")]

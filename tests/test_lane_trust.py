@@ -151,7 +151,7 @@ def test_the_evidence_shows_the_query_s_own_k(small_kb):
     assert k < base  # else the rule would leave BM25's k as it is
     assert hit.relpath == "espresso.md" and result.fusion.k == {"bm25": k, "vector": base}
     assert hit.vector_rank == 1 and hit.rrf == pytest.approx(1 / (k + 1) + 1 / (base + 1), abs=1e-7)
-    lines = small_kb.evidence(result, hit).lines()
+    lines = small_kb.searcher.evidence(result, hit).lines()
     assert any(line.startswith(f"RRF (k: bm25 {k}, vector {base})") for line in lines)
     assert any("holds 100% of the query's words" in line for line in lines)
 

@@ -85,7 +85,7 @@ def test_resolution_rules():
 
 
 def test_links_of_a_note(graph_kb):
-    links = _by_target(graph_kb.links("v/Home.md"))
+    links = _by_target(graph_kb.graph.links("v/Home.md"))
     alpha = links[("Project Alpha", "")]
     assert alpha.status == "resolved" and alpha.target_path == "Project Alpha.md" and alpha.line == 6
     assert links[("projects/beta", "")].label == "the beta project"
@@ -105,25 +105,25 @@ def test_links_of_a_note(graph_kb):
 
 
 def test_backlinks_mentions_and_names(graph_kb):
-    back = graph_kb.backlinks("Project Alpha")
+    back = graph_kb.graph.backlinks("Project Alpha")
     assert {b.source for b in back} == {"Home.md"}
     assert any("[[Project Alpha]]" in b.text for b in back)
-    dups = _by_target(graph_kb.links("v/Links to dups.md"))
+    dups = _by_target(graph_kb.graph.links("v/Links to dups.md"))
     assert dups[("Dup", "")].status == "ambiguous"
     assert dups[("Short", "")].target_path == "Short.md"
     assert dups[("Second project", "")].target_path == "projects/Beta.md"  # an alias
     assert dups[("b-team", "")].target_path == "projects/Beta.md"  # an alias, any case
-    mentions = graph_kb.mentions("Project Alpha")
+    mentions = graph_kb.graph.mentions("Project Alpha")
     assert [m.path for m in mentions] == ["projects/Beta.md"] and "Project Alpha" in mentions[0].text
     with pytest.raises(Exception, match="names 2 notes"):
-        graph_kb.backlinks("Dup")
-    counts = graph_kb.link_counts()["v"]
+        graph_kb.graph.backlinks("Dup")
+    counts = graph_kb.graph.link_counts()["v"]
     assert counts["ambiguous"] == 1 and counts["dangling"] == 1 and counts["outside"] == 3
 
 
 def test_incremental_add_rename_delete(graph_kb, vault):
     def status():
-        return _by_target(graph_kb.links("v/Home.md"))[("Nowhere", "")]
+        return _by_target(graph_kb.graph.links("v/Home.md"))[("Nowhere", "")]
 
     assert status().status == "dangling"
     write(vault, "sub/Nowhere.md", "# Now here\n")
@@ -133,13 +133,13 @@ def test_incremental_add_rename_delete(graph_kb, vault):
     (vault / "sub/Nowhere.md").rename(vault / "sub/Elsewhere.md")
     graph_kb.sync(embed=False)
     assert status().status == "dangling"
-    assert _by_target(graph_kb.links("v/Home.md"))[("Project Alpha", "")].status == "resolved"
+    assert _by_target(graph_kb.graph.links("v/Home.md"))[("Project Alpha", "")].status == "resolved"
     (vault / "a/Dup.md").unlink()  # the ambiguity goes with it
     graph_kb.sync(embed=False)
-    assert _by_target(graph_kb.links("v/Links to dups.md"))[("Dup", "")].target_path == "b/Dup.md"
+    assert _by_target(graph_kb.graph.links("v/Links to dups.md"))[("Dup", "")].target_path == "b/Dup.md"
     write(vault, "Home.md", "No links any more.\n")
     graph_kb.sync(embed=False)
-    assert graph_kb.backlinks("Project Alpha") == []
+    assert graph_kb.graph.backlinks("Project Alpha") == []
 
 
 def test_search_filters(graph_kb):
@@ -152,7 +152,7 @@ def test_search_filters(graph_kb):
 def test_related_marks_links(kb, vault):
     kb.collections.create(vault, name="v")
     kb.sync()
-    related = kb.related("v/Home.md", k=20)
+    related = kb.graph.related("v/Home.md", k=20)
     assert related and all(r.path != "Home.md" for r in related)
     alpha = next(r for r in related if r.path == "Project Alpha.md")
     assert alpha.linked and alpha.links_here
@@ -186,11 +186,11 @@ def test_an_index_from_before_the_link_graph_is_migrated_and_backfilled(graph_kb
         conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     graph_kb.close()
     with KnowledgeBase(home=home) as kb:
-        assert kb.link_counts() == {}
+        assert kb.graph.link_counts() == {}
         report = kb.sync(embed=False)
         assert not report.changed
-        assert {b.source for b in kb.backlinks("Project Alpha")} == {"Home.md"}
-        assert kb.link_counts()["v"]["ambiguous"] == 1
+        assert {b.source for b in kb.graph.backlinks("Project Alpha")} == {"Home.md"}
+        assert kb.graph.link_counts()["v"]["ambiguous"] == 1
 
 
 def test_an_embedded_block_shows_its_text_not_its_id(kb, tmp_path):
@@ -199,10 +199,10 @@ def test_an_embedded_block_shows_its_text_not_its_id(kb, tmp_path):
     write(folder, "E.md", "# E\n\n![[Q#^quote]] and ![[Q#^blk1]]\n")
     kb.collections.create(folder, name="b")
     kb.sync(embed=False)
-    links = {link.anchor: link for link in kb.links("b/E.md")}
-    quote = kb.passage(links["^quote"])
+    links = {link.anchor: link for link in kb.graph.links("b/E.md")}
+    quote = kb.graph.passage(links["^quote"])
     assert "The quoted advice." in quote and "^quote" not in quote  # the block above its own-line id
-    assert kb.passage(links["^blk1"]) == "The plan."
+    assert kb.graph.passage(links["^blk1"]) == "The plan."
 
 
 def test_what_a_reader_link_leads_to_as_the_index_reads_it(graph_kb, vault):
@@ -210,17 +210,17 @@ def test_what_a_reader_link_leads_to_as_the_index_reads_it(graph_kb, vault):
     matched to the note's links by the engine (no pattern of the front end's own)."""
     from pms_tui.core.markdown import wikilink_parts
 
-    links = graph_kb.links("v/Home.md")
+    links = graph_kb.graph.links("v/Home.md")
     # a table's escaped bar and a nested heading, read as the index reads them
     assert wikilink_parts("Basic syntax\\|Markdown syntax")[:3] == ("Basic syntax", "", "Markdown syntax")
     assert wikilink_parts("Help#Questions#Report bugs")[:3] == ("Help", "Report bugs", "")
     # a Markdown link's destination, and a link within the note
-    md = graph_kb.link_of_href("projects/Beta.md#plan", links)
+    md = graph_kb.graph.link_of_href("projects/Beta.md#plan", links)
     assert md is not None and md.syntax == "md" and md.target_path == "projects/Beta.md"
-    assert graph_kb.link_of_href("https://example.org/x.md", links) is None
-    assert graph_kb.anchor_line("v/Home.md", "welcome") == 4
-    assert graph_kb.anchor_line("projects/Beta.md", "%5Eblk1") == 8
-    assert graph_kb.anchor_line("v/Home.md", "no-such-heading") is None
+    assert graph_kb.graph.link_of_href("https://example.org/x.md", links) is None
+    assert graph_kb.graph.anchor_line("v/Home.md", "welcome") == 4
+    assert graph_kb.graph.anchor_line("projects/Beta.md", "%5Eblk1") == 8
+    assert graph_kb.graph.anchor_line("v/Home.md", "no-such-heading") is None
 
 
 MENTION_VAULT = {
@@ -249,13 +249,13 @@ def mention_kb(kb, tmp_path):
 def test_unlinked_mentions_are_in_prose_only(mention_kb):
     """A note's name inside a URL, a code span, a fence, a link's text or a file name is no
     mention; in prose it is, even on a line that links elsewhere."""
-    canvas = mention_kb.mentions("Canvas")
+    canvas = mention_kb.graph.mentions("Canvas")
     assert [(m.path, m.line) for m in canvas] == [("Prose.md", 3)]
-    assert mention_kb.mentions("Publish") == []
+    assert mention_kb.graph.mentions("Publish") == []
 
 
 def test_a_line_linking_twice_is_one_backlink(mention_kb):
-    back = mention_kb.backlinks("Canvas")
+    back = mention_kb.graph.backlinks("Canvas")
     assert [(b.source, b.line) for b in back] == [("Twice.md", 3), ("Twice.md", 5)]
     assert "[[Canvas#Canvas|its title]]" in back[0].text
 
@@ -273,7 +273,7 @@ def test_a_note_is_named_by_one_key_everywhere(tmp_path):
     with KnowledgeBase(home=tmp_path / "home") as kb:
         kb.collections.create(notes, name="notes")
         kb.sync(embed=False)
-        links = kb.links("notes/home.md")
+        links = kb.graph.links("notes/home.md")
         assert [link.target_path for link in links] == ["Project  Alpha.md"] * 2
         assert [h.relpath for h in kb.search('linksto:"project alpha"', k=5, mode="bm25")] == ["home.md"]
-        assert kb.note("Project Alpha.MD").relpath == "Project  Alpha.md"
+        assert kb.notes.note("Project Alpha.MD").relpath == "Project  Alpha.md"

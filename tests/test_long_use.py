@@ -87,7 +87,7 @@ def test_paragraph_queries_past_the_stem_cache(text_kb, monkeypatch):
     """The pattern end to end: paragraph-long hybrid searches that share common words
     run past a small stem cache without an error, and rank as a cold engine ranks them."""
     monkeypatch.setattr(bm25_planner, "STEM_CACHE_SIZE", 64)
-    text_kb.load_model()
+    text_kb.model.load()
     common = "we need people to use what they found in databases and indexes".split()
     failures = []
     for i in range(40):
@@ -107,7 +107,7 @@ def test_query_vector_cache_past_capacity(text_kb, monkeypatch):
     """Query vectors: bounded, least recently used out, and the same vector as a cold embed
     after the cache has turned over; threads sharing it never see an entry vanish mid-read."""
     monkeypatch.setattr(embed_module, "QUERY_CACHE_SIZE", 8)
-    text_kb.load_model()
+    text_kb.model.load()
     embedder = text_kb._embedder
     first = embedder.embed_query("undo the last commit").copy()
     for i in range(30):

@@ -1,4 +1,4 @@
-"""Pages of a note joined in order are the file, byte for byte: ``KnowledgeBase.read`` gives
+"""Pages of a note joined in order are the file, byte for byte: ``KnowledgeBase.notes.read`` gives
 each line with its own line ending, so nothing is lost at a page boundary (a newline used to
 go at each one) or at the end (a whole note used to be one character short). Real notes of
 the Obsidian help vault (../shared/corpora, read in place and written to a temporary folder
@@ -58,12 +58,12 @@ def _pages(read, note: str, max_chars: int) -> list:
 def test_the_engines_pages_join_to_the_file(home):
     with KnowledgeBase(home=home / "home") as kb:
         def read(note, start, max_chars, start_char):
-            got = kb.read(note, start, None, max_chars, start_char=start_char)
+            got = kb.notes.read(note, start, None, max_chars, start_char=start_char)
             return {"text": got.text, "next_start_line": got.next_start_line, "next_start_char": got.next_start_char,
                     "lines": (got.first, got.last)}
 
         for name, data in _variants().items():
-            whole = kb.read(f"notes/{name}")
+            whole = kb.notes.read(f"notes/{name}")
             assert whole.text.encode("utf-8") == data and whole.next_start_line is None, name
             for max_chars in (1000, 4000):
                 pages = _pages(read, f"notes/{name}", max_chars)
@@ -74,7 +74,7 @@ def test_the_engines_pages_join_to_the_file(home):
         # the Functions page of the help at 1,000 characters: many pages, not a character lost
         assert len(_pages(read, "notes/functions.md", 1000)) >= 20
         # a range of lines is those lines with their endings; CRLF as the file has it
-        part = kb.read("notes/functions-crlf.md:3-5")
+        part = kb.notes.read("notes/functions-crlf.md:3-5")
         assert part.text == "".join((HELP / SOURCES[0]).read_bytes().decode().replace("\n", "\r\n")
                                     .splitlines(keepends=True)[2:5])
 

@@ -46,13 +46,13 @@ def test_rows_record_what_made_them_and_a_sync_remakes_exactly_the_older_ones(tm
         conn.execute("UPDATE documents SET reader_version = reader_version - 1 WHERE path = 'manual.pdf'")
     with KnowledgeBase(home=tmp_path / "home") as kb:
         assert sorted(str(p) for p in kb.check_sync_status().to_update) == ["notes/beta.md", "notes/manual.pdf"]
-        versions = [c for c in kb.diagnose() if c.label == "versions"]
+        versions = [c for c in kb.doctor.checks() if c.label == "versions"]
         assert versions and "2 notes made by another version" in versions[0].detail, versions
         report = kb.sync()
         assert sorted(report.modified) == ["notes/beta.md", "notes/manual.pdf"], report
         assert report.added == [] and report.chunks_queued == 0  # the same passages: their vectors kept
         assert [h.relpath for h in kb.search("okapi manual", k=1, mode="bm25")] == ["manual.pdf"]
-        assert "every note made by them" in [c for c in kb.diagnose() if c.label == "versions"][0].detail
+        assert "every note made by them" in [c for c in kb.doctor.checks() if c.label == "versions"][0].detail
         assert kb.sync().modified == []
     assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == stats  # never touched
     assert set(rows(db).values()) <= {(CHUNKER_VERSION, 0), (CHUNKER_VERSION, READER_VERSIONS["pdf"]),

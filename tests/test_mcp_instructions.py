@@ -10,7 +10,7 @@ from pms_tui.mcp_server import instructions
 def test_the_guide_is_said_to_step_aside_once_the_user_has_notes(tmp_path):
     kb = KnowledgeBase(home=tmp_path / "home")
     try:
-        kb.add_guide()
+        kb.scope.add_guide()
         alone = instructions.write(kb, allow_writes=False)
         assert "- guide (" in alone and "Left out of searches" not in alone
         notes = tmp_path / "notes"

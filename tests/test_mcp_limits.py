@@ -98,7 +98,7 @@ def test_each_limit_is_stated_and_enforced_at_its_edge(client, limit):
 def test_a_schema_enum_keeps_the_engines_sentence(client):
     """mode is an enum in the schema, and a mode outside it gets the engine's sentence, as the CLI gives it."""
     with pytest.raises(UsageError) as engine:
-        KnowledgeBase.check_mode("fast")
+        KnowledgeBase.limits.check_mode("fast")
     said = _answer(client, "search", {"query": "bread", "mode": "fast"})
     assert said == str(engine.value) == "Unknown search mode 'fast'; use one of hybrid, bm25, vector."
 

@@ -48,7 +48,7 @@ def local_kb(home):
     from pms_tui.core.kb import KnowledgeBase
 
     kb = KnowledgeBase(home=home / "home")
-    kb.load_model()
+    kb.model.load()
     yield kb
     kb.close()
 
@@ -160,7 +160,7 @@ def test_status_and_explain_match_the_engine(client, local_kb):
     assert status["model"] == stats["model"] and status["writes_allowed"] is False
 
     got = data(client.call("explain", {"query": "dough rise overnight", "note": "notes/cooking/bread.md"}))
-    expected = local_kb.explain("dough rise overnight", "notes/cooking/bread.md")
+    expected = local_kb.searcher.explain("dough rise overnight", "notes/cooking/bread.md")
     assert (got["bm25_rank"], got["vector_rank"], got["missing"]) == (
         expected.bm25_rank, expected.vector_rank, expected.missing)
     assert got["fused_rank"] == 1 and "Fused (what search returns): #1" in got["lines"]
@@ -169,7 +169,7 @@ def test_status_and_explain_match_the_engine(client, local_kb):
 def test_notes_are_resources(client, home, local_kb):
     listed = client.run(lambda s: s.list_resources())
     uris = sorted(str(r.uri) for r in listed.resources)
-    assert len(uris) == len(local_kb.note_names()) and "pms://note/notes/leak.md" not in uris
+    assert len(uris) == len(local_kb.notes.note_names()) and "pms://note/notes/leak.md" not in uris
     read = client.run(lambda s: s.read_resource("pms://note/notes/cooking/bread.md"))
     assert read.contents[0].text == (home / "notes/cooking/bread.md").read_text(encoding="utf-8")
     for bad in ("pms://note/notes/%2E%2E/secret.md", "pms://note/notes/leak.md", "file:///etc/passwd"):
@@ -294,12 +294,12 @@ def test_lives_beside_another_writer(client, home, local_kb):
 
 
 def test_link_graph_tools_match_the_engine(client, local_kb):
-    """links, backlinks (with mentions) and related answer as kb.links/backlinks/related do."""
+    """links, backlinks (with mentions) and related answer as kb.graph.links/backlinks/related do."""
     got = data(client.call("links", {"note": "notes/see-also.md"}))
     assert [(link["status"], link["target_id"], link["label"]) for link in got["links"]] == [
         ("resolved", "notes/cooking/bread.md", ""), ("dangling", None, ""),
         ("resolved", "notes/git/undo-commit.md", "soft reset")]
-    expected = local_kb.links("notes/see-also.md")
+    expected = local_kb.graph.links("notes/see-also.md")
     assert [link["target_line"] for link in got["links"]] == [link.target_line for link in expected]
     assert got["links"][2]["target_line"] > 1  # the heading's line, not the top
 
@@ -308,6 +308,6 @@ def test_link_graph_tools_match_the_engine(client, local_kb):
     assert "[[bread]]" in back["backlinks"][0]["text"] and "mentions" in back
 
     related = data(client.call("related", {"note": "notes/cooking/bread.md", "k": 3}))
-    reference = local_kb.related("notes/cooking/bread.md", 3)
+    reference = local_kb.graph.related("notes/cooking/bread.md", 3)
     assert [r["id"] for r in related["related"]] == [f"{r.collection}/{r.path}" for r in reference]
     assert reference and "notes/cooking/bread.md" not in [r["id"] for r in related["related"]]

@@ -33,7 +33,7 @@ def test_sync_does_not_wait_for_another_writer(folder_and_client):
     from pms_tui.core.kb import KnowledgeBase
 
     folder, client = folder_and_client
-    with KnowledgeBase(home=folder.parent / "home") as other, other.writing():
+    with KnowledgeBase(home=folder.parent / "home") as other, other.index.writing():
         busy = client.call("sync", {})
         assert busy.is_error and f"pid {os.getpid()}" in busy.content[0].text
         assert "\n" not in busy.content[0].text

@@ -36,7 +36,7 @@ def _as_schema_7(conn) -> None:
 
 
 def _targets(kb) -> dict[str, int | None]:
-    return {link.anchor: link.target_line for link in kb.links("n/Home.md")}
+    return {link.anchor: link.target_line for link in kb.graph.links("n/Home.md")}
 
 
 def test_an_index_from_schema_7_is_upgraded_with_progress(tmp_path: Path):
@@ -126,5 +126,5 @@ def test_an_index_from_schema_8_keeps_its_vectors_under_16_byte_keys(tmp_path: P
         assert keys and keys[-1][0] == keys[-1][1]
         write(folder, "copy/Target.md", NOTES["Target.md"])
         report = kb.sync()
-        assert report.changed and kb.vectors_pending == 0
+        assert report.changed and kb.index.vectors_pending == 0
         assert kb.stats()["vectors"] == vectors  # the copy's chunks share the vectors they had

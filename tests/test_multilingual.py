@@ -34,20 +34,20 @@ def test_switching_to_the_multilingual_model(tmp_path):
     (home / "config.toml").write_text(f'model = "{MULTILINGUAL}"\n')
     assert load_settings(home).model == MULTILINGUAL
     with KnowledgeBase(home=home) as kb:
-        assert "reindex" in kb.model_mismatch
+        assert "reindex" in kb.model.mismatch
         meanwhile = kb.search("Datenbank", k=3)  # BM25 answers; no vector of the old model is used
         assert meanwhile.lanes == ("bm25",) and meanwhile[0].relpath == "de/datenbank.md"
         assert any("reindex" in note for note in meanwhile.notes)
         phases = []
         report = kb.reindex(progress=lambda done, total, phase: phases.append(phase))
         assert report.reindexed and "embedding" in phases
-        assert kb.model_mismatch is None
+        assert kb.model.mismatch is None
         assert kb.search("bread dough rise overnight", k=1)[0].relpath == "fr/pain.md"
         assert kb.search("how do I speed up database queries", k=2)[0].relpath in ("de/datenbank.md",
                                                                                      "zh/database.md")
         # its own calibrated "no note matches well" rule
         assert kb.search("symptoms of vitamin d deficiency in adults", k=3).weak
         assert not kb.search("Datenbank Index", k=3).weak
-        checks = {c.label: c for c in kb.diagnose()}
+        checks = {c.label: c for c in kb.doctor.checks()}
         assert checks["model"].ok and MULTILINGUAL in checks["model"].detail
         assert checks["vectors"].ok

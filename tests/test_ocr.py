@@ -76,8 +76,8 @@ def test_a_scanned_document_in_a_collection_is_found_by_its_words(tmp_path):
         assert sorted(report.documents) == ["v/board.png", "v/scan.pdf (1 page)"] and report.skipped == []
         assert kb.search("kingfisher burrows", k=1, mode="bm25")[0].heading_path == ["page 1"]
         assert kb.search("heron census", k=1, mode="bm25")[0].relpath == "board.png"
-        assert kb.document_counts()["v"].indexed == {"PDF": 1, "image": 1}
-        ocr_line = next(c for c in kb.diagnose() if c.label == "ocr")
+        assert kb.index.document_counts()["v"].indexed == {"PDF": 1, "image": 1}
+        ocr_line = next(c for c in kb.doctor.checks() if c.label == "ocr")
         assert ocr_line.ok and ocr_line.detail.startswith("tesseract ") and "eng" in ocr_line.detail
 
 
@@ -126,7 +126,7 @@ def test_without_tesseract_one_sentence_says_what_would_read_them(tmp_path, monk
         documents.extract(pdf, 1_000_000)
     assert str(skipped.value) == ("no text layer (1 page of images only, a scanned PDF?); Tesseract would read it "
                                   "(apt-get install tesseract-ocr; on macOS brew install tesseract)")
-    from pms_tui.core.kb_doctor import _ocr_check
+    from pms_tui.core.services.doctor import _ocr_check
 
     check = _ocr_check("")
     assert check.ok and check.detail.startswith("Tesseract is not installed: scanned pages and images (PNG, JPEG) "

@@ -40,7 +40,7 @@ def kb(home):
     from pms_tui.core.kb import KnowledgeBase
 
     base = KnowledgeBase(home=home / "home")
-    base.load_model()
+    base.model.load()
     yield base
     base.close()
 
@@ -84,8 +84,8 @@ def _kb(call) -> tuple[str, object]:
 # -- the three front ends, each answering a request in the same shape ----------------------
 # show: (note id, the line asked for, covered); search: the hits' ids; explain: its facts
 def _show_kb(kb, ref: str, line: int):
-    note = kb.note(ref)
-    _, first, last = kb.note_lines(note)
+    note = kb.notes.note(ref)
+    _, first, last = kb.notes.note_lines(note)
     return note.id, line, first <= line <= last
 
 
@@ -134,7 +134,7 @@ def answers(kind: str, request: dict, home: Path, kb, client) -> dict[str, tuple
     if kind == "related":
         ref, k = request["ref"], request.get("k", 10)
         got = {
-            "kb": _kb(lambda: [f"{r.collection}/{r.path}" for r in kb.related(ref, k)]),
+            "kb": _kb(lambda: [f"{r.collection}/{r.path}" for r in kb.graph.related(ref, k)]),
             "cli": _cli(home, "related", ref, "-k", str(k), "--json"),
             "mcp": _mcp(client, "related", {"note": ref, "k": k}),
         }
@@ -146,7 +146,7 @@ def answers(kind: str, request: dict, home: Path, kb, client) -> dict[str, tuple
     assert kind == "explain"
     query, ref = request["query"], request["ref"]
     got = {
-        "kb": _kb(lambda: _explained(kb.explain(query, ref).to_json())),
+        "kb": _kb(lambda: _explained(kb.searcher.explain(query, ref).to_json())),
         "cli": _cli(home, "explain", query, ref, "--json"),
         "mcp": _mcp(client, "explain", {"query": query, "note": ref}),
     }
@@ -209,7 +209,7 @@ def test_a_symlink_swapped_in_after_indexing_is_refused_everywhere(home, kb, cli
     victim.unlink()
     victim.symlink_to(home / "secret.md")
     sentence = "notes/victim.md now leads outside its collection's folder; it is not read."
-    assert _kb(lambda: kb.note_text(kb.note("notes/victim.md"))) == ("error", sentence)
+    assert _kb(lambda: kb.notes.note_text(kb.notes.note("notes/victim.md"))) == ("error", sentence)
     assert _cli(home, "show", "notes/victim.md") == ("error", sentence)
     assert _mcp(client, "get", {"note": "notes/victim.md"}) == ("error", sentence)
     window = read_window(hit, kb)  # the reader's whole-note view

@@ -31,9 +31,9 @@ def test_hybrid_leaves_out_the_vector_lane_until_enough_passages_have_vectors(sy
     assert len(during.notes) == 1 and during.notes[0].startswith("vector lane off while vectors are computed")
     assert f"{share:.0%} of the passages" in during.notes[0]
     assert during[0].collection == "big"  # found by its words at once
-    assert "Vector: pending (this passage is queued for embedding)" in kb.evidence(during, during[0]).lines()
+    assert "Vector: pending (this passage is queued for embedding)" in kb.searcher.evidence(during, during[0]).lines()
     embedded = kb.search("undo the last commit", k=3)  # a passage with its vector, the lane off
-    lines = kb.evidence(embedded, embedded[0]).lines()  # the model is ready: the panel says what the search said
+    lines = kb.searcher.evidence(embedded, embedded[0]).lines()  # the model is ready: the panel says what the search said
     assert f"Vector: not in this search ({embedded.notes[0]})" in lines
     assert not any("model is loading" in line for line in lines)
     assert kb.search("kettle lantern", k=3, mode="vector").lanes == ("vector",)  # asked for: it runs
@@ -43,7 +43,7 @@ def test_hybrid_leaves_out_the_vector_lane_until_enough_passages_have_vectors(sy
     assert kb.search("kettle lantern", k=3).lanes == ("bm25", "vector")
     kb.settings = kb.retrieval.settings = replace(kb.settings, vector_min_share=0.8)
 
-    kb.embed_pending()
+    kb.index.embed_pending()
     assert vector_rows.embedded_share(kb._store.conn) == 1.0
     after = kb.search("kettle lantern", k=3)
     assert after.lanes == ("bm25", "vector") and after.notes == ()

@@ -79,5 +79,5 @@ def test_a_hit_names_the_printed_page_and_the_reference_takes_the_physical_one(k
     kb.sync(embed=False, only_paths={R_INTRO.name})
     hit = kb.search('"asked whether you want to save the data"', k=1, mode="bm25")[0]
     assert hit.heading_path == ["page 4 (PDF page 10)"]
-    text = kb.note_text(kb.note("r/R-intro.pdf"))
+    text = kb.notes.note_text(kb.notes.note("r/R-intro.pdf"))
     assert pages.of_line(text, hit.start_line) == 10

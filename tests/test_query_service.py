@@ -22,8 +22,8 @@ def test_a_search_takes_its_vector_from_the_running_server(synced_kb):
     for kept in (home / "cache" / "query-vectors").glob("*.vec"):
         kept.unlink()
 
-    synced_kb.load_model()
-    assert synced_kb.serve_query_vectors()
+    synced_kb.model.load()
+    assert synced_kb.model.serve_query_vectors()
     path = query_service.socket_path(home)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     served, probe = _search(home, "soft reset tag:git", "hybrid")
@@ -38,7 +38,7 @@ def test_a_search_takes_its_vector_from_the_running_server(synced_kb):
     assert head == b'"soft reset"'
     assert np.array_equal(np.frombuffer(body, "<f4"), synced_kb._embedder.embed_query("soft reset"))
 
-    assert not synced_kb.serve_query_vectors()  # one server per knowledge base
+    assert not synced_kb.model.serve_query_vectors()  # one server per knowledge base
     other = query_service.QueryVectorServer(home, synced_kb._embedder, str)
     assert not other.start()  # the socket is alive: a second process does not take it over
     synced_kb.close()
@@ -55,15 +55,15 @@ def test_a_socket_left_by_a_killed_process_is_ignored_then_replaced(synced_kb):
     result, probe = _search(home, "pancakes breakfast", "hybrid")
     assert probe["helpers"] == 1 and result["hits"]
 
-    synced_kb.load_model()
-    assert synced_kb.serve_query_vectors()
+    synced_kb.model.load()
+    assert synced_kb.model.serve_query_vectors()
     assert query_service.ask(home, "eggs", synced_kb._embedder.model_name, synced_kb._embedder.max_tokens)
     synced_kb.close()
 
 
 def test_a_connection_from_another_user_is_refused(synced_kb, monkeypatch):
-    synced_kb.load_model()
-    assert synced_kb.serve_query_vectors()
+    synced_kb.model.load()
+    assert synced_kb.model.serve_query_vectors()
     real = os.getuid()
     monkeypatch.setattr(query_service.os, "getuid", lambda: real + 1)  # the server sees a stranger
     assert query_service.ask(synced_kb.home, "eggs", synced_kb._embedder.model_name,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pms_tui.core.search.query_syntax import MAX_QUERY_CHARS, parse, parse_date
+from pms_tui.core.search.query_syntax import PARSED_QUERY_CHARS, parse, parse_date
 
 TODAY = dt.date(2026, 3, 31)
 
@@ -125,7 +125,7 @@ def test_control_characters_and_surrogates():
 
 def test_huge_input_is_cut():
     q = p('tag:a "x" -yy ' * 2000)
-    assert len(q.raw) <= MAX_QUERY_CHARS
+    assert len(q.raw) <= PARSED_QUERY_CHARS
     assert q.values("tag") == ["a"] and q.phrases == ["x"] and q.exclude == ["yy"]
 
 

@@ -34,7 +34,7 @@ def test_a_search_during_a_reindex_finds_every_note_by_its_words(synced_kb, tmp_
             assert result == KNOWN, phase
         assert found(reader) == KNOWN
         # afterwards: every note once, every text embedded by the configured model
-        assert synced_kb.vectors_pending == 0
+        assert synced_kb.index.vectors_pending == 0
         hits = synced_kb.search("bread dough rise overnight", k=3, mode="vector").hits
         assert hits[0].relpath == "cooking/bread.md"
         assert sorted({h.relpath for h in synced_kb.search("the", k=50, mode="bm25").hits}) <= sorted(KNOWN.values())

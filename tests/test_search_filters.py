@@ -191,14 +191,14 @@ def test_evidence_says_vector_pending(vault_kb):
 
 
 def test_explain_a_note(vault_kb):
-    ex = vault_kb.explain("sourdough starter commit", "vault/cooking/bread.md")
+    ex = vault_kb.searcher.explain("sourdough starter commit", "vault/cooking/bread.md")
     assert ex.bm25_rank == 1 and ex.vector_rank is not None and 0 < ex.similarity <= 1
     assert ex.missing == [] and ex.passes_filters
-    ex = vault_kb.explain("sourdough squash tag:git", "vault/git/rebase.md")
+    ex = vault_kb.searcher.explain("sourdough squash tag:git", "vault/git/rebase.md")
     assert ex.missing == ["sourdough"] and ex.bm25_rank is not None and ex.passes_filters
-    ex = vault_kb.explain("bread tag:git", "vault/cooking/bread.md")
+    ex = vault_kb.searcher.explain("bread tag:git", "vault/cooking/bread.md")
     assert not ex.passes_filters and ex.failed_filters == ["tag:git"]
-    ex = vault_kb.explain("zebra", "vault/cooking/bread.md")
+    ex = vault_kb.searcher.explain("zebra", "vault/cooking/bread.md")
     assert ex.bm25_rank is None and ex.missing == ["zebra"]
 
 
@@ -213,7 +213,7 @@ def test_facets_follow_edits(vault_kb, tmp_path):
 
 
 def test_facet_values_for_completion(vault_kb):
-    values = vault_kb.facet_values()
+    values = vault_kb.searcher.facet_values()
     assert {"git", "git/advanced", "shell", "baking"} <= set(values["tag"]) and "notatag" not in values["tag"]
     assert values["path"][0] == "git/" and values["in"] == ["vault"]
 

@@ -56,7 +56,7 @@ def test_tag_filter(til_kb):
     assert relpaths(til_kb.search("attributes tag:find_or_create_by -path:README", k=10)) == {RAILS}
     assert list(til_kb.search("tag:git", k=10)) == []
     assert list(til_kb.search("tag:fff", k=10)) == []
-    assert "find_or_create_by" in til_kb.facet_values()["tag"]
+    assert "find_or_create_by" in til_kb.searcher.facet_values()["tag"]
 
 
 def test_date_filters_use_the_file_day(til_kb):

@@ -184,7 +184,7 @@ def test_an_index_from_schema_10_is_upgraded_with_progress(tmp_path):
         assert dict(kb._store.conn.execute("SELECT path, lang FROM documents")) == LANGS
         after = kb.stats()
         assert (after["documents"], after["chunks"]) == (before["documents"], before["chunks"])
-        assert all(c.ok for c in kb.diagnose() if c.label == "full-text")
+        assert all(c.ok for c in kb.doctor.checks() if c.label == "full-text")
         report = kb.sync(embed=False)
         assert not report.changed  # nothing re-read: the notes' rows were kept
         # the counts the planner reads match the rebuilt index

@@ -151,13 +151,13 @@ def test_model_mismatch_asks_for_reindex(synced_kb, tmp_path):
     with st.Store(home / "index.sqlite").conn as conn:
         conn.execute("UPDATE meta SET value = 'some/other-model' WHERE key = 'embedding_model'")
     other = KnowledgeBase(home=home)
-    assert "reindex" in other.model_mismatch
+    assert "reindex" in other.model.mismatch
     with pytest.raises(ModelMismatchError):
         other.sync()
     assert other.search("sourdough", mode="bm25")  # full text still answers
     report = other.reindex()
     # rebuilt in place: every note read again (modified, none new), every text embedded anew
-    assert other.model_mismatch is None and len(report.modified) == 3 and not report.added
+    assert other.model.mismatch is None and len(report.modified) == 3 and not report.added
     assert other.search("sourdough", k=1)[0].vector_rank == 1
     other.close()
 

@@ -60,14 +60,14 @@ def test_a_sync_during_an_embedding_is_searchable_at_once_and_its_vectors_join_t
         assert hits and hits[0].collection == "journal"
     finally:
         runner.join(120)
-    assert first["report"].chunks_embedded == 121 and kb.vectors_pending == 0
+    assert first["report"].chunks_embedded == 121 and kb.index.vectors_pending == 0
 
 
 def test_a_sync_while_another_writes_text_waits_its_turn_when_asked(kb, tmp_path):
     from pms_tui.core.errors import SyncBusyError
 
     kb.collections.create(_folder(tmp_path / "a", 3, "copper"), name="a")
-    kb._sync_lock.acquire()  # as a running sync's text phase holds it
+    kb.index._sync_lock.acquire()  # as a running sync's text phase holds it
     try:
         try:
             kb.sync(embed=False)
@@ -78,6 +78,6 @@ def test_a_sync_while_another_writes_text_waits_its_turn_when_asked(kb, tmp_path
         cancel.set()
         assert kb.sync(embed=False, wait=True, cancel=cancel).cancelled
     finally:
-        threading.Timer(0.3, kb._sync_lock.release).start()
+        threading.Timer(0.3, kb.index._sync_lock.release).start()
     report = kb.sync(embed=False, wait=True)  # waits for the release, then syncs
     assert len(report.added) == 3

@@ -62,14 +62,14 @@ def test_english_model_leaves_the_vector_lane_out_of_a_chinese_or_japanese_query
             assert [h.relpath for h in hybrid] == [h.relpath for h in bm25]
             assert len(hybrid.notes) == 1 and hybrid.notes[0].startswith(VECTORS_UNREAD_SCRIPT)
             assert "reads Latin script" in hybrid.notes[0]
-            lines = kb.evidence(hybrid, hybrid[0]).lines()
+            lines = kb.searcher.evidence(hybrid, hybrid[0]).lines()
             assert f"Vector: not in this search ({hybrid.notes[0]})" in lines
             assert kb.search(query, k=5, mode="vector").lanes == ("vector",)  # asked for: it runs
         assert kb.search("抓取网络接口上的数据包", k=1)[0].relpath == "zh/tcpdump.md"
-        explained = kb.explain("抓取网络接口上的数据包", "n/zh/tcpdump.md")
+        explained = kb.searcher.explain("抓取网络接口上的数据包", "n/zh/tcpdump.md")
         assert explained.vector_out.startswith(VECTORS_UNREAD_SCRIPT)
         assert f"Vector: not in a hybrid search ({explained.vector_out})" in explained.lines()
-        assert kb.explain("record traffic on a network interface", "n/en/network.md").vector_out == ""
+        assert kb.searcher.explain("record traffic on a network interface", "n/en/network.md").vector_out == ""
         english = kb.search("record traffic on a network interface", k=3)
         assert english.lanes == ("bm25", "vector")
         assert not any(n.startswith(VECTORS_UNREAD_SCRIPT) for n in english.notes)

@@ -41,7 +41,7 @@ def _found(kb, query: str) -> list[str]:
 def _watching(kb, **options):
     stop = threading.Event()
     modes: list[str] = []
-    thread = threading.Thread(target=kb.watch, args=(stop,), kwargs={"on_mode": modes.append, **options},
+    thread = threading.Thread(target=kb.index.watch, args=(stop,), kwargs={"on_mode": modes.append, **options},
                               daemon=True)
     thread.start()
     assert wait_until(lambda: modes)
@@ -64,7 +64,7 @@ def test_watch_indexes_new_edited_renamed_and_deleted_notes(kb, notes_dir):
         assert wait_until(lambda: _found(kb, "narwhal") == ["new/okapi.md"])
         (notes_dir / "new" / "okapi.md").unlink()
         assert wait_until(lambda: not _found(kb, "narwhal"))
-        assert wait_until(lambda: kb.vectors_pending == 0)  # the vectors follow too
+        assert wait_until(lambda: kb.index.vectors_pending == 0)  # the vectors follow too
     finally:
         stop.set()
         thread.join(timeout=30)

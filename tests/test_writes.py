@@ -79,7 +79,7 @@ def test_properties_keep_the_frontmatter_layout(kb):
     assert path.read_bytes() == before
     edit(kb, "notes/plan.md", "set_properties", {"title": "Plan B: \"quoted\" #x"})
     assert b"# kept comment\ntags: [work]\n" in path.read_bytes()
-    assert kb.note("notes/plan.md").title == 'Plan B: "quoted" #x'
+    assert kb.notes.note("notes/plan.md").title == 'Plan B: "quoted" #x'
 
 
 def test_section_replace_and_passage_replace(kb):
@@ -128,7 +128,7 @@ def test_rename_rewrites_links_and_undo_puts_everything_back(kb):
     assert result.path == "projects/roadmap.md" and result.links_rewritten == ["hub.md"]
     hub = (folder / "hub.md").read_text()
     assert "[[roadmap]]" in hub and "(projects/roadmap.md#tasks)" in hub and "`[[plan]]`" in hub
-    assert {link.source for link in kb.backlinks("notes/projects/roadmap.md")} == {"hub.md"}
+    assert {link.source for link in kb.graph.backlinks("notes/projects/roadmap.md")} == {"hub.md"}
     assert kb.search("intro", mode="bm25").hits[0].relpath == "projects/roadmap.md"
     kb.write.undo()
     assert (folder / "hub.md").read_bytes() == hub_before and (folder / "plan.md").exists()
@@ -193,7 +193,7 @@ def test_read_only_collections_the_guide_and_size_are_refused(kb, tmp_path):
     kb.collections.set_writable("notes", True)
     with pytest.raises(UsageError, match="a write may hold up to"):
         kb.write.create("Big", body="x" * (kb.settings.max_write_kb * 1024 + 1))
-    guide = kb.add_guide()
+    guide = kb.scope.add_guide()
     kb.collections.set_writable(guide.name, True)
     with pytest.raises(UsageError, match="bundled guide is read-only"):
         kb.write.create("Into the guide", collection=guide.name, body="x")
@@ -281,7 +281,7 @@ def test_every_link_form_follows_a_rename(tmp_path):
         "Links: [[projects/roadmap#Tasks|the plan]], ![[projects/roadmap]], [[projects/roadmap.md]], "
         "[a](../projects/roadmap.md), [b](<../projects/roadmap.md#tasks>), [c](https://example.com/my%20plan.md), "
         "[[unrelated]].\n")
-    assert {link.target_path for link in kb.links("notes/sub/source.md") if link.resolved} == {"projects/roadmap.md"}
+    assert {link.target_path for link in kb.graph.links("notes/sub/source.md") if link.resolved} == {"projects/roadmap.md"}
     kb.close()
 
 
@@ -300,7 +300,7 @@ def test_a_write_does_not_wait_for_another_process_holding_the_index(kb):
 
     holder = subprocess.Popen([sys.executable, "-I", "-c", (
         "import sys, time\nfrom pms_tui.core.kb import KnowledgeBase\n"
-        "kb = KnowledgeBase(sys.argv[1], embedder=None)\nheld = kb.writing()\nheld.__enter__()\n"
+        "kb = KnowledgeBase(sys.argv[1], embedder=None)\nheld = kb.index.writing()\nheld.__enter__()\n"
         "print('held', flush=True)\ntime.sleep(60)\n"), str(kb.home)], stdout=subprocess.PIPE)
     try:
         assert holder.stdout.readline().strip() == b"held"

@@ -44,10 +44,10 @@ def _kb(args):
 
     kb = KnowledgeBase(home=args.home, upgrade_progress=tell_upgrade)
     if helper is not None:
-        kb.expect_query_vector(helper)
+        kb.model.expect_query_vector(helper)
     for warning in kb.settings.warnings:
         say(f"pms-tui: {warning}", file=sys.stderr)
-    kb.on_writer_wait = tell_waiting  # a second writer waits its turn, and says for whom
+    kb.index.on_writer_wait = tell_waiting  # a second writer waits its turn, and says for whom
     return kb
 
 
@@ -111,7 +111,7 @@ def cmd_add(args) -> int:
     with _kb(args) as kb:
         col = kb.collections.create(args.path, name=args.name, description=args.description or "")
         say(f"Added collection {col.name!r} ({col.path}, {len(col.files)} notes). Run `pms-tui sync` to index it.")
-        notice = kb.guide_notice()  # the guide steps aside: said once, here or in the app
+        notice = kb.scope.guide_notice()  # the guide steps aside: said once, here or in the app
         if notice:
             say(notice)
     return 0
@@ -126,9 +126,9 @@ def cmd_collections(args) -> int:
         if args.writable or args.read_only:
             return 0
         rows = []
-        aside = kb.guide_aside()
+        aside = kb.scope.guide_aside()
         for col in kb.collections.list():
-            docs, chunks = col.counts()
+            docs, chunks = kb.collections.counts(col)
             notes, pdf_word = col.file_counts()  # both kinds, as "documents" (indexed) counts them
             rows.append({
                 "name": col.name, "path": str(col.path), "description": col.description,
@@ -177,15 +177,15 @@ def cmd_status(args) -> int:
                 "to_add": [str(p) for p in total.to_add], "to_update": [str(p) for p in total.to_update],
                 "to_delete": [str(p) for p in total.to_delete],
                 "skipped": [{"path": str(p), "reason": why} for p, why in total.skipped],
-                "links": kb.link_counts(),
-                "documents": {name: c.to_json() for name, c in kb.document_counts().items()},
+                "links": kb.graph.link_counts(),
+                "documents": {name: c.to_json() for name, c in kb.index.document_counts().items()},
             })
             return 0
         if not cols:
             say(NO_COLLECTIONS)
             return 0
         say(total.summary)
-        pending, links, documents = kb.vectors_pending, kb.link_counts(), kb.document_counts()
+        pending, links, documents = kb.index.vectors_pending, kb.graph.link_counts(), kb.index.document_counts()
         if pending:
             say(f"  {pending} chunk texts are waiting for their vectors (searchable by their words "
                   f"already); `pms-tui sync` embeds them.")
@@ -255,7 +255,7 @@ def cmd_watch(args) -> int:
                 _print_report(report, False)  # through say(): a path from the folder is sanitised
                 sys.stdout.flush()
 
-        watcher = threading.Thread(target=kb.watch, args=(stop,), kwargs={"on_sync": on_sync, "on_mode": on_mode},
+        watcher = threading.Thread(target=kb.index.watch, args=(stop,), kwargs={"on_sync": on_sync, "on_mode": on_mode},
                                    name="pms-watch", daemon=True)
         watcher.start()
         try:
@@ -290,7 +290,7 @@ def cmd_search(args) -> int:
         if args.min_score is not None:  # for scripts
             result = result.keeping(lambda hit: hit.score >= args.min_score)
         if args.json:
-            hits = [{**h.to_json(), "evidence": kb.evidence(result, h).to_json()} for h in result]
+            hits = [{**h.to_json(), "evidence": kb.searcher.evidence(result, h).to_json()} for h in result]
             _print_json({"query": result.query.to_json(), "lanes": result.lanes, "notes": result.notes,
                          "fusion": result.fusion and result.fusion.to_json(), "weak": result.weak,
                          "match": result.match and result.match.to_json(), "hits": hits})
@@ -298,7 +298,7 @@ def cmd_search(args) -> int:
         for item in result.query.ignored:
             say(f"ignored {item.text}: {item.reason}", file=sys.stderr)
         if not result:
-            say(kb.empty_index_notice() or "No matches.")
+            say(kb.searcher.empty_index_notice() or "No matches.")
             return 0
         if result.weak:
             say("No note matches well; the nearest:")
@@ -309,7 +309,7 @@ def cmd_search(args) -> int:
             say(f"    {h.title}" + (f"  ({crumb})" if crumb and crumb != h.title else ""))
             print(f"    {_plain_snippet(h.snippet)}")  # sanitised inside
             if args.explain:
-                for line in kb.evidence(result, h).lines():
+                for line in kb.searcher.evidence(result, h).lines():
                     say(f"      {line}")
         chips = " ".join(result.query.chips())
         say(f"({len(result)} hit{'' if len(result) == 1 else 's'} in {elapsed:.0f} ms; lanes: {', '.join(result.lanes) or 'none'}"
@@ -319,7 +319,7 @@ def cmd_search(args) -> int:
 
 def cmd_explain(args) -> int:
     with _kb(args) as kb:
-        explanation = kb.explain(args.query, args.note, collections=args.collection)
+        explanation = kb.searcher.explain(args.query, args.note, collections=args.collection)
         if args.json:
             _print_json(explanation.to_json())
             return 0
@@ -330,8 +330,8 @@ def cmd_explain(args) -> int:
 
 def cmd_show(args) -> int:
     with _kb(args) as kb:
-        note = kb.note(args.target)  # collection/path, a path or a name, with :LINE or :START-END
-        read = kb.read(note)  # from inside its folder; a line past the end is an error
+        note = kb.notes.note(args.target)  # collection/path, a path or a name, with :LINE or :START-END
+        read = kb.notes.read(note)  # from inside its folder; a line past the end is an error
         first, last = read.first, read.last
         chunks = kb.chunks_of(note.collection, note.relpath)
         if note.start_line is not None:

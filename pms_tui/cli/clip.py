@@ -68,7 +68,7 @@ def _size(n: int) -> str:
 def add_parser(sub, open_kb: Callable, say: Callable, print_json: Callable) -> None:
     def command(args) -> int:
         with open_kb(args) as kb:
-            col = kb.default_clip_collection(args.collection)
+            col = kb.clipper.default_collection(args.collection)
             stages = ClipStages(args.url, args.quiet, say)
             cancel = threading.Event()
 
@@ -81,7 +81,7 @@ def add_parser(sub, open_kb: Callable, say: Callable, print_json: Callable) -> N
             previous = signal.signal(signal.SIGINT, on_sigint)
             try:
                 stages(0, 0, "fetching")  # said before the server answers: a slow one is seen waiting
-                result = kb.clip(args.url, col, update=args.update, progress=stages, cancel=cancel)
+                result = kb.clipper.clip(args.url, col, update=args.update, progress=stages, cancel=cancel)
             except ClipStopped:
                 say("Stopped: nothing was written.", file=sys.stderr)
                 return 130

@@ -30,7 +30,7 @@ def add_parsers(sub, open_kb: Callable, say: Callable, print_json: Callable) -> 
         return command
 
     def links(kb, args) -> int:
-        found = kb.links(args.note)
+        found = kb.graph.links(args.note)
         if args.json:
             print_json([link.to_json() for link in found])
             return 0
@@ -43,8 +43,8 @@ def add_parsers(sub, open_kb: Callable, say: Callable, print_json: Callable) -> 
         return 0
 
     def backlinks(kb, args) -> int:
-        found = kb.backlinks(args.note)
-        mentions = kb.mentions(args.note) if args.mentions else []
+        found = kb.graph.backlinks(args.note)
+        mentions = kb.graph.mentions(args.note) if args.mentions else []
         if args.json:
             data: dict = {"backlinks": [link.to_json() for link in found]}
             if args.mentions:
@@ -62,7 +62,7 @@ def add_parsers(sub, open_kb: Callable, say: Callable, print_json: Callable) -> 
         return 0
 
     def related(kb, args) -> int:
-        found = kb.related(args.note, args.k)
+        found = kb.graph.related(args.note, args.k)
         if args.json:
             print_json([note.to_json() for note in found])
             return 0

@@ -47,7 +47,7 @@ def add_parsers(sub, say: Callable, print_report: Callable) -> None:
                       Check("repair", False, "if the index is damaged, `pms-tui repair` rebuilds it from your notes")]
         else:
             with kb:
-                checks = kb.diagnose()
+                checks = kb.doctor.checks()
         for check in checks:
             say(f"{'ok ' if check.ok else 'BAD'}  {check.label:<14} {check.detail}")
         print_mcp_clients(args.home, say)  # information: it does not change the exit status

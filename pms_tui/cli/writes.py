@@ -53,7 +53,7 @@ def add_parsers(sub, open_kb: Callable, say: Callable, print_json: Callable) -> 
         results = results if isinstance(results, list) else [results]
         if not getattr(args, "no_embed", True):
             try:
-                kb.embed_pending()
+                kb.index.embed_pending()
             except PmsError as exc:
                 say(f"Searchable by its words; not yet by meaning ({exc})", file=sys.stderr)
         if args.json:

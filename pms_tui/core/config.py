@@ -34,6 +34,9 @@ CONFIG_FILE = "config.toml"
 STATE_FILE = "state.json"  # the app state, apart from the configuration
 DB_FILE = "index.sqlite"
 DEFAULT_MODEL = "pms-tui/all-MiniLM-L6-v2-int8"
+# The deepest a lane may rank (``lane_depth``), and so the most hits one request may ask for
+# (``search.limits.MAX_K``): one bound, held here.
+MAX_DEPTH = 10_000
 
 
 @dataclass
@@ -158,7 +161,7 @@ RULES: dict[str, Rule] = {
     "rrf_k": _whole(1, 100_000),
     "bm25_weight": _weight(),
     "vector_weight": _weight(),
-    "lane_depth": _whole(1, 10_000),
+    "lane_depth": _whole(1, MAX_DEPTH),
     "query_aware_fusion": Rule(bool, "true or false"),
     "confident_coverage": Rule(float, "a share from 0 to 1.01 (1.01: never)", lambda v: 0.0 <= v <= 1.01),
     "confident_k": _whole(1, 100_000),

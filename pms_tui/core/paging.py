@@ -1,6 +1,6 @@
 """A note's lines in pages that lose nothing: each line is given with its own line ending
 (``\\n``, ``\\r\\n`` or ``\\r``, as the file has it), so the pages of a note joined in order are
-its text exactly, the last line with or without a newline as it was. ``KnowledgeBase.read``
+its text exactly, the last line with or without a newline as it was. ``kb.notes.read``
 is the one caller; every front end pages through it.
 
 A page ends at the end of a line, unless its first line alone is longer than a page: then it
@@ -43,7 +43,7 @@ class NotePage:
     cut: str | None = None  # the sentence saying a line was cut
     pages: tuple[int, int] | None = None  # a PDF's pages of the first and the last line
     frontmatter: dict = field(default_factory=dict)
-    note: Any = None  # the NoteRef read (set by KnowledgeBase.read; kb_notes imports this module)
+    note: Any = None  # the NoteRef read (set by Notes.read: services/notes.py imports this module)
 
     @property
     def truncated(self) -> bool:

@@ -28,14 +28,14 @@ def write(kb, allow_writes: bool) -> str:
     """The instructions for a client connecting now."""
     cols = kb.collections.list()
     if not cols:
-        head = f"pms-tui: a private search engine over the user's Markdown notes. {kb.empty_index_notice()}"
+        head = f"pms-tui: a private search engine over the user's Markdown notes. {kb.searcher.empty_index_notice()}"
         return "\n\n".join([head, SEARCH_LANGUAGE])
     stats = kb.stats()
     lines = [f"pms-tui: a private search engine over the user's Markdown notes, on this machine: "
              f"{stats['documents']:,} notes in {len(cols)} collection{'s' if len(cols) != 1 else ''}:"]
-    aside = kb.guide_aside()
+    aside = kb.scope.guide_aside()
     for col in cols[:MAX_COLLECTIONS_LISTED]:
-        documents, _ = col.counts()
+        documents, _ = kb.collections.counts(col)
         about = f": {one_line(col.description)[:200]}" if col.description.strip() else ""
         if aside is not None and col.id == aside.id:
             about += (f" Left out of searches while the user has notes of their own; search it with "

@@ -40,11 +40,11 @@ class Limit:
 
 
 def _note_limits(tool: str) -> Limit:
-    return Limit(tool, "note", {"maxLength": _KB.MAX_REF_CHARS}, _KB.check_ref_length, "That is not a note name")
+    return Limit(tool, "note", {"maxLength": _KB.limits.MAX_REF_CHARS}, _KB.limits.check_ref_length, "That is not a note name")
 
 
 def _query_limits(tool: str) -> Limit:
-    return Limit(tool, "query", {"maxLength": _KB.MAX_QUERY_CHARS, "pattern": r"\S"}, _KB.check_query,
+    return Limit(tool, "query", {"maxLength": _KB.limits.MAX_QUERY_CHARS, "pattern": r"\S"}, _KB.limits.check_query,
                  "The query is")
 
 
@@ -54,8 +54,8 @@ def _collections(tool: str) -> Limit:
 
 LIMITS: list[Limit] = [
     _query_limits("search"),
-    Limit("search", "k", {"minimum": 1, "maximum": _KB.MAX_K}, _KB.check_k, "k (how many hits) must be"),
-    Limit("search", "mode", {"enum": list(MODES)}, _KB.check_mode, "Unknown search mode"),
+    Limit("search", "k", {"minimum": 1, "maximum": _KB.limits.MAX_K}, _KB.limits.check_k, "k (how many hits) must be"),
+    Limit("search", "mode", {"enum": list(MODES)}, _KB.limits.check_mode, "Unknown search mode"),
     _collections("search"),
     _note_limits("get"),
     Limit("get", "start_line", {"minimum": 1}, None, "must be at least 1"),
@@ -73,7 +73,7 @@ LIMITS: list[Limit] = [
     _note_limits("links"),
     _note_limits("backlinks"),
     _note_limits("related"),
-    Limit("related", "k", {"minimum": 1, "maximum": _KB.MAX_K}, lambda k: _KB.check_k(k, "notes"),
+    Limit("related", "k", {"minimum": 1, "maximum": _KB.limits.MAX_K}, lambda k: _KB.limits.check_k(k, "notes"),
           "k (how many notes) must be"),
 ]
 

@@ -20,19 +20,19 @@ def _link(link) -> dict:
 
 def links(runner, args: dict) -> dict:
     note = notes.find(runner.kb, args["note"])
-    found = runner.kb.links(note.id)
+    found = runner.kb.graph.links(note.id)
     return {"note": note.id, "count": len(found), "links": [_link(link) for link in found]}
 
 
 def backlinks(runner, args: dict) -> dict:
     kb = runner.kb
     note = notes.find(kb, args["note"])
-    data = {"note": note.id, "backlinks": [_link(link) for link in kb.backlinks(note.id)]}
+    data = {"note": note.id, "backlinks": [_link(link) for link in kb.graph.backlinks(note.id)]}
     if args.get("mentions"):
         data["mentions"] = [
             {**{k: one_line(v) if isinstance(v, str) else v for k, v in m.to_json().items()},
              "id": f"{m.collection}/{m.path}"}
-            for m in kb.mentions(note.id)
+            for m in kb.graph.mentions(note.id)
         ]
     return data
 
@@ -42,7 +42,7 @@ def related(runner, args: dict) -> dict:
     note = notes.find(kb, args["note"])
     k = args.get("k", 10)
     ready = runner.vector_ready()
-    found = kb.related(note.id, k) if ready else []
+    found = kb.graph.related(note.id, k) if ready else []
     data = {"note": note.id, "related": [
         {"id": f"{r.collection}/{r.path}", "uri": note_uri(r.collection, r.path), "title": one_line(r.title),
          "score": round(r.score, 4), "line": r.line, "linked": r.linked, "links_here": r.links_here}

@@ -31,7 +31,7 @@ def _client(runner) -> str:
 
 def _done(runner, result) -> dict:
     data = result.to_json()
-    if runner.kb.model_ready:
+    if runner.kb.model.ready:
         runner.embed_behind()
         data["searchable"] = "by its words now; by meaning once its passages are embedded, in seconds"
     else:
@@ -77,7 +77,7 @@ def delete_note(runner, args: dict) -> dict:
 
 def undo(runner, args: dict) -> dict:
     results = runner.kb.write.undo(args.get("journal_id"), client=_client(runner))
-    if runner.kb.model_ready:
+    if runner.kb.model.ready:
         runner.embed_behind()
     return {"undone": [r.to_json() for r in results]}
 

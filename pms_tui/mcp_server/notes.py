@@ -27,7 +27,7 @@ MAX_MULTI_NOTES = 100
 def find(kb, ref: object) -> NoteRef:
     """The indexed note ``ref`` names (the engine's one resolver, which takes a resource URI
     too), or UsageError with the reason."""
-    return kb.note(ref)
+    return kb.notes.note(ref)
 
 
 def frontmatter_json(value):
@@ -45,14 +45,14 @@ def frontmatter_json(value):
 
 def get_note(kb, ref: object, start_line: int | None = None, end_line: int | None = None,
              max_chars: int | None = budget.DEFAULT_PAGE_CHARS, start_char: int = 0) -> dict:
-    """One note, whole or lines ``start_line``..``end_line``, in pages (``KnowledgeBase.read``,
+    """One note, whole or lines ``start_line``..``end_line``, in pages (``KnowledgeBase.notes.read``,
     which names where the next page starts) whose whole result, its metadata with the text,
     takes at most ``max_chars`` as compact JSON (``budget.structured_size``: what Claude Code
     hands the model). Joined, the pages are the file's text."""
     room = None if max_chars is None else max(budget.MIN_TEXT_ROOM, max_chars - budget.METADATA_ROOM)
     measured = False
     while True:
-        got = kb.read(ref, start_line, end_line, room, start_char=start_char, measure=budget.text_size)
+        got = kb.notes.read(ref, start_line, end_line, room, start_char=start_char, measure=budget.text_size)
         result = _note_json(kb, got, start_char)
         if max_chars is None or room is None:
             return result
@@ -69,7 +69,7 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
 
 
 def _note_json(kb, got, start_char: int) -> dict:
-    """get's answer for the page ``got`` (``KnowledgeBase.read``)."""
+    """get's answer for the page ``got`` (``KnowledgeBase.notes.read``)."""
     note = got.note
     result = {
         "id": got.id, "uri": note_uri(note.collection.name, note.relpath),
@@ -102,7 +102,7 @@ def multi_get(kb, refs: list | None, pattern: str | None, max_bytes: int) -> dic
     errors: list[dict] = []
     capped = ""
     if pattern is not None:
-        names = [n for n in kb.note_names() if fnmatch.fnmatchcase(n, pattern)]
+        names = [n for n in kb.notes.note_names() if fnmatch.fnmatchcase(n, pattern)]
         if not names:
             raise UsageError(f"No indexed note id matches {one_line(pattern)[:200]!r} (ids look like collection/folder/note.md).")
         refs = names

@@ -26,7 +26,7 @@ def search(runner, args: dict) -> dict:
     vector = args["mode"] == "bm25" or runner.vector_ready()
     started = time.perf_counter()
     result = kb.search(query, k=k, mode=args["mode"], collections=collections, vector=vector)
-    if not result and (empty := kb.empty_index_notice()):
+    if not result and (empty := kb.searcher.empty_index_notice()):
         notes_out.append(empty)
     hits, left_out = budget.fit_hits([hit_json(h) for h in result])
     if left_out:
@@ -67,7 +67,7 @@ def status(runner, args: dict) -> dict:
     kb = runner.kb
     cols = []
     for col in kb.collections.list():
-        documents, chunks = col.counts()
+        documents, chunks = kb.collections.counts(col)
         cols.append({"name": col.name, "description": one_line(col.description), "folder": one_line(str(col.path)),
                      "notes": documents, "chunks": chunks, "last_sync": _when(col.last_sync),
                      "folder_exists": col.exists, "writable": col.writable})
@@ -77,17 +77,17 @@ def status(runner, args: dict) -> dict:
         "collections": cols,
         "notes": stats["documents"], "chunks": stats["chunks"], "vectors": stats["vectors"],
         "vectors_pending": stats["vectors_pending"],
-        "model": stats["model"], "model_state": kb.model_state,
-        "model_problem": kb.model_mismatch or kb.model_error,
+        "model": stats["model"], "model_state": kb.model.state,
+        "model_problem": kb.model.mismatch or kb.model.error,
         "last_sync": _when(max(syncs)) if syncs else None,
-        "index_bytes": stats["db_bytes"], "read_only": kb.read_only,
+        "index_bytes": stats["db_bytes"], "read_only": kb.index.read_only,
         "writes_allowed": runner.allow_writes,
     }
 
 
 def explain(runner, args: dict) -> dict:
     kb = runner.kb
-    explanation = kb.explain(args["query"], notes.find(kb, args["note"]).id,
+    explanation = kb.searcher.explain(args["query"], notes.find(kb, args["note"]).id,
                              collections=args.get("collections") or None, vector=runner.vector_ready())
     data = explanation.to_json()
     data["lines"] = [safe_text(line, keep="") for line in data["lines"]]

@@ -12,7 +12,7 @@ PAGE = 500
 
 def page(kb, cursor: str | None) -> tuple[list[tuple[str, str]], str | None]:
     """(uri, id) of one page of notes, and the next page's cursor (None at the end)."""
-    names = kb.note_names()
+    names = kb.notes.note_names()
     start = 0
     if cursor is not None:
         if not (cursor.isascii() and cursor.isdigit() and 0 < int(cursor) < len(names)):
@@ -28,5 +28,5 @@ def page(kb, cursor: str | None) -> tuple[list[tuple[str, str]], str | None]:
 
 
 def read(kb, uri: str) -> str:
-    """The note's whole text, as the file has it (``KnowledgeBase.read``; what get's pages join to)."""
-    return budget.safe_page(kb.read(uri).text)
+    """The note's whole text, as the file has it (``KnowledgeBase.notes.read``; what get's pages join to)."""
+    return budget.safe_page(kb.notes.read(uri).text)

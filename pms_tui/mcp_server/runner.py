@@ -64,8 +64,8 @@ class KbRunner:
         from ..core.errors import PmsError
 
         try:
-            if not self._kb.model_mismatch:
-                self._kb.load_model(serve_queries=True)  # one-shot `pms-tui search`es of this home ask it
+            if not self._kb.model.mismatch:
+                self._kb.model.load(serve_queries=True)  # one-shot `pms-tui search`es of this home ask it
         except PmsError as exc:  # the vector lane stays off; status and search say why
             print(safe_text(f"pms-tui mcp: {exc}"), file=sys.stderr, flush=True)
         finally:
@@ -79,7 +79,7 @@ class KbRunner:
         """One search on the reader thread before the first call: it loads the vector mirror
         and the BM25 lane's per-connection state, so the first call does not pay for them."""
         try:
-            self._kb.search("warm up", k=1, vector=self._kb.model_ready)
+            self._kb.search("warm up", k=1, vector=self._kb.model.ready)
         except Exception:  # noqa: BLE001 - only a warm-up; the real call says what is wrong
             pass
 
@@ -90,7 +90,7 @@ class KbRunner:
     def vector_ready(self, timeout: float = MODEL_WAIT) -> bool:
         """True when the vector lane can run: waits for a model still loading."""
         self._model_done.wait(timeout)
-        return bool(self.kb is not None and self.kb.model_ready)
+        return bool(self.kb is not None and self.kb.model.ready)
 
     # -- running calls --------------------------------------------------------------------
     async def read(self, fn, *args):
@@ -119,7 +119,7 @@ class KbRunner:
             from ..core.errors import describe
 
             try:
-                self._kb.embed_pending(cancel=cancel)
+                self._kb.index.embed_pending(cancel=cancel)
             except Exception as exc:  # noqa: BLE001 - said on stderr; search goes on
                 print(safe_text(f"pms-tui mcp: embedding stopped: {describe(exc)}"), file=sys.stderr, flush=True)
 

@@ -17,7 +17,7 @@ from ..core.safe_text import one_line
 def sync(runner, args: dict) -> dict:
     kb = runner.kb
     names = args.get("collections") or None
-    kb.check_collections(names)
+    kb.notes.check_collections(names)
     holder: list = []
     cancel = runner.cancel_event()
 
@@ -38,7 +38,7 @@ def sync(runner, args: dict) -> dict:
     data["modified"] = [one_line(p) for p in report.modified]
     data["deleted"] = [one_line(p) for p in report.deleted]
     data["skipped"] = [{"path": one_line(s["path"]), "reason": one_line(s["reason"])} for s in data["skipped"]]
-    if report.vectors_pending and kb.model_ready:
+    if report.vectors_pending and kb.model.ready:
         runner.embed_behind()
         data["vectors"] = (f"{report.vectors_pending} passages are being embedded in the background; "
                            f"they are searchable by their words already.")
@@ -47,8 +47,8 @@ def sync(runner, args: dict) -> dict:
 
 def clip(runner, args: dict) -> dict:
     kb = runner.kb
-    col = kb.default_clip_collection(args.get("collection"))
-    result = kb.clip(args["url"], col, update=args["update"])
+    col = kb.clipper.default_collection(args.get("collection"))
+    result = kb.clipper.clip(args["url"], col, update=args["update"])
     rel = None
     try:
         rel = result.path.resolve().relative_to(col.path.resolve()).as_posix()

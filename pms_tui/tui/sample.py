@@ -1,7 +1,7 @@
 """The bundled sample collection: the user guide as Markdown notes, shipped in the package.
 
 Which folder it is, and how it steps aside once the user has notes of their own, is the
-engine's (``KnowledgeBase.add_guide``, ``guide_aside``, ``guide_notice``); the app remembers
+engine's (``KnowledgeBase.scope.add_guide``, ``guide_aside``, ``guide_notice``); the app remembers
 only that it offered it.
 """
 

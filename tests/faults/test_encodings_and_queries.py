@@ -75,7 +75,7 @@ def fuzz_kb(tmp_path_factory):
     kb = KnowledgeBase(home=base / "home")
     kb.collections.create(notes, name="notes")
     kb.sync()
-    (kb.load_model if hasattr(kb, "load_model") else kb._embedder.load)()
+    kb.model.load()
     yield kb
     kb.close()
 

@@ -154,7 +154,7 @@ def test_a_folder_of_hostile_files_is_synced_and_the_rest_found(tmp_path):
         assert report.documents == ["v/field.odt"]
         assert kb.search("wombat", k=1, mode="bm25")[0].relpath == "note.md"
         assert kb.search("lugworms", k=1, mode="bm25")[0].relpath == "field.odt"
-        assert sorted(kb.document_counts()["v"].skipped) == sorted(
+        assert sorted(kb.index.document_counts()["v"].skipped) == sorted(
             (p.removeprefix("v/"), why) for p, why in report.skipped)
 
 

@@ -20,7 +20,7 @@ def _embedding(proc: subprocess.Popen, home) -> bool:
     for line in proc.stdout:
         if line.startswith(b"embedding") and int(line.split()[1]) > 0:
             with KnowledgeBase(home=home) as kb:
-                return kb.vectors_pending > 0
+                return kb.index.vectors_pending > 0
     return False
 
 
@@ -52,7 +52,7 @@ def test_a_second_process_adds_and_syncs_a_folder_while_the_first_embeds(home, n
         from pms_tui.core.kb import KnowledgeBase
 
         with KnowledgeBase(home=home) as kb:
-            assert kb.vectors_pending > 0  # the first folder's vectors are still being embedded
+            assert kb.index.vectors_pending > 0  # the first folder's vectors are still being embedded
     finally:
         os.kill(first.pid, signal.SIGKILL)
         first.wait(timeout=60)

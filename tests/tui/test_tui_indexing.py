@@ -56,7 +56,7 @@ def test_search_while_a_sync_embeds_shows_results_of_the_current_query(tmp_path)
                 assert sum(hit.bm25_rank is not None for hit in hits) >= 3
                 assert screen.search_bar.value == query
                 await pilot.press("escape")  # clears the query (focus is in the search bar)
-            assert screen.sync_running or app.search_screen.kb.vectors_pending == 0
+            assert screen.sync_running or app.search_screen.kb.index.vectors_pending == 0
             pending = [h for h in screen.results.hits if h.vector_pending]
             if pending:
                 from pms_tui.tui.widgets.results import evidence
@@ -85,14 +85,14 @@ def test_the_stop_key_stops_a_sync_and_the_next_start_carries_on(tmp_path):
             await app.wait_for_work()
             await pilot.pause()
             assert any(n.title == "Sync stopped" for n in app.notified)
-            assert screen.kb.stats()["documents"] == 40 and screen.kb.vectors_pending > 0
+            assert screen.kb.stats()["documents"] == 40 and screen.kb.index.vectors_pending > 0
             assert "vectors pending" in str(screen.status.query_one("#status-text").render())
 
         app = make_app(home)  # started again: the queue drains by itself
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_for_model(app, pilot)
             await app.wait_for_work()
-            assert app.search_screen.kb.vectors_pending == 0
+            assert app.search_screen.kb.index.vectors_pending == 0
 
     run(scenario())
 

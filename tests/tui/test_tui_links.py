@@ -300,7 +300,7 @@ def test_the_links_panel_loads_off_the_ui_thread_and_drops_a_superseded_note(vau
             await settle(app, pilot)
             panel = screen.query_one(LinksPanel)
             assert panel.content is not None and panel.content.title == "Home"
-            real = app.kb.backlinks
+            real = app.kb.graph.backlinks
 
             def slow_for_alpha(name, *args, **kwargs):  # the index answering Alpha's panel slowly
                 if name.endswith("Alpha.md"):
@@ -309,7 +309,7 @@ def test_the_links_panel_loads_off_the_ui_thread_and_drops_a_superseded_note(vau
                     returned.set()
                 return real(name, *args, **kwargs)
 
-            app.kb.backlinks = slow_for_alpha
+            app.kb.graph.backlinks = slow_for_alpha
             screen.open_entry(PanelEntry("v", "Alpha.md", 1))
             for _ in range(500):
                 if entered.is_set():

@@ -159,7 +159,7 @@ def test_a_search_waiting_for_vectors_runs_again_when_another_process_has_embedd
                 await asyncio.to_thread(other.sync, embed=False)
                 await type_query(app, pilot, "brass lantern ")
                 assert screen.answer.vector_out is VectorOut.FILLING_IN
-                await asyncio.to_thread(other.embed_pending)
+                await asyncio.to_thread(other.index.embed_pending)
                 assert await until(pilot, lambda: screen.answer.lanes == ("bm25", "vector"), 30)
                 assert "filling in" not in _words(screen)
             finally:

@@ -63,7 +63,7 @@ def test_a_folder_added_during_a_long_embedding_is_found_by_its_words_before_it_
             assert await until(pilot, lambda: screen.results.hits
                                 and screen.results.hits[0].collection == "journal")
             # found while the first folder's embedding still runs, with vectors to do
-            assert screen.sync_running and screen.kb.vectors_pending > 0
+            assert screen.sync_running and screen.kb.index.vectors_pending > 0
             assert any("its text is indexed now" in m for m in messages_of(app))
             assert not any("already running" in m for m in messages_of(app))
 
@@ -74,7 +74,7 @@ def test_a_folder_added_during_a_long_embedding_is_found_by_its_words_before_it_
             await _type(pilot, "francesinha")
             assert await until(pilot, lambda: screen.results.hits
                                 and screen.results.hits[0].relpath == "2025/port.md")
-            assert screen.sync_running and screen.kb.vectors_pending > 0
+            assert screen.sync_running and screen.kb.index.vectors_pending > 0
             screen.action_stop_sync()
             await app.wait_for_work()
 

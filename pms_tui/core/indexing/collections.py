@@ -1,4 +1,8 @@
-"""Collections: named folders of Markdown notes. Deleting one drops index rows, never files."""
+"""Collections: named folders of Markdown notes. Deleting one drops index rows, never files.
+
+A ``Collection`` is plain data (its row, and what its folder holds on disk); what the index
+holds of it is asked of ``Collections`` (``kb.collections.counts(collection)``). A web page is
+clipped into one by ``kb.clipper.clip(url, collection)``."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CollectionError
@@ -18,8 +22,6 @@ from ..store import vectors as vector_rows
 from .notes import is_document_name, note_files, walk_notes
 
 _NAME = re.compile(r"^[\w][\w .-]{0,63}$", re.UNICODE)
-# clip(url, collection, update=..., **fetch_options) -> ClipResult: the KnowledgeBase's clip
-Clipper = Callable[..., object]
 
 
 @dataclass
@@ -31,7 +33,6 @@ class Collection:
     created_at: float
     last_sync: float | None
     writable: bool = False  # agents may write notes here (core/writes/guard.py)
-    _service: "Collections | None" = field(default=None, repr=False, compare=False)
 
     @property
     def files(self) -> list[Path]:
@@ -44,28 +45,12 @@ class Collection:
 
     def file_counts(self) -> tuple[int, int]:
         """(notes, PDF and Word files) under the folder: the files a sync reads, of which
-        :meth:`counts` gives those indexed (the rest are new or skipped, as status says)."""
+        :meth:`Collections.counts` gives those indexed (the rest are new or skipped, as status says)."""
         if not self.exists:
             return 0, 0
         names = [rel for rel, _ in walk_notes(self.path, documents=True)]
         documents = sum(1 for rel in names if is_document_name(rel))
         return len(names) - documents, documents
-
-    def counts(self) -> tuple[int, int]:
-        """(documents, chunks) indexed for this collection: its notes and PDF and Word files."""
-        return collection_rows.counts(self._require_service().store.conn, self.id)
-
-    def add_from_url(self, url: str, *, update: bool = False, **fetch_options):
-        """Clip a web page into this folder as a note and index it at once (a ClipResult)."""
-        service = self._require_service()
-        if service.clip is None:
-            raise CollectionError("This collection was not opened through a KnowledgeBase; it cannot clip.")
-        return service.clip(url, self, update=update, **fetch_options)
-
-    def _require_service(self) -> "Collections":
-        if self._service is None:
-            raise CollectionError(f"The collection {self.name!r} is not attached to an index.")
-        return self._service
 
 
 def _walked_inside(outer: Path, inner: Path) -> bool:
@@ -81,16 +66,15 @@ def _walked_inside(outer: Path, inner: Path) -> bool:
 class Collections:
     """create / get / list / delete, over the store's ``collections`` table."""
 
-    def __init__(self, store: Store, clip: Clipper | None = None, writing: Callable | None = None):
+    def __init__(self, store: Store, writing: Callable | None = None):
         self.store = store
-        self.clip = clip
         # writing() -> a context manager holding the home's writer lock (see KnowledgeBase)
         self.writing = writing or nullcontext
 
     def _collection(self, row: collection_rows.CollectionRow) -> Collection:
         return Collection(
             id=row.id, name=row.name, path=Path(row.path), description=row.description,
-            created_at=row.created_at, last_sync=row.last_sync, writable=bool(row.writable), _service=self,
+            created_at=row.created_at, last_sync=row.last_sync, writable=bool(row.writable),
         )
 
     def create(self, path: str | os.PathLike, name: str | None = None, description: str = "") -> Collection:
@@ -138,6 +122,10 @@ class Collections:
         if not names:
             return None
         return [self.get(name).id for name in names]
+
+    def counts(self, collection: Collection) -> tuple[int, int]:
+        """(documents, chunks) indexed for ``collection``: its notes and PDF and Word files."""
+        return collection_rows.counts(self.store.conn, collection.id)
 
     def set_writable(self, name: str, writable: bool) -> Collection:
         """Mark a collection writable (agents may write notes in it) or read-only."""

@@ -5,7 +5,7 @@ the search, so the search need not load the model itself.
   engine: the vector from the home's disk cache, from a running app or `pms-tui mcp` of the
   home, or from a helper process forked to embed it on the other core.
 - ``service``: the Unix socket on which the app and `pms-tui mcp` serve query vectors from
-  their loaded model (``KnowledgeBase.serve_query_vectors``).
+  their loaded model (``KnowledgeBase.model.serve_query_vectors``).
 - ``embedding``: the vector a search for a query embeds, made without opening the index.
 - ``model``: the bundled model's query vector without importing fastembed.
 

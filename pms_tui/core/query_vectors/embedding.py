@@ -1,5 +1,5 @@
 """A search's query vector made without opening the index: what the CLI's helper process
-computes beside a one-shot search (``helper``, ``KnowledgeBase.expect_query_vector``).
+computes beside a one-shot search (``helper``, ``KnowledgeBase.model.expect_query_vector``).
 
 It imports only the configuration and the query syntax, not the engine: the helper starts
 before the search imports anything and runs on the other core meanwhile. The bundled model's

@@ -11,7 +11,7 @@ session opened from a graph optimised once and kept on disk). Importing is Pytho
 holds the GIL, so a thread cannot overlap it with the rest; a process forked before the engine
 is imported can, on a second core. The child embeds the query
 (``embedding.query_vector``) and writes ``text``, a newline and the float32 vector
-to a pipe; the search takes it from a future (``kb.expect_query_vector``). Whatever goes wrong
+to a pipe; the search takes it from a future (``kb.model.expect_query_vector``). Whatever goes wrong
 in the child (a missing model, a kill), the search embeds the query itself with fastembed.
 
 Before forking, a search asks a running app or `pms-tui mcp` of the same home for the vector
@@ -41,7 +41,7 @@ CACHE_FILES = 1000  # query vectors kept on disk, the oldest dropped first
 
 
 def start(home: str | None, query: str) -> Future | None:
-    """The query's vector as a future (for ``KnowledgeBase.expect_query_vector``): from the
+    """The query's vector as a future (for ``KnowledgeBase.model.expect_query_vector``): from the
     disk cache, a running app or `pms-tui mcp` of the home, or a helper forked now (before any
     thread starts); None where none can be used."""
     if not sys.platform.startswith("linux") or os.environ.get("PMS_TUI_QUERY_HELPER", "1") == "0":

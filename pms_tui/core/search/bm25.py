@@ -18,7 +18,7 @@ SNIPPET_TOKENS = 24
 # of them rank it). A pasted paragraph's most distinctive words are often past its opening:
 # cut at its first query.MAX_TERMS words, as an unplanned query is, it lost them (nDCG@10 on
 # paragraph-long queries, research/long_queries/README.md). The parser's own cut of a pasted
-# page (query_syntax.MAX_QUERY_CHARS) leaves fewer words than this.
+# page (query_syntax.PARSED_QUERY_CHARS) leaves fewer words than this.
 PLANNED_TERMS = 1000
 
 

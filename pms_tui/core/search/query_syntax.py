@@ -27,7 +27,9 @@ from dataclasses import dataclass, field, replace
 from .filter_specs import FILTERS, FilterSpec, Refused, parse_date
 
 
-MAX_QUERY_CHARS = 4000  # a pasted page is cut here before parsing (parsing stays linear anyway)
+# The characters of a query the parser reads: a pasted page is cut here (parsing stays linear
+# anyway). Not a limit on a request: that one refuses (``search.limits.MAX_QUERY_CHARS``).
+PARSED_QUERY_CHARS = 4000
 MAX_ITEMS = 64  # phrases, exclusions and filters each kept at most this many
 MAX_TERMS = 256
 
@@ -46,7 +48,7 @@ class Ignored:
 
 @dataclass
 class ParsedQuery:
-    raw: str  # the query as parsed: cut at MAX_QUERY_CHARS, control characters blanked
+    raw: str  # the query as parsed: cut at PARSED_QUERY_CHARS, control characters blanked
     terms: list[str] = field(default_factory=list)  # free words, as typed
     phrases: list[str] = field(default_factory=list)  # "..." that must appear
     exclude: list[str] = field(default_factory=list)  # -word / -"phrase": must not appear
@@ -130,7 +132,7 @@ def parse(query: str, today: _dt.date | None = None) -> ParsedQuery:
     """Parse ``query``; never raises. ``today`` anchors relative dates (tests pass it)."""
     if not isinstance(query, str):
         query = "" if query is None else str(query)
-    query = clean(query[:MAX_QUERY_CHARS])
+    query = clean(query[:PARSED_QUERY_CHARS])
     raw = query
     today = today or _dt.date.today()
     out = ParsedQuery(raw=raw)

@@ -9,9 +9,8 @@ One search, one way through (``search``):
 3. ``fusion_for`` + ``fuse``: the per-query k and weights, then reciprocal rank fusion;
 4. ``_hits``: text, snippets and metadata read for the final top k alone.
 
-Retrieval receives what it needs (the store, the settings, the embedder, the vector mirror,
-and two small callables of the KnowledgeBase: collection names to ids, and the model check),
-never the KnowledgeBase itself.
+Retrieval receives what it needs (the store, the settings, the embedding model, the vector
+mirror, and the ``Scope``: which collections a request means), never the KnowledgeBase.
 """
 
 from __future__ import annotations
@@ -19,12 +18,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..config import Settings
-from ..errors import SearchStopped, UsageError
-from ..indexing.embed import model_languages, model_scripts
-from ..results import MODES, VECTORS_FILLING_IN, VECTORS_OTHER_MODEL, Hit, SearchResult, VectorOut
+from ..errors import SearchStopped
+from ..indexing.embed import Embedder, model_languages, model_scripts
+from ..results import VECTORS_FILLING_IN, VECTORS_OTHER_MODEL, Hit, SearchResult, VectorOut
 from ..store import Store
 from ..store import chunks as chunk_rows
 from ..store import facets
@@ -38,7 +37,9 @@ from .bm25 import Bm25Lane
 from .filters import Plan, plan
 from .fusion import Fused, fuse, mark_words, without
 from .hits import distinct, hit_from_row, preview
+from .limits import check_mode
 from .query_syntax import Ignored, ParsedQuery, parse_for
+from .scope import Scope
 from .vector_index import VectorIndex
 from .vector_lane import Ranked, VectorLane
 
@@ -69,40 +70,35 @@ class LaneEvidence:
     def scores(self, lane: str) -> dict[int, float]:
         return dict(self.ranked.get(lane, ()))
 
-CollectionIds = Callable[[Sequence[str] | None], "list[int] | None"]
+
+class QueryModel(Protocol):
+    """The embedding model as retrieval uses it: its embedder, and the check that the index's
+    vectors are its own (ModelMismatchError otherwise)."""
+
+    embedder: Embedder
+
+    def require_vectors(self) -> None: ...
 
 
 class Retrieval:
-    def __init__(
-        self,
-        store: Store,
-        settings: Settings,
-        embedder,
-        vectors: VectorIndex,
-        collection_ids: CollectionIds,
-        require_vectors: Callable[[], None],
-        collection_names: Callable[[], list[str]] | None = None,
-        default_scope: Callable[[], list[int] | None] | None = None,
-        hidden_collections: Callable[[], list[int]] | None = None,
-    ):
+    def __init__(self, store: Store, settings: Settings, model: QueryModel, vectors: VectorIndex, scope: Scope):
         self.store = store
         self.settings = settings
-        self.embedder = embedder
+        self.model = model
         self.vectors = vectors
-        self._collection_ids = collection_ids
-        self._require_vectors = require_vectors
-        self._collection_names = collection_names or (lambda: [])
-        # When neither the caller nor the query (in:) chooses collections: the collections an
-        # explanation ranks among (None: all), and the few a search leaves out of its lanes'
-        # rankings (the bundled guide once it steps aside). A search drops those collections'
-        # passages from each lane rather than restricting the lanes to the others: a restricted
-        # BM25 lane ranks by runs of passage ids, several times slower on every query.
-        self._default_scope = default_scope or (lambda: None)
-        self._hidden_collections = hidden_collections or (lambda: [])
+        # Which collections a request means (scope.py). When neither the caller nor the query
+        # (in:) chooses, a search drops the collections the scope hides (the bundled guide once
+        # it steps aside) from each lane's ranking rather than restricting the lanes to the
+        # others: a restricted BM25 lane ranks by runs of passage ids, several times slower.
+        self.scope = scope
         self.bm25 = Bm25Lane(store, settings)
         self.vector_lane = VectorLane(store, vectors)
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.model.embedder
 
     @property
     def planner(self):
@@ -149,14 +145,14 @@ class Retrieval:
         so a filter never empties the lane because the unfiltered top fell outside it."""
         if not query.strip() or depth <= 0:
             return []
-        self._require_vectors()
+        self.model.require_vectors()
         if qvec is None:
             qvec = self.embedder.embed_query(query)
         return self.vector_lane.ranked(qvec, depth, collection_ids, filters)
 
     def candidates(self, query: str, k: int = 10, collections: Sequence[str] | None = None):
         """(bm25 chunk ids, vector chunk ids), each best first."""
-        cids = self._collection_ids(collections)
+        cids = self.scope.ids(collections)
         bm25 = [c for c, _ in self.bm25_ranked(query, k, cids)]
         vec = [c for c, _ in self.vector_ranked(query, k, cids)]
         return bm25, vec
@@ -196,8 +192,7 @@ class Retrieval:
 
     def _search(self, query: str | ParsedQuery, k: int, mode: str, collections: Sequence[str] | None,
                 vector: bool, typing: bool, stop: Callable[[], bool] | None) -> SearchResult:
-        if mode not in MODES:
-            raise UsageError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}.")
+        check_mode(mode)
         parsed, filters = self._prepare(query, collections, typing)
         hidden = self._hidden(collections, parsed)
         if not parsed.has_text and not filters.positive:
@@ -242,7 +237,7 @@ class Retrieval:
     def _prepare(self, query: str | ParsedQuery, collections: Sequence[str] | None,
                  typing: bool) -> tuple[ParsedQuery, Plan]:
         parsed = parse_for(query, typing)
-        cids = self._collection_ids(collections)
+        cids = self.scope.ids(collections)
         parsed = self._check_collections(parsed)
         return parsed, plan(parsed, cids, self.collection_map()).resolve(self.store.conn)
 
@@ -251,7 +246,7 @@ class Retrieval:
         chooses (see ``__init__``)."""
         if collections or parsed.values("in"):
             return frozenset()
-        ids = self._hidden_collections()
+        ids = self.scope.hidden_ids()
         return frozenset(chunk_rows.ids_in_collections(self.store.conn, ids)) if ids else frozenset()
 
     def _gather(self, parsed: ParsedQuery, filters: Plan, mode: str, depth: int, vector: bool, *,
@@ -287,7 +282,7 @@ class Retrieval:
         if mode == "hybrid" and use_vector:
             # the vector lane (embedding the query, then the scan) runs on another core while
             # this one ranks BM25; ONNX Runtime, NumPy and SQLite all release the GIL
-            self._require_vectors()
+            self.model.require_vectors()
             pending = self._embedding_pool().submit(self._vector_lane, parsed.text, depth + len(hidden), filters,
                                                     stop)
         if mode in ("hybrid", "bm25"):
@@ -330,7 +325,7 @@ class Retrieval:
             raise SearchStopped()
         if not text.strip() or depth <= 0:
             return []
-        self._require_vectors()
+        self.model.require_vectors()
         qvec = self.embedder.embed_query(text)
         if stop():
             raise SearchStopped()
@@ -404,13 +399,11 @@ class Retrieval:
 
     def collection_map(self) -> dict[str, int]:
         """Collection name -> id."""
-        names = self._collection_names()
-        ids = self._collection_ids(names) if names else []
-        return dict(zip(names, ids or []))
+        return self.scope.by_name()
 
     def _check_collections(self, parsed: ParsedQuery) -> ParsedQuery:
         """A copy of ``parsed`` where ``in:NAME`` naming no collection is ignored, with the reason."""
-        names = set(self._collection_names())
+        names = set(self.scope.names())
         given = {negated: parsed.values("in", negated) for negated in (False, True)}
         if all(n in names for values in given.values() for n in values):
             return parsed
@@ -435,9 +428,9 @@ class Retrieval:
         leaves out), so explain and search agree on every rank; past the depth it is counted
         among the passages of the same collections."""
         parsed, filters = self._prepare(query, collections, typing)
-        collection_ids = self._collection_ids(collections)
+        collection_ids = self.scope.ids(collections)
         if collection_ids is None and not parsed.values("in"):
-            scope = self._default_scope()  # the note's rank in the search the user would run
+            scope = self.scope.default_ids()  # the note's rank in the search the user would run
             collection_ids = scope if scope is None or collection_id in scope else None
         explanation = evidence_mod.explain_note(self, parsed, collection_id, relpath, note, collection_ids,
                                                 vector=vector)
@@ -449,7 +442,7 @@ class Retrieval:
 
     def vectors_mismatch(self) -> bool:
         try:
-            self._require_vectors()
+            self.model.require_vectors()
         except Exception:  # noqa: BLE001 - a model mismatch: no vector evidence
             return True
         return False

@@ -31,7 +31,7 @@ from pathlib import Path
 from ..errors import PmsError
 
 LOCK_FILE = "writer.lock"
-# The same kind of lock, held by whoever drains the embedding queue (see kb_indexing._drain).
+# The same kind of lock, held by whoever drains the embedding queue (see services/index.py, Index._drain).
 EMBED_LOCK_FILE = "embed.lock"
 POLL_SECONDS = 0.1
 _WINDOWS_LOCK_OFFSET = 1 << 30  # msvcrt locks are mandatory: lock a byte the pid never uses

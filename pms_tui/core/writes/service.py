@@ -57,14 +57,14 @@ class NoteWriter:
 
     # -- versions --------------------------------------------------------------------------
     def version(self, note: object) -> str:
-        """The version of the note ``note`` names (as ``kb.note`` takes it): the SHA-256 of its
+        """The version of the note ``note`` names (as ``kb.notes.note`` takes it): the SHA-256 of its
         bytes on disk now, what an edit names. Remembered, so a refused edit can show what
         changed since."""
         col, rel = self._resolve(note)
         return self.seen(self._read(col, rel, inside=False))  # read as get reads it; a write checks where
 
     def seen(self, data: bytes) -> str:
-        """The version of a note's bytes ``data`` that a reader hands out (``kb.read`` may give
+        """The version of a note's bytes ``data`` that a reader hands out (``kb.notes.read`` may give
         the bytes it decoded, so the version is of exactly the text shown), remembered."""
         digest = shape.version(data)
         if len(data) <= self.settings.max_write_kb * 1024:  # larger notes cannot be edited anyway

@@ -116,7 +116,7 @@ class ClipPart(SearchRuns):
                 self.app.call_from_thread(self._clip_stage, stage)
 
         try:
-            result = opened(self.kb).clip(request.url, request.collection, update=request.update,
+            result = opened(self.kb).clipper.clip(request.url, request.collection, update=request.update,
                                           progress=progress, cancel=worker.cancelled_event)
         except ClipStopped:  # stopped before the note was written: nothing to say but the stop's toast
             return

@@ -115,7 +115,7 @@ class LinksPart(SearchRuns):
         if note != self.link_note:
             self.link_note = note
             try:
-                links = self.kb.links(f"{hit.collection}/{hit.relpath}")
+                links = self.kb.graph.links(f"{hit.collection}/{hit.relpath}")
             except PmsError:
                 links = []
             self.links_by_line = {}
@@ -176,7 +176,7 @@ class LinksPart(SearchRuns):
         line = None
         if self.link_note is not None and self.kb is not None:
             try:
-                line = self.kb.anchor_line(f"{self.link_note[0]}/{self.link_note[1]}", fragment)
+                line = self.kb.graph.anchor_line(f"{self.link_note[0]}/{self.link_note[1]}", fragment)
             except PmsError:
                 line = None
         if line is None:
@@ -193,7 +193,7 @@ class LinksPart(SearchRuns):
             self._refuse(f"{shown} opens outside pms-tui: its address is copied to the clipboard.")
             return
         links = [link for found in self.links_by_line.values() for link in found]
-        link = self.kb.link_of_href(href, links) if self.kb is not None else None
+        link = self.kb.graph.link_of_href(href, links) if self.kb is not None else None
         if link is None:
             self._refuse(f"{unquote(href)} is not a note of this collection.")
         elif link.resolved:
@@ -210,7 +210,7 @@ class LinksPart(SearchRuns):
         if self.kb is None:
             return
         try:
-            note = self.kb.note(f"{entry.collection}/{entry.path}")  # the engine's one resolver
+            note = self.kb.notes.note(f"{entry.collection}/{entry.path}")  # the engine's one resolver
             chunks = self.kb.chunks_of(note.collection, note.relpath)
         except PmsError as exc:
             self.notify(describe(exc), severity="warning")
@@ -283,14 +283,14 @@ def panel_content(kb: KnowledgeBase, hit: Hit, trail: str) -> PanelContent:
     """What the links panel lists for ``hit``'s note (read from the index and the note's file:
     run off the UI thread). Raises PmsError when the note cannot be read."""
     name = f"{hit.collection}/{hit.relpath}"
-    links = kb.links(name)
-    backlinks = kb.backlinks(name)
-    mentions = kb.mentions(name, limit=20)
+    links = kb.graph.links(name)
+    backlinks = kb.graph.backlinks(name)
+    mentions = kb.graph.mentions(name, limit=20)
     related, why = [], ""
-    if kb.model_mismatch:
+    if kb.model.mismatch:
         why = "related notes need `pms-tui reindex`"
     else:
-        related = kb.related(name, k=10)
+        related = kb.graph.related(name, k=10)
         if not related:
             why = "no vectors yet for this note (sync embeds them)"
     try:
@@ -331,7 +331,7 @@ def _note_text(hit: Hit, kb: KnowledgeBase) -> tuple[str, int]:
     """The note's body (frontmatter left out) and the file line before its first line, read as
     the engine reads a note (only from inside its collection's folder); a PDF's or Word file's
     text from the index (its outline is its pages)."""
-    text = kb.note_text(kb.note(f"{hit.collection}/{hit.relpath}"))
+    text = kb.notes.note_text(kb.notes.note(f"{hit.collection}/{hit.relpath}"))
     if is_document_name(hit.relpath):
         return text, 0
     _, body, offset = split_frontmatter(text)

@@ -94,7 +94,7 @@ class QueryPart(SearchRuns):
     @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
     def refresh_facets(self) -> None:
         try:
-            values = opened(self.kb).facet_values()
+            values = opened(self.kb).searcher.facet_values()
         except Exception:  # noqa: BLE001 - completion is a convenience
             return
         self._facets = values
@@ -158,7 +158,7 @@ class QueryPart(SearchRuns):
     @work(thread=True, exclusive=True, group="evidence", exit_on_error=False)
     def evidence_worker(self, result, hit) -> None:
         try:
-            lines = opened(self.kb).evidence(result, hit).lines()
+            lines = opened(self.kb).searcher.evidence(result, hit).lines()
         except Exception as exc:  # noqa: BLE001
             lines = [sentence(exc)]
         self.app.call_from_thread(self._show_evidence_lines, hit, lines)
@@ -195,7 +195,7 @@ class QueryPart(SearchRuns):
         from ..dialogs.name import NameDialog
 
         hit = self.results.current
-        paths = [one_line(p) for p in opened(self.kb).note_names()]  # a file name is shown: never raw escapes
+        paths = [one_line(p) for p in opened(self.kb).notes.note_names()]  # a file name is shown: never raw escapes
         dialog = NameDialog(f"Where does a note rank for {one_line(query)[:60]!r}? Its path:",
                             _note_of(hit) if hit is not None else "", title="Explain a note",
                             placeholder="folder/note.md", ok="Explain",
@@ -218,7 +218,7 @@ class QueryPart(SearchRuns):
     def explain_worker(self, query: str, note: str) -> None:
         try:
             # as the search it explains ran: its last word a prefix only while being typed
-            lines = opened(self.kb).explain(query, note, vector=self.vector_ready, typing=self.shown_typing).lines()
+            lines = opened(self.kb).searcher.explain(query, note, vector=self.vector_ready, typing=self.shown_typing).lines()
         except Exception as exc:  # noqa: BLE001
             lines = [sentence(exc)]
         self.app.call_from_thread(self._show_explanation, query, note, lines)

@@ -96,7 +96,7 @@ class SearchState(Screen[None]):
     @property
     def vector_ready(self) -> bool:
         """The vector lane can answer (the engine's word: the model is loaded)."""
-        return bool(self.kb and self.kb.model_ready)
+        return bool(self.kb and self.kb.model.ready)
 
     # -- what is indexed --------------------------------------------------------------------------
     def refresh_collections(self) -> None:
@@ -109,9 +109,9 @@ class SearchState(Screen[None]):
             return
         self.collection_names = [c.name for c in collections]
         self.has_sample_collection = any(is_sample_path(c.path) for c in collections)
-        guide = self.kb.guide_aside()
+        guide = self.kb.scope.guide_aside()
         self.aside = guide.name if guide is not None else ""
-        notice = self.kb.guide_notice()  # the guide steps aside: said once, here or by the CLI
+        notice = self.kb.scope.guide_notice()  # the guide steps aside: said once, here or by the CLI
         if notice:
             self.notify(notice, title="Your notes first", timeout=12)
         if self.collection_filter and self.collection_filter not in self.collection_names:
@@ -129,12 +129,12 @@ class SearchState(Screen[None]):
 
     # -- what other processes change --------------------------------------------------------------
     def follow_the_index(self) -> None:
-        """Poll the index's data version (``kb.data_version``: one pragma) every
+        """Poll the index's data version (``kb.index.data_version``: one pragma) every
         ``INDEX_POLL_SECONDS``; when another process changed it (a CLI sync or clip, a new
         collection), the counts follow, and the collections when their number changed. The
         app's own syncs and clips refresh both when they finish, as before."""
         try:
-            self._data_version: int | None = self.kb.data_version() if self.kb is not None else None
+            self._data_version: int | None = self.kb.index.data_version() if self.kb is not None else None
         except Exception:  # noqa: BLE001 - the first poll takes it
             self._data_version = None
         self.set_interval(INDEX_POLL_SECONDS, self._poll_index, name="index-poll")
@@ -145,7 +145,7 @@ class SearchState(Screen[None]):
         if kb is None:
             return
         try:
-            version = kb.data_version()
+            version = kb.index.data_version()
             if version == self._data_version:
                 return
             stats = kb.stats()

@@ -55,7 +55,7 @@ class SyncPart(SearchRuns):
 
     Both run in Textual thread workers, and stopping one is cancelling its worker: the
     worker's own ``cancelled_event`` is what the engine's loop checks (``kb.sync(cancel=...)``,
-    ``kb.watch(stop)``), as toolong hands it to the loop that scans.
+    ``kb.index.watch(stop)``), as toolong hands it to the loop that scans.
     """
 
     def init_sync(self) -> None:
@@ -149,7 +149,7 @@ class SyncPart(SearchRuns):
 
         try:
             if embed_only:
-                embedded = opened(self.kb).embed_pending(progress=progress, cancel=cancel, on_wait=waiting)
+                embedded = opened(self.kb).index.embed_pending(progress=progress, cancel=cancel, on_wait=waiting)
                 report = SyncReport(chunks_embedded=embedded, cancelled=cancel.is_set())
             else:
                 report = opened(self.kb).sync(progress=progress, collections=collections, cancel=cancel,
@@ -276,7 +276,7 @@ class SyncPart(SearchRuns):
     def start_watch(self) -> None:
         """Watch in a worker of its own group, ``watch``: it runs until cancelled (on quit), so
         whoever waits for the app's work to finish leaves that group out."""
-        if self.kb is None or self.kb.model_mismatch:
+        if self.kb is None or self.kb.model.mismatch:
             return
         # after the next paint (the app's first screen, at start): watchfiles sets up its watches
         # holding the GIL (over a vault of tens of thousands of files the UI thread stops while it does).
@@ -298,7 +298,7 @@ class SyncPart(SearchRuns):
                 self.post_message(WatchModeChanged(text))
 
         try:
-            opened(self.kb).watch(get_current_worker().cancelled_event, on_sync=synced, on_mode=mode,
+            opened(self.kb).index.watch(get_current_worker().cancelled_event, on_sync=synced, on_mode=mode,
                                   restart=self._watch_restart)
         except Exception as exc:  # noqa: BLE001 - the app goes on without watching
             self.post_message(SyncFailed(f"Watching the folders stopped: {describe(exc)}"))
@@ -321,7 +321,7 @@ class SyncPart(SearchRuns):
                 self.notify("The bundled guide is missing from this installation.", severity="warning")
             return
         try:
-            self.kb.add_guide()
+            self.kb.scope.add_guide()
         except Exception as exc:  # noqa: BLE001 - e.g. a collection already named "guide"
             if not first_run:
                 self.notify(describe(exc), severity="warning")

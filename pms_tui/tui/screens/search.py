@@ -79,7 +79,7 @@ class ReaderLinks:
     def passage(self, link: Link) -> str:
         kb = self.screen.kb
         try:
-            return one_line(kb.passage(link, 300)) if kb is not None else ""
+            return one_line(kb.graph.passage(link, 300)) if kb is not None else ""
         except PmsError:  # (its collection just removed): the embed shows without its passage
             return ""
 
@@ -142,19 +142,19 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
         self.refresh_stats()
         self.follow_the_index()
         self.load_query_state()
-        if self.kb.model_mismatch:
+        if self.kb.model.mismatch:
             self.model_state = ModelState.MISMATCH
-            self.notify(self.kb.model_mismatch, severity="warning", timeout=15)
+            self.notify(self.kb.model.mismatch, severity="warning", timeout=15)
         self.request_search(immediate=True)
         if self.first_run_sample and not self.collection_names and not self.sample_offered():
             self.action_add_sample(first_run=True)
-        elif not self.kb.model_mismatch and self.kb.vectors_pending:
+        elif not self.kb.model.mismatch and self.kb.index.vectors_pending:
             self.start_sync(embed_only=True, quiet=True)  # vectors left by a quit, crash or kill
         if self.kb.settings.watch:
             self.start_watch()
 
     def _first_screen_shown(self) -> None:
-        if self.kb is not None and self.load_model_at_start and not self.kb.model_mismatch:
+        if self.kb is not None and self.load_model_at_start and not self.kb.model.mismatch:
             self.load_model()
 
     # -- model ------------------------------------------------------------------------------------
@@ -162,7 +162,7 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
     def load_model(self) -> None:
         started = time.perf_counter()
         try:
-            opened(self.kb).load_model(serve_queries=True)  # one-shot `pms-tui search`es of this home ask it
+            opened(self.kb).model.load(serve_queries=True)  # one-shot `pms-tui search`es of this home ask it
         except Exception as exc:  # noqa: BLE001 - EmbeddingModelError and whatever onnx raises
             self.post_message(ModelFailed(describe(exc)))
             return

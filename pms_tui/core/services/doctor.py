@@ -1,6 +1,7 @@
 """What ``pms-tui doctor`` checks: the environment (Python, the SQLite driver with FTS5 and
 sqlite-vec, the packages), the index (size, the embedding queue, a writer at work, damage) and
-the model. A mixin of the KnowledgeBase, so ``kb.diagnose()`` stays one call."""
+the model: ``kb.doctor.checks()``; the environment alone (no index open) is
+:func:`environment_checks`."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ import sys
 import time
 from typing import NamedTuple
 
-from .errors import describe
-from .kb_state import KnowledgeBaseState
-from .store import check_driver, health
-from .store import compact as compaction
-from .store.writer_lock import WriterBusy
+from pathlib import Path
+
+from ..config import Settings
+from ..errors import describe
+from ..store import Store, check_driver, health
+from ..store import compact as compaction
+from .graph import Graph
+from .index import Index
+from .model import Model
 
 
 class Check(NamedTuple):
@@ -23,21 +28,34 @@ class Check(NamedTuple):
     detail: str
 
 
-class DoctorMixin(KnowledgeBaseState):
-    def diagnose(self) -> list[Check]:
+class Doctor:
+    """Asks the other services (``index``, ``graph``, ``model``) and the store what it reports;
+    ``home`` and ``db_path``: where the index lives."""
+
+    def __init__(self, home: Path, db_path: Path, settings: Settings, store: Store, index: Index, graph: Graph,
+                 model: Model) -> None:
+        self._home = home
+        self._db_path = db_path
+        self._settings = settings
+        self._store = store
+        self._index = index
+        self._graph = graph
+        self._model = model
+
+    def checks(self) -> list[Check]:
         """What ``pms-tui doctor`` prints: the environment, this index, and the model."""
         checks = environment_checks()
-        checks.append(Check("home", True, str(self.home) + ("  (read-only)" if self._store.read_only else "")))
+        checks.append(Check("home", True, str(self._home) + ("  (read-only)" if self._store.read_only else "")))
         try:
-            stats = self.stats()
+            stats = self._index.stats()
         except Exception as exc:
             checks.append(Check("index", False, describe(exc)))
             stats = None
         if stats is not None:
-            checks.append(Check("index", True, f"{self.db_path} ({stats['db_bytes'] / 1e6:.1f} MB, "
+            checks.append(Check("index", True, f"{self._db_path} ({stats['db_bytes'] / 1e6:.1f} MB, "
                                                f"{stats['documents']} notes, {stats['chunks']} chunks)"))
             try:
-                space = compaction.shape(self._store.conn, self.db_path)
+                space = compaction.shape(self._store.conn, self._db_path)
                 hint = "; `pms-tui compact` can make it smaller" if space.worth_compacting else ""
                 checks.append(Check("space", True, space.describe() + hint))
             except Exception as exc:  # noqa: BLE001 - told, never fatal: quick_check below judges damage
@@ -46,14 +64,10 @@ class DoctorMixin(KnowledgeBaseState):
             pending = stats["vectors_pending"]
             checks.append(Check("queue", True, f"{stats['vectors']} stored, {pending} waiting to be embedded"
                                                + (" (`pms-tui sync` or the app embeds them)" if pending else "")))
-        try:
-            with self._writer_lock.hold(wait=False):
-                pass
-        except WriterBusy as exc:
-            checks.append(Check("writer", True, f"pid {exc.pid} is writing to this index now"))
-        except OSError:
-            pass  # a read-only home: nobody can be writing here
-        for name, counts in sorted(self.link_counts().items()):  # dangling links are not damage: told, not BAD
+        writer = self._index.writer_at_work()
+        if writer is not None:
+            checks.append(Check("writer", True, f"pid {writer} is writing to this index now"))
+        for name, counts in sorted(self._graph.link_counts().items()):  # dangling links are not damage: told, not BAD
             checks.append(Check("links", True, f"{name}: " + ", ".join(
                 f"{counts.get(k, 0):,} {k}" for k in ("resolved", "dangling", "ambiguous", "file", "outside"))))
         damaged = False
@@ -63,18 +77,18 @@ class DoctorMixin(KnowledgeBaseState):
         if damaged:
             checks.append(Check("repair", False, "run `pms-tui repair`: it rebuilds the index from your notes, "
                                                  "keeping every vector that is intact"))
-        checks.append(Check("model", self.model_mismatch is None, self.model_mismatch or self._embedder.model_name))
+        checks.append(Check("model", self._model.mismatch is None, self._model.mismatch or self._model.embedder.model_name))
         try:
             started = time.perf_counter()
-            self.load_model()
-            self._embedder.embed_query("doctor")
+            self._model.load()
+            self._model.embedder.embed_query("doctor")
             checks.append(Check("model load", True, f"{time.perf_counter() - started:.2f}s, "
-                                                     f"{self._embedder.dim} dimensions"))
+                                                     f"{self._model.embedder.dim} dimensions"))
         except Exception as exc:
             checks.append(Check("model load", False, describe(exc)))
         checks.append(_package_check())
-        checks.append(_document_check(self))
-        checks.append(_ocr_check(self.settings.ocr_languages))
+        checks.append(_document_check(self._index))
+        checks.append(_ocr_check(self._settings.ocr_languages))
         return checks
 
 
@@ -106,9 +120,9 @@ def _package_check() -> Check:
 DOCTOR_SKIPS_SHOWN = 10
 
 
-def _document_check(kb) -> Check:
+def _document_check(index: Index) -> Check:
     """The document readers (installed with pms-tui) and the documents read and skipped."""
-    from .indexing import documents
+    from ..indexing import documents
 
     found = documents.readers()
     found.pop("image", None)  # OCR's: a line of its own (optional)
@@ -116,7 +130,7 @@ def _document_check(kb) -> Check:
     detail = ", ".join(f"{kind}: {reader or 'no reader (pip install pms-tui again)'}" for kind, reader in found.items())
     try:
         parts, skips = [], []
-        for name, counted in sorted(kb.document_counts().items()):
+        for name, counted in sorted(index.document_counts().items()):
             if counted.indexed or counted.skipped:
                 parts.append(f"{name}: {counted.describe()}")
                 skips += [f"{name}/{rel} ({why})" for rel, why in counted.skipped]
@@ -132,7 +146,7 @@ def _document_check(kb) -> Check:
 
 def _ocr_check(setting: str) -> Check:
     """Whether Tesseract is there to read scanned pages and images (optional: told, never BAD)."""
-    from .indexing import ocr
+    from ..indexing import ocr
 
     try:
         engine = ocr.engine()
@@ -149,8 +163,8 @@ def indexing_fingerprint() -> str:
     """The versions that decide chunks, their embed texts and the documents' text (the
     chunker's and each reader's): when one changes, an index built before holds other chunks
     and vectors (the evaluation's cached indexes are keyed by it)."""
-    from .indexing.chunk import CHUNKER_VERSION
-    from .indexing.document_reader import READER_VERSIONS
+    from ..indexing.chunk import CHUNKER_VERSION
+    from ..indexing.document_reader import READER_VERSIONS
 
     return f"chunker{CHUNKER_VERSION}-" + "-".join(f"{kind}{n}" for kind, n in sorted(READER_VERSIONS.items()))
 
@@ -158,10 +172,10 @@ def indexing_fingerprint() -> str:
 def _versions_check(conn) -> Check:
     """How many notes were made by another chunker or reader than this pms-tui's (a sync
     re-chunks them)."""
-    from .indexing.chunk import CHUNKER_VERSION
-    from .indexing.document_reader import READER_VERSIONS
-    from .indexing.documents import made_by
-    from .store import documents as document_rows
+    from ..indexing.chunk import CHUNKER_VERSION
+    from ..indexing.document_reader import READER_VERSIONS
+    from ..indexing.documents import made_by
+    from ..store import documents as document_rows
 
     try:
         behind = sum((chunker, reader) != made_by(path) for path, chunker, reader in document_rows.made_by(conn))

@@ -1,6 +1,7 @@
 """The engine's one policy for what a request may ask and which note it names, and its one
-read of a note's file. Every front end (the app, the CLI, the MCP server) calls these through
-the KnowledgeBase, so the same question gets the same answer, or the same sentence.
+read of a note's file (``kb.notes``). Every front end (the app, the CLI, the MCP server) calls
+these, so the same question gets the same answer, or the same sentence; what a request may ask
+(k, mode, the query, a note's name) is ``search.limits``.
 
 A note is named by ``collection/relpath`` (what hits carry), by a path (absolute, relative to
 the working folder, or relative to a collection's folder), or by its name as a wikilink names
@@ -19,27 +20,27 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .errors import CollectionError, PmsError, UsageError
-from .markdown import file_name
-from .indexing.collections import Collection
-from .indexing.documents import text_of_chunks
-from .indexing.pages import lines_of as page_lines, of_line as page_of_line, split_ref as page_ref
-from .indexing.frontmatter import split_frontmatter
-from .indexing.notes import is_document_name, read_note
-from .kb_state import KnowledgeBaseState
-from .paging import NotePage, file_lines, page, without_ending
-from .results import MODES, NOTE_URI_PREFIX
-from .safe_text import one_line
-from .store import chunks as chunk_rows
-from .store import links as link_rows
+from ..config import Settings
+from ..errors import CollectionError, PmsError, UsageError
+from ..markdown import file_name
+from ..indexing.collections import Collection, Collections
+from ..indexing.documents import text_of_chunks
+from ..indexing.pages import lines_of as page_lines, of_line as page_of_line, split_ref as page_ref
+from ..indexing.frontmatter import split_frontmatter
+from ..indexing.notes import is_document_name, read_note
+from ..paging import NotePage, file_lines, page, without_ending
+from ..results import Hit, NOTE_URI_PREFIX
+from ..safe_text import one_line
+from ..search.hits import hit_from_row
+from ..search.limits import check_k, check_mode, check_query, check_ref_length
+from ..store import Store
+from ..store import chunks as chunk_rows
+from ..store import documents as document_rows
+from ..store import links as link_rows
 
-MAX_QUERY_CHARS = 100_000  # a mistake, not a question: far past what the parser reads of a query
-MAX_K = 10_000  # hits one request may ask for (as deep as a lane may look: lane_depth)
-MAX_REF_CHARS = 4096
 _LINES = re.compile(r"(.+?):(\d{1,9})(?:-(\d{1,9}))?")
 # [[target#anchor|label]] as a note writes it (with ! for an embed): the target and the anchor
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|#]*)(?:#([^\[\]|]*))?(?:\|[^\[\]]*)?\]\]")
-EMPTY_INDEX = "The index is empty: add a folder with `pms-tui add PATH` and run `pms-tui sync`."
 
 
 @dataclass(frozen=True)
@@ -60,34 +61,6 @@ class NoteRef:
     @property
     def file(self) -> Path:
         return self.collection.path / self.relpath
-
-
-def check_k(k: object, what: str = "hits") -> None:
-    """UsageError, in the sentence every front end shows, unless ``k`` (how many hits, or
-    ``what`` else, a request asks for) is a whole number from 1 to MAX_K."""
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise UsageError(f"k (how many {what}) must be at least 1 and at most {MAX_K:,}.")
-
-
-def check_mode(mode: object) -> None:
-    """UsageError, in the sentence every front end shows, unless ``mode`` is a search mode."""
-    if mode not in MODES:
-        raise UsageError(f"Unknown search mode {one_line(str(mode))[:40]!r}; use one of {', '.join(MODES)}.")
-
-
-def check_query(query: object) -> None:
-    """UsageError, in the sentence every front end shows, for an empty query or one longer
-    than any page pasted into a search bar."""
-    if not isinstance(query, str) or not query.strip():
-        raise UsageError("The query is empty; give words, a \"phrase\" or a filter such as tag:NAME.")
-    if len(query) > MAX_QUERY_CHARS:
-        raise UsageError(f"The query is {len(query):,} characters long; a query may hold up to {MAX_QUERY_CHARS:,}.")
-
-
-def check_ref_length(ref: object) -> None:
-    """UsageError unless ``ref`` could name a note (not too long, no NUL)."""
-    if isinstance(ref, str) and (len(ref) > MAX_REF_CHARS or "\x00" in ref):
-        raise UsageError("That is not a note name: too long, or it holds a NUL character.")
 
 
 def check_span(note_id: str, total: int, start: int | None, end: int | None) -> tuple[int, int]:
@@ -112,16 +85,14 @@ def _id_of_uri(uri: str) -> str:
     return "/".join(unquote(part) for part in uri[len(NOTE_URI_PREFIX):].split("/"))
 
 
-class NotesMixin(KnowledgeBaseState):
-    # what a request may ask, each check with the sentence every front end gives (the MCP
-    # server states them in its input schemas: mcp_server/limits.py)
-    MAX_K = MAX_K
-    MAX_QUERY_CHARS = MAX_QUERY_CHARS
-    MAX_REF_CHARS = MAX_REF_CHARS
-    check_k = staticmethod(check_k)
-    check_mode = staticmethod(check_mode)
-    check_query = staticmethod(check_query)
-    check_ref_length = staticmethod(check_ref_length)
+class Notes:
+    """``settings``: which files may be read, and how much of one; ``store``: the index the
+    notes are found in; ``collections``: the folders they live in."""
+
+    def __init__(self, settings: Settings, store: Store, collections: Collections) -> None:
+        self._settings = settings
+        self._store = store
+        self._collections = collections
 
     # -- what a request may ask --------------------------------------------------------------
     def check_request(self, query: object, k: int = 10, mode: str = "hybrid",
@@ -140,23 +111,9 @@ class NotesMixin(KnowledgeBaseState):
         :meth:`Collections.get`, the one place that says it)."""
         for name in names or ():
             try:
-                self.collections.get(name)
+                self._collections.get(name)
             except CollectionError as exc:
                 raise UsageError(str(exc)) from None
-
-    def empty_index_notice(self) -> str | None:
-        """The sentence saying the index holds nothing to search, or None."""
-        return None if self.stats()["chunks"] else EMPTY_INDEX
-
-    def default_clip_collection(self, name: str | None = None) -> Collection:
-        """The collection a clip goes into: the one named, or the only one."""
-        if name:
-            return self.collections.get(name)
-        cols = self.collections.list()
-        if len(cols) == 1:
-            return cols[0]
-        raise UsageError("Say which collection to clip into: there are several." if cols else
-                         "Add a collection first with `pms-tui add PATH`.")
 
     # -- which note a request names ----------------------------------------------------------
     def note(self, ref: object) -> NoteRef:
@@ -181,7 +138,7 @@ class NotesMixin(KnowledgeBaseState):
 
     def _linked(self, target: str, anchor: str) -> NoteRef:
         """The note a wikilink names, at its heading's or block's line when it has that one."""
-        from .indexing.links import anchor_key
+        from ..indexing.links import anchor_key
 
         if not target:
             raise UsageError(f"[[#{one_line(anchor)[:200]}]] names a heading of the note it is written in; "
@@ -195,7 +152,7 @@ class NotesMixin(KnowledgeBaseState):
         shown = one_line(ref)[:200]
         if ".." in ref.replace("\\", "/").split("/"):
             raise UsageError(f"{shown} leaves the indexed notes ('..' is not allowed); name the note from its collection.")
-        collections = self.collections.list()
+        collections = self._collections.list()
         if not collections:
             raise UsageError("The index has no collections yet; add one with `pms-tui add PATH`.")
         conn = self._store.conn
@@ -225,7 +182,7 @@ class NotesMixin(KnowledgeBaseState):
             if (col.path / rel).is_file():
                 shown = f"{col.name}/{one_line(rel)[:200]}"
                 real = Path(os.path.realpath(col.path / rel))
-                if not (self.settings.follow_external_links or col.path.resolve() in real.parents):
+                if not (self._settings.follow_external_links or col.path.resolve() in real.parents):
                     raise UsageError(f"{shown} leads outside its collection's folder; it is not read.")
                 raise UsageError(f"{shown} is not indexed yet; run `pms-tui sync`.")
         name = file_name(ref)
@@ -238,7 +195,7 @@ class NotesMixin(KnowledgeBaseState):
             raise UsageError(f"{shown} names {len(named)} notes ({choices}); give one as collection/path.")
         if named:
             doc_id, collection_name, rel = named[0]
-            col = self.collections.get(collection_name)
+            col = self._collections.get(collection_name)
             row = link_rows.document(conn, col.id, rel)
             return col, rel, doc_id, row[1] if row else Path(rel).stem
         raise UsageError(f"{shown} does not exist: no indexed note has that path or name.")
@@ -254,13 +211,13 @@ class NotesMixin(KnowledgeBaseState):
     def _file_text(self, note: NoteRef, max_bytes: int | None = None) -> str:
         """:meth:`note_text` with the file's own line endings."""
         if max_bytes is None:
-            max_bytes = self.settings.max_note_bytes
+            max_bytes = self._settings.max_note_bytes
         if is_document_name(note.relpath):
             return text_of_chunks([(row.start_line, row.body) for row in chunk_rows.of_document(
                 self._store.conn, note.collection.id, note.relpath)])
         root = note.collection.path.resolve()
         real = Path(os.path.realpath(note.file))
-        if not (self.settings.follow_external_links or root in real.parents):
+        if not (self._settings.follow_external_links or root in real.parents):
             raise UsageError(f"{note.id} now leads outside its collection's folder; it is not read.")
         try:
             data = read_note(real, max_bytes)
@@ -316,3 +273,18 @@ class NotesMixin(KnowledgeBaseState):
         else:
             more["frontmatter"] = split_frontmatter(text)[0]
         return replace(got, **more)
+
+    def resolve_note(self, note: str) -> tuple[int, Collection, str]:
+        """(document id, collection, relative path) of the indexed note ``note`` names (as
+        :meth:`note` takes it); UsageError when it names none or several."""
+        found = self.note(note)
+        return found.doc_id, found.collection, found.relpath
+
+    def note_names(self) -> list[str]:
+        """``collection/relpath`` of every indexed note, sorted (what ``explain`` takes)."""
+        return document_rows.note_names(self._store.conn)
+
+    def chunks_of(self, collection: str | Collection, rel: str) -> list[Hit]:
+        """Every chunk of one indexed note, in order."""
+        col = self._collections.get(collection) if isinstance(collection, str) else collection
+        return [hit_from_row(row) for row in chunk_rows.of_document(self._store.conn, col.id, rel)]

@@ -1,6 +1,6 @@
-"""The indexing half of the KnowledgeBase contract: status, sync, the embedding queue, watch,
-reindex, repair and the writer lock around them. A mixin, so ``kb.sync(...)`` stays one call
-on one object; it holds no state of its own (``KnowledgeBase.__init__`` creates the locks)."""
+"""The index of one home (``kb.index``): status, sync, the embedding queue, watch, reindex,
+repair, the writer lock around them, and the facts about what the index holds (its size, its
+queue, its documents, a number that moves when another process writes)."""
 
 from __future__ import annotations
 
@@ -9,27 +9,35 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-from .errors import CollectionError, SyncBusyError
-from .kb_state import KnowledgeBaseState
-from .results import SyncProgress, SyncReport, SyncStatus
-from .store import IndexClosed
-from .store import documents as document_rows
-from .store import health
-from .store import vectors as vector_rows
-from .store.writer_lock import WriterBusy
+from ..config import DB_FILE, Settings
+from ..errors import CollectionError, SyncBusyError
+from ..indexing.collections import Collections
+from ..indexing.documents import DocumentCounts
+from ..indexing.documents import counts as document_counts
+from ..results import SyncProgress, SyncReport, SyncStatus
+from ..search.vector_index import VectorIndex
+from ..store import IndexClosed, Store
+from ..store import chunks as chunk_rows
+from ..store import collections as collection_rows
+from ..store import documents as document_rows
+from ..store import fts, health
+from ..store import vectors as vector_rows
+from ..store.writer_lock import EMBED_LOCK_FILE, WriterBusy, WriterLock
+from .model import Model
 
 # The indexing modules (sync, plan, the embedding queue, watch) are imported by the methods that
 # use them: an index opened to search (the app's first screen, the MCP server, a one-shot
 # search) never needs them, and importing them would delay its start.
 if TYPE_CHECKING:
-    from .indexing.embed_queue import DrainResult
+    from ..indexing.embed_queue import DrainResult
 
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
-_Self = TypeVar("_Self", bound=KnowledgeBaseState)
+_Self = TypeVar("_Self", bound="Index")
 
 
 def _ends_when_closed(stopped: Callable[[], _R]):
@@ -50,13 +58,33 @@ def _ends_when_closed(stopped: Callable[[], _R]):
     return wrap
 
 
-class IndexingMixin(KnowledgeBaseState):
+class Index:
+    """``home``: its writer locks; ``store``, ``settings``, ``collections``: what is indexed and
+    how; ``model``: what embeds it (and records itself on a reindex); ``vectors``: the vector
+    mirror, reset when the vector table is."""
+
+    def __init__(self, home: Path, settings: Settings, store: Store, collections: Collections, model: Model,
+                 vectors: VectorIndex) -> None:
+        self._home = home
+        self._settings = settings
+        self._store = store
+        self._collections = collections
+        self._model = model
+        self._vectors = vectors
+        # One writer per home across processes (sync, reindex, remove, repair): a second one
+        # waits its turn; ``on_writer_wait(pid)`` (the CLI says so) is told once.
+        self.on_writer_wait: Callable[[int | None], None] | None = None
+        self._sync_lock = threading.Lock()  # one sync's text written at a time in this process
+        self._drain_lock = threading.Lock()  # one drain of the queue at a time in this process
+        self._writer_lock = WriterLock(home)
+        self._embed_lock = WriterLock(home, EMBED_LOCK_FILE)  # one drain of the queue per home
+
     def check_sync_status(self, collections: Sequence[str] | None = None) -> SyncStatus:
         """``to_add, to_delete, to_update`` (and ``.summary``, ``.skipped``) without changing anything."""
-        from .indexing.plan import sync_status
+        from ..indexing.plan import sync_status
 
-        return sync_status(self._store.conn, self.collections.select(collections),
-                           self.settings.follow_external_links, self.settings.max_note_bytes)
+        return sync_status(self._store.conn, self._collections.select(collections),
+                           self._settings.follow_external_links, self._settings.max_note_bytes)
 
     @_ends_when_closed(lambda: SyncReport(cancelled=True))
     def sync(
@@ -82,10 +110,10 @@ class IndexingMixin(KnowledgeBaseState):
         this raises SyncBusyError, or with ``wait`` waits its turn (``cancel`` stops the wait).
         A skipped file is tried again when it changes or, for a cause that can pass (a limit,
         a crashed reader), when its backoff is over; ``retry_skipped`` tries every one now."""
-        from .clip.leftovers import remove_leftovers
-        from .indexing.sync import Indexer
+        from ..clip.leftovers import remove_leftovers
+        from ..indexing.sync import Indexer
 
-        self.require_vectors()
+        self._model.require_vectors()
         progress = progress or (lambda done, total, phase: None)
         if not self._sync_lock.acquire(blocking=False):
             if not wait:
@@ -96,8 +124,8 @@ class IndexingMixin(KnowledgeBaseState):
         started = time.perf_counter()
         try:
             with self._writing(cancel, on_wait):
-                selected = self.collections.select(collections)
-                report = Indexer(self._store, self.settings, progress, cancel, retry_skipped).run(selected, only_paths)
+                selected = self._collections.select(collections)
+                report = Indexer(self._store, self._settings, progress, cancel, retry_skipped).run(selected, only_paths)
                 for collection in selected:  # a killed clip's temporary file, once old enough
                     remove_leftovers(collection.path)
         except WriterBusy:
@@ -127,7 +155,7 @@ class IndexingMixin(KnowledgeBaseState):
         """Embed the queued texts (left by ``sync(embed=False)``, a cancel, a crash or a kill);
         returns how many were embedded. Another call running in this process already drains
         the same queue, so this one returns 0 at once."""
-        self.require_vectors()
+        self._model.require_vectors()
         result = self._drain(progress, cancel, on_wait)
         return result.embedded
 
@@ -146,10 +174,10 @@ class IndexingMixin(KnowledgeBaseState):
         change within ~2 s of a write settling (see ``indexing.watch``); ``on_sync(report)``
         after each sync that changed something, ``on_mode("watching" | "polling every N s")``.
         Set ``restart`` after adding or removing a collection."""
-        from .indexing.watch import Folder
-        from .indexing.watch import watch as watch_folders
+        from ..indexing.watch import Folder
+        from ..indexing.watch import watch as watch_folders
 
-        folders = lambda: [Folder(c.name, c.path) for c in self.collections.list()]  # noqa: E731
+        folders = lambda: [Folder(c.name, c.path) for c in self._collections.list()]  # noqa: E731
 
         def changed(changes: dict) -> None:
             for name, paths in changes.items():
@@ -186,7 +214,7 @@ class IndexingMixin(KnowledgeBaseState):
         sync queued, since a drain goes on until the queue is empty. After letting go, the
         queue is looked at once more: a sync that queued texts and found the drain still
         busy a moment before it ended is not left waiting for the next sync."""
-        from .indexing.embed_queue import DrainResult, drain
+        from ..indexing.embed_queue import DrainResult, drain
 
         total = DrainResult()
         while vector_rows.pending_count(self._store.conn):
@@ -199,7 +227,7 @@ class IndexingMixin(KnowledgeBaseState):
                     total.elsewhere = exc.pid
                     return total
                 try:
-                    part = drain(self._store, self._embedder, lambda: self._writer_lock.hold(True, None, cancel),
+                    part = drain(self._store, self._model.embedder, lambda: self._writer_lock.hold(True, None, cancel),
                                  progress, cancel)
                 finally:
                     self._embed_lock.release()
@@ -237,10 +265,10 @@ class IndexingMixin(KnowledgeBaseState):
         try:
             with self._writing(cancel), self._store.transaction() as conn:
                 document_rows.mark_all_stale(conn)
-                vector_rows.retire_all(conn, self._embedder.dim)
-                self._record_model(conn)
-            self.model_mismatch = None
-            self._vectors.reset(self._embedder.dim)
+                vector_rows.retire_all(conn, self._model.embedder.dim)
+                self._model.record(conn)
+            self._model.mismatch = None
+            self._vectors.reset(self._model.embedder.dim)
         finally:
             self._sync_lock.release()
         report = self.sync(progress, cancel=cancel)
@@ -259,6 +287,46 @@ class IndexingMixin(KnowledgeBaseState):
         the missing texts embedded). A damaged file is handled by :func:`repair_home`."""
         with self.writing():
             steps = health.repair_in_place(self._store.conn)
-            self._vectors.reset(self._index_dim())
+            self._vectors.reset(self._model.index_dim())
             report = self.sync(progress)
         return steps, report
+
+    # -- what the index holds ----------------------------------------------------------------
+    @property
+    def read_only(self) -> bool:
+        """True when the index file cannot be written here (searching still works)."""
+        return self._store.read_only
+
+    def writer_at_work(self) -> int | None:
+        """The pid of the process writing to this index now; None: nobody (or a read-only home,
+        where nobody can)."""
+        try:
+            with self._writer_lock.hold(wait=False):
+                return None
+        except WriterBusy as exc:
+            return exc.pid
+        except OSError:
+            return None
+
+    def data_version(self) -> int:
+        """A number that moves when another connection commits to the index (another process's
+        sync, clip or new collection): one pragma, cheap enough for the app to poll."""
+        return fts.change_key(self._store.conn)[0]
+
+    def stats(self) -> dict:
+        """Notes, chunks, vectors (stored and queued), collections, the file's bytes, the model."""
+        conn = self._store.conn
+        size = sum(p.stat().st_size for p in self._home.glob(DB_FILE + "*") if p.is_file())
+        return {
+            "documents": document_rows.count(conn),
+            "chunks": chunk_rows.count(conn),
+            "vectors": vector_rows.count(conn),
+            "vectors_pending": vector_rows.pending_count(conn),
+            "collections": collection_rows.count(conn),
+            "db_bytes": size,
+            "model": self._model.embedder.model_name,
+        }
+
+    def document_counts(self) -> dict[str, DocumentCounts]:
+        """{collection: its PDF and Word files read, by kind, and those skipped with the reason}."""
+        return {c.name: document_counts(self._store.conn, c.id) for c in self._collections.list()}
