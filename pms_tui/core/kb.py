@@ -133,9 +133,10 @@ class KnowledgeBase:
         self.model = Model(self._store, embedder or Embedder(
             self.settings.model, self.settings.embed_batch_size, self.settings.max_tokens), self.home)
         self._vectors = VectorIndex(self._store, self.model.index_dim())
-        self.collections = Collections(self._store, writing=lambda: self.index.writing())
+        self.collections = Collections(self._store)
         self.scope = Scope(self.collections, self.home, self._store.read_only)
         self.index = Index(self.home, self.settings, self._store, self.collections, self.model, self._vectors)
+        self.collections.writing = self.index.writing  # a removal waits for (or refuses during) a sync
         self.notes = Notes(self.settings, self._store, self.collections)
         self.retrieval = Retrieval(self._store, self.settings, self.model, self._vectors, self.scope)
         self.searcher = Searcher(self.settings, self._store, self.retrieval, self.notes, self.model, self.scope)
@@ -161,25 +162,8 @@ class KnowledgeBase:
         indexed as it returns; made on first use (a search never writes)."""
         from .writes.service import NoteWriter
 
-        return NoteWriter(self.home, self.settings, self._store, self.collections, self._note_place,
-                          self._index_written)
-
-    def _index_written(self, collection: str, paths: set[str]) -> bool:
-        """Index notes a write changed, text only, after a sync of this process; not waiting
-        for another process that holds the index (False then: its next sync takes them in)."""
-        cancel = threading.Event()
-
-        def other_writer(pid: int | None) -> None:
-            if pid != os.getpid():  # this process's own embedding hands the lock over between runs
-                cancel.set()
-
-        report = self.index.sync(collections=[collection], only_paths=paths, cancel=cancel, embed=False,
-                                 on_wait=other_writer, wait=True)
-        return not report.cancelled
-
-    def _note_place(self, ref: object) -> tuple[Collection, str]:
-        found = self.notes.note(ref)
-        return found.collection, found.relpath
+        return NoteWriter(self.home, self.settings, self._store, self.collections, self.notes.place,
+                          self.index.index_written)
 
     # -- the documented names, each its service's ---------------------------------------------
     def sync(self, progress: SyncProgress | None = None, collections: Sequence[str] | None = None,

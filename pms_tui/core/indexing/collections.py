@@ -68,7 +68,7 @@ class Collections:
 
     def __init__(self, store: Store, writing: Callable | None = None):
         self.store = store
-        # writing() -> a context manager holding the home's writer lock (see KnowledgeBase)
+        # writing() -> a context manager holding the home's writer lock (Index.writing)
         self.writing = writing or nullcontext
 
     def _collection(self, row: collection_rows.CollectionRow) -> Collection:

@@ -5,6 +5,7 @@ queue, its documents, a number that moves when another process writes)."""
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -144,6 +145,19 @@ class Index:
         report.seconds = time.perf_counter() - started
         progress(report.chunks_embedded, report.chunks_embedded, "done")
         return report
+
+    def index_written(self, collection: str, paths: set[str]) -> bool:
+        """Index notes a write changed, text only, after a sync of this process; not waiting
+        for another process that holds the index (False then: its next sync takes them in)."""
+        cancel = threading.Event()
+
+        def other_writer(pid: int | None) -> None:
+            if pid != os.getpid():  # this process's own embedding hands the lock over between runs
+                cancel.set()
+
+        report = self.sync(collections=[collection], only_paths=paths, cancel=cancel, embed=False,
+                           on_wait=other_writer, wait=True)
+        return not report.cancelled
 
     @_ends_when_closed(lambda: 0)
     def embed_pending(

@@ -274,6 +274,11 @@ class Notes:
             more["frontmatter"] = split_frontmatter(text)[0]
         return replace(got, **more)
 
+    def place(self, ref: object) -> tuple[Collection, str]:
+        """(collection, relative path) of the note ``ref`` names (where a write goes)."""
+        found = self.note(ref)
+        return found.collection, found.relpath
+
     def resolve_note(self, note: str) -> tuple[int, Collection, str]:
         """(document id, collection, relative path) of the indexed note ``note`` names (as
         :meth:`note` takes it); UsageError when it names none or several."""
