@@ -24,7 +24,7 @@ Ranked = list[tuple[int, float]]  # (chunk id, the lane's score) best first
 
 
 class Measure:
-    """An evaluation's view of one open KnowledgeBase (``kb``: of it, its retrieval, which
+    """An evaluation's view of one open KnowledgeBase ``kb``: only its retrieval is kept (it
     holds the store and the model)."""
 
     def __init__(self, kb) -> None:

@@ -2,7 +2,7 @@
 related notes, the passage a link names, and link counts per collection.
 
 Every method takes ``note`` as a string: ``collection/relpath`` (what search hits and
-``note_names()`` give), a path to the file, or a note's name or alias (``"Internal links"``);
+``kb.notes.note_names()`` give), a path to the file, or a note's name or alias (``"Internal links"``);
 an unknown or ambiguous name raises ``UsageError`` with one sentence. They return plain
 dataclasses from ``results`` (``Link``, ``Mention``, ``RelatedNote``), each with ``to_json()``.
 """
