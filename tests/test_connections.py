@@ -200,7 +200,7 @@ def test_queries_typed_over_before_their_turn_are_never_embedded(synced_kb):
     kb = synced_kb
     queries = ["undo the last commit", "undo the last", "keep my changes", "sourdough starter", "bread recipe"]
     counting = CountingEmbedder(kb._embedder, queries[0])
-    kb.retrieval.embedder = counting
+    kb._embedder = counting  # the model's: the vector lane embeds with it
     newest = [0]
     bm25 = kb.retrieval.bm25
     ranked = bm25.ranked
