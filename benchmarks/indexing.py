@@ -340,6 +340,7 @@ def cadence(events: list[dict]) -> dict:
 # -- part: first sync (findable, latency during embedding, cadence) ----------------------------
 def part_first(limit: int | None, embed_window: float) -> dict:
     from pms_tui.core.kb import KnowledgeBase
+    from pms_tui.core.kb_measure import Measure
 
     base = WORK / "first"
     shutil.rmtree(base, ignore_errors=True)
@@ -375,7 +376,7 @@ def part_first(limit: int | None, embed_window: float) -> dict:
     while writer.poll() is None:
         q = qs[i % len(qs)]
         i += 1
-        kb.clear_query_cache()
+        Measure(kb).clear_query_cache()
         t = time.perf_counter()
         result = kb.search(q, k=10, mode="hybrid")
         latencies.append((time.perf_counter() - t) * 1000)
