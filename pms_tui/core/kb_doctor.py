@@ -22,6 +22,9 @@ class Check(NamedTuple):
     ok: bool
     detail: str
 
+    def to_json(self) -> dict:
+        return self._asdict()
+
 
 class DoctorMixin(KnowledgeBaseState):
     def diagnose(self) -> list[Check]:
