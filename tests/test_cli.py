@@ -81,7 +81,7 @@ def test_reindex_says_it_reindexed_rather_than_calling_every_note_new(tmp_path, 
         (("add", "/definitely/not/here"), "is not a folder"),
         (("remove", "ghost"), "no collection named 'ghost'"),
         (("search", "x", "-c", "ghost"), "no collection named 'ghost'"),
-        (("show", "nowhere.md"), "has no collections yet"),
+        (("show", "nowhere.md"), "No collections yet: run `pms-tui add PATH`"),
         (("clip", "ftp://example.org/x"), ""),
     ],
 )

@@ -73,3 +73,24 @@ class RelatedNote:
     def to_json(self) -> dict:
         return {"id": note_id(self.collection, self.path), "uri": note_uri(self.collection, self.path),
                 **asdict(self), "score": round(self.score, 4)}
+
+
+@dataclass(frozen=True)
+class NoteGraph:
+    """What the link graph says of one note (``note``: its id), as the CLI and the MCP tools
+    give it: its links, its backlinks (with its unlinked mentions when asked), or its related
+    notes; a list not asked for is None and left out."""
+
+    note: str
+    links: list[Link] | None = None
+    backlinks: list[Link] | None = None
+    mentions: list[Mention] | None = None
+    related: list[RelatedNote] | None = None
+
+    def to_json(self) -> dict:
+        data: dict = {"note": self.note}
+        for key in ("links", "backlinks", "mentions", "related"):
+            items = getattr(self, key)
+            if items is not None:
+                data[key] = [item.to_json() for item in items]
+        return data

@@ -28,7 +28,8 @@ from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import is_document_name, read_note
 from .kb_state import KnowledgeBaseState
 from .paging import NotePage, file_lines, page, without_ending
-from .results import MODES, NOTE_URI_PREFIX
+from .results import (ADD_FROM_CLI, MODES, NOTE_URI_PREFIX, SYNC_FROM_CLI, empty_index_notice,
+                      no_collections_notice, note_id)
 from .safe_text import one_line
 from .store import chunks as chunk_rows
 from .store import links as link_rows
@@ -39,7 +40,6 @@ MAX_REF_CHARS = 4096
 _LINES = re.compile(r"(.+?):(\d{1,9})(?:-(\d{1,9}))?")
 # [[target#anchor|label]] as a note writes it (with ! for an embed): the target and the anchor
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|#]*)(?:#([^\[\]|]*))?(?:\|[^\[\]]*)?\]\]")
-EMPTY_INDEX = "The index is empty: add a folder with `pms-tui add PATH` and run `pms-tui sync`."
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class NoteRef:
 
     @property
     def id(self) -> str:
-        return f"{self.collection.name}/{self.relpath}"
+        return note_id(self.collection.name, self.relpath)
 
     @property
     def file(self) -> Path:
@@ -144,9 +144,9 @@ class NotesMixin(KnowledgeBaseState):
             except CollectionError as exc:
                 raise UsageError(str(exc)) from None
 
-    def empty_index_notice(self) -> str | None:
-        """The sentence saying the index holds nothing to search, or None."""
-        return None if self.stats()["chunks"] else EMPTY_INDEX
+    def empty_index_notice(self, how_to_add: str = ADD_FROM_CLI, how_to_sync: str = SYNC_FROM_CLI) -> str | None:
+        """The sentence saying the index holds nothing to search, or None (``results.empty_index_notice``)."""
+        return empty_index_notice(self, how_to_add, how_to_sync)
 
     def default_clip_collection(self, name: str | None = None) -> Collection:
         """The collection a clip goes into: the one named, or the only one."""
@@ -155,8 +155,7 @@ class NotesMixin(KnowledgeBaseState):
         cols = self.collections.list()
         if len(cols) == 1:
             return cols[0]
-        raise UsageError("Say which collection to clip into: there are several." if cols else
-                         "Add a collection first with `pms-tui add PATH`.")
+        raise UsageError("Say which collection to clip into: there are several." if cols else no_collections_notice())
 
     # -- which note a request names ----------------------------------------------------------
     def note(self, ref: object) -> NoteRef:
@@ -197,7 +196,7 @@ class NotesMixin(KnowledgeBaseState):
             raise UsageError(f"{shown} leaves the indexed notes ('..' is not allowed); name the note from its collection.")
         collections = self.collections.list()
         if not collections:
-            raise UsageError("The index has no collections yet; add one with `pms-tui add PATH`.")
+            raise UsageError(no_collections_notice())
         conn = self._store.conn
         path = Path(ref).expanduser()
         candidates: list[tuple[Collection, str]] = []

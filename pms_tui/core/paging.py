@@ -57,11 +57,13 @@ class NotePage:
         """A note a write may change (not a PDF's or Word file's text): its version is what an edit names."""
         return self.note is not None and not is_document_name(self.note.relpath)
 
-    def to_json(self, version: str | None = None) -> dict:
+    def to_json(self, kb: Any = None) -> dict:
         """The one way a read note is written out (the CLI's ``show --json``, MCP ``get``): its id,
-        URI, where it is, its frontmatter, the lines given and their text; ``version`` (of an
-        editable note) what an edit names; where the next page starts when there is more."""
+        URI, where it is, its frontmatter, the lines given and their text; with the KnowledgeBase
+        ``kb``, an editable note's ``version`` (what an edit names); where the next page starts
+        when there is more."""
         note = self.note
+        version = kb.write.version(self.id) if kb is not None and self.editable else None
         data: dict = {
             "id": self.id, "uri": note_uri(note.collection.name, note.relpath), "collection": note.collection.name,
             "path": note.relpath, "file": str(note.collection.path / note.relpath), "title": note.title,

@@ -11,7 +11,7 @@ from .index_results import (
     ADD_FROM_CLI, SYNC_FROM_CLI, CollectionSummary, IndexStatus, empty_index_notice, no_collections_notice,
     nothing_indexed_notice, skipped_json,
 )
-from .graph_results import LINK_STATUSES, Link, Mention, RelatedNote
+from .graph_results import LINK_STATUSES, Link, Mention, NoteGraph, RelatedNote
 from .output_rules import NOTE_URI_PREFIX, NOTE_URI_TEMPLATE, iso_time, json_value, note_id, note_uri
 
 SNIPPET_OPEN = "«"
