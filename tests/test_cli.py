@@ -49,7 +49,7 @@ def test_add_sync_search_status_show(tmp_path, notes_dir):
     shown = run(home, "show", f"notes/git/undo-commit.md:{top['start_line']}").stdout
     assert "git reset --soft HEAD~1" in shown
     listing = json.loads(run(home, "collections", "--json").stdout)
-    assert listing[0]["documents"] == 3
+    assert listing[0]["indexed"] == 3
 
 
 def test_sync_no_embed_writes_text_and_leaves_the_vectors_queued(tmp_path, notes_dir):

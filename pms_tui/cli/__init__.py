@@ -140,7 +140,7 @@ def cmd_status(args) -> int:
         if not status.plans:
             say(no_collections_notice())
             return 0
-        total = SyncStatus(*(status.pending(what) for what in ("to_add", "to_delete", "to_update")),
+        total = SyncStatus(status.pending("to_add"), status.pending("to_delete"), status.pending("to_update"),
                            skipped=status.pending("skipped"))
         say(total.summary)
         if status.vectors_pending:
@@ -272,7 +272,7 @@ def cmd_search(args) -> int:
 def cmd_explain(args) -> int:
     with _kb(args) as kb:
         explanation = kb.explain(args.query, args.note, collections=args.collection)
-        emit(args, explanation, lambda: [say(line) for line in explanation.lines()])
+        emit(args, explanation, lambda: say("\n".join(explanation.lines())))
     return 0
 
 

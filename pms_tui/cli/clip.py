@@ -94,8 +94,11 @@ def add_parser(sub, open_kb: Callable) -> None:
             finally:
                 signal.signal(signal.SIGINT, previous)
                 stages.bar.__exit__(None, None, None)
-            emit(args, result.to_json(col, UPDATE_HINT),
-                 lambda: (say(result.path), say(result.message_with(UPDATE_HINT), file=sys.stderr)))
+            def human() -> None:
+                say(result.path)
+                say(result.message_with(UPDATE_HINT), file=sys.stderr)
+
+            emit(args, result.to_json(col, UPDATE_HINT), human)
             if result.stopped:
                 say("Stopped while indexing: the note is saved whole; `pms-tui sync` finishes indexing it.",
                     file=sys.stderr)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from .output import add_json_option, emit, say
 from ..core.errors import PmsError, UsageError
+from ..core.results import Undone, Writes
 
 CLIENT = "cli"
 
@@ -50,15 +51,16 @@ def add_parsers(sub, open_kb: Callable) -> None:
                 return act(kb, args)
         return command
 
-    def report(kb, args, results) -> int:
-        results = results if isinstance(results, list) else [results]
+    def report(kb, args, result) -> int:
+        """A write's result (an undo's: ``Undone``), its vectors made first unless --no-embed."""
+        written = result.results if isinstance(result, Undone) else [result]
         if not getattr(args, "no_embed", True):
             try:
                 kb.embed_pending()
             except PmsError as exc:
                 say(f"Searchable by its words; not yet by meaning ({exc})", file=sys.stderr)
-        emit(args, results if len(results) != 1 else results[0],
-             lambda: [say(f"{r.message} (write {r.journal}, version {(r.version or '-')[:12]})") for r in results])
+        emit(args, result, lambda: say("\n".join(f"{r.message} (write {r.journal}, version {(r.version or '-')[:12]})"
+                                                 for r in written)))
         return 0
 
     def new(kb, args) -> int:
@@ -90,7 +92,7 @@ def add_parsers(sub, open_kb: Callable) -> None:
         return report(kb, args, kb.write.delete(args.note, version=args.version, client=CLIENT))
 
     def undo(kb, args) -> int:
-        return report(kb, args, kb.write.undo(args.id, client=CLIENT))
+        return report(kb, args, Undone(kb.write.undo(args.id, client=CLIENT)))
 
     def listing(entries, args) -> int:
         def human() -> None:
@@ -101,7 +103,7 @@ def add_parsers(sub, open_kb: Callable) -> None:
                 state = f"  (undone by {e.undone_by})" if e.undone_by else ""
                 say(f"{e.id:>5}  {when}  {e.client:<14} {e.tool:<15} {e.note_id}  {e.summary}{state}")
 
-        emit(args, entries, human)
+        emit(args, Writes(entries), human)
         return 0
 
     def history(kb, args) -> int:

@@ -446,3 +446,23 @@ class NoteExplanation:
 
     def to_json(self) -> dict:
         return {**asdict(self), "lines": self.lines()}
+
+
+@dataclass(frozen=True)
+class Undone:
+    """What an undo put back (``kb.write.undo``: a move undone with the links it rewrote)."""
+
+    results: Sequence[Any]  # WriteResult each
+
+    def to_json(self) -> dict:
+        return {"undone": [r.to_json() for r in self.results]}
+
+
+@dataclass(frozen=True)
+class Writes:
+    """Writes from the journal (``kb.write.recent``, ``kb.write.history``), the newest first."""
+
+    entries: Sequence[Any]  # journal Entry each
+
+    def to_json(self) -> dict:
+        return {"writes": [e.to_json() for e in self.entries]}
