@@ -20,7 +20,7 @@ from .graph import NOTE_HELP, add_parsers as add_graph_parsers, link_summary
 from .output import add_json_option, emit, print_json, say
 from .upkeep import add_parsers as add_upkeep_parsers
 from .writes import add_parsers as add_write_parsers
-from ..core.results import no_collections_notice
+from ..core.results import no_collections_notice, note_id
 from ..core.safe_text import safe_text
 
 
@@ -157,7 +157,7 @@ def cmd_status(args) -> int:
                 say(f"    {counted.describe()}")
                 if not args.verbose:  # (-v lists every skipped file below)
                     for rel, why in counted.skipped:
-                        say(f"    ! {col.name}/{rel}: {why}")
+                        say(f"    ! {note_id(col.name, rel)}: {why}")
         if args.verbose:
             for label, items in (("+", total.to_add), ("~", total.to_update), ("-", total.to_delete)):
                 for item in items:
@@ -256,7 +256,7 @@ def cmd_search(args) -> int:
             say("No note matches well; the nearest:")
         for i, h in enumerate(result, 1):
             ranks = "bm25 {}  vec {}".format(*(f"#{r}" if r else "-" for r in (h.bm25_rank, h.vector_rank)))
-            say(f"{i:>2}. {h.score:.2f}  {ranks}  {h.collection}/{h.relpath}:{h.start_line}")
+            say(f"{i:>2}. {h.score:.2f}  {ranks}  {note_id(h.collection, h.relpath)}:{h.start_line}")
             crumb = " › ".join(h.heading_path)
             say(f"    {h.title}" + (f"  ({crumb})" if crumb and crumb != h.title else ""))
             print(f"    {_plain_snippet(h.snippet)}")  # sanitised inside

@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 from .errors import describe
 from .kb_state import KnowledgeBaseState
+from .results import note_id
 from .store import check_driver, health
 from .store import compact as compaction
 from .store.writer_lock import WriterBusy
@@ -122,7 +123,7 @@ def _document_check(kb) -> Check:
         for name, counted in sorted(kb.document_counts().items()):
             if counted.indexed or counted.skipped:
                 parts.append(f"{name}: {counted.describe()}")
-                skips += [f"{name}/{rel} ({why})" for rel, why in counted.skipped]
+                skips += [f"{note_id(name, rel)} ({why})" for rel, why in counted.skipped]
         if parts:
             detail += "; " + "; ".join(parts)
         if skips:

@@ -222,7 +222,7 @@ class NotesMixin(KnowledgeBaseState):
                 return col, rel, row[0], row[1]
         for col, rel in candidates:
             if (col.path / rel).is_file():
-                shown = f"{col.name}/{one_line(rel)[:200]}"
+                shown = note_id(col.name, one_line(rel)[:200])
                 real = Path(os.path.realpath(col.path / rel))
                 if not (self.settings.follow_external_links or col.path.resolve() in real.parents):
                     raise UsageError(f"{shown} leads outside its collection's folder; it is not read.")
@@ -233,7 +233,7 @@ class NotesMixin(KnowledgeBaseState):
             tail = ref.lower().removesuffix(".md") + ".md"
             named = [n for n in named if f"{n[1]}/{n[2]}".lower().endswith(tail) or n[2].lower().endswith(tail)]
         if len(named) > 1:
-            choices = ", ".join(f"{c}/{p}" for _, c, p in named[:5])
+            choices = ", ".join(note_id(c, p) for _, c, p in named[:5])
             raise UsageError(f"{shown} names {len(named)} notes ({choices}); give one as collection/path.")
         if named:
             doc_id, collection_name, rel = named[0]
