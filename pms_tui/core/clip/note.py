@@ -75,7 +75,8 @@ class ClipResult:
         return {"status": self.status, "title": self.title, "url": self.url,
                 "message": self.message_with(how_to_update) if how_to_update else self.message,
                 "id": note_id(collection.name, rel) if rel else None,
-                "uri": note_uri(collection.name, rel) if rel else None, "file": str(self.path),
+                "uri": note_uri(collection.name, rel) if rel else None, "collection": collection.name,
+                "path": rel, "file": str(self.path),
                 "stopped": self.stopped, "vectors_pending": self.vectors_pending}
 
 
