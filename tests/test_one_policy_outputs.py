@@ -19,6 +19,7 @@ import pytest
 
 from tests.kb_helpers import NOTES, write
 from tests.mcp_client import McpClient
+from tests.webserver import web  # noqa: F401  (fixture)
 
 # the CLI command with --json -> the MCP tool answering the same question
 COUNTERPARTS = {
@@ -235,7 +236,8 @@ def writer(tmp_path_factory):
 
 # what differs between two writes of the same kind (a journal id, a version, a time, the note)
 PER_WRITE = {"journal_id", "version", "previous_version", "id", "path", "message", "seconds", "embed_seconds",
-             "summary", "at", "before_hash", "after_hash", "note", "client"}
+             "summary", "at", "before_hash", "after_hash", "note", "client",
+             "title", "url", "uri", "file", "vectors_pending"}  # a clip's page, and what it left to embed
 MCP_ADDS_TO_WRITES = {"searchable", "vectors"}  # when its vectors come: computed behind the answer
 
 
@@ -265,9 +267,20 @@ def test_writes_give_the_same_json_through_the_cli_and_mcp(writer):
     version = _mcp(client, "get", {"note": given["id"]})["version"]
     assert _shape(moved) == _shape(_mcp(client, "move_note", {"note": given["id"], "version": version,
                                                                "to": "moved-too.md"}))
+    removed = cli("rm", moved["id"], "--no-embed")  # type: ignore[index]
+    version = _mcp(client, "get", {"note": "notes/moved-too.md"})["version"]
+    assert _shape(removed) == _shape(_mcp(client, "delete_note", {"note": "notes/moved-too.md", "version": version}))
     undone = _mcp(client, "undo", {})
     assert _shape(cli("undo", "--no-embed")) == _shape(undone) and set(undone) == {"undone"}
     write(root / "notes", "b.md", "# B\n")
     synced = cli("sync", "--no-embed")
     write(root / "notes", "c.md", "# C\n")
     assert set(_mcp(client, "sync", {})) - set(synced) <= MCP_ADDS_TO_WRITES  # type: ignore[arg-type]
+
+
+def test_a_clip_gives_the_same_json_through_the_cli_and_mcp(writer, web):  # noqa: F811
+    root, client = writer
+    made = _cli(root, "clip", web.url("/2024/03/lazy-pipelines/"), "-c", "notes", "-q")
+    given = _mcp(client, "clip", {"url": web.url("/docs/config.html"), "collection": "notes"})
+    assert _shape(made) == _shape(given) and made["status"] == given["status"] == "created"  # type: ignore[index]
+    assert (root / "notes" / made["path"]).is_file() and made["id"] == f"notes/{made['path']}"  # type: ignore[index]
