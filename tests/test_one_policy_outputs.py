@@ -284,3 +284,24 @@ def test_a_clip_gives_the_same_json_through_the_cli_and_mcp(writer, web):  # noq
     given = _mcp(client, "clip", {"url": web.url("/docs/config.html"), "collection": "notes"})
     assert _shape(made) == _shape(given) and made["status"] == given["status"] == "created"  # type: ignore[index]
     assert (root / "notes" / made["path"]).is_file() and made["id"] == f"notes/{made['path']}"  # type: ignore[index]
+
+
+def test_an_index_without_collections_is_said_in_one_sentence_everywhere(tmp_path):
+    from pms_tui.core.kb import KnowledgeBase
+    from pms_tui.core.results import no_collections_notice
+
+    sentence = no_collections_notice()
+    assert sentence == "No collections yet: run `pms-tui add PATH` to add a folder of notes."
+    with KnowledgeBase(home=tmp_path / "home") as kb:
+        assert kb.empty_index_notice() == sentence
+    run = lambda *args: subprocess.run([sys.executable, "-m", "pms_tui", "--home", str(tmp_path / "home"), *args],  # noqa: E731
+                                       capture_output=True, text=True, timeout=120)
+    assert run("sync").stdout.strip() == run("status").stdout.strip() == run("collections").stdout.strip() == sentence
+    assert run("show", "bread").stderr.strip() == f"pms-tui: {sentence}"
+    assert run("clip", "http://127.0.0.1:9/x").stderr.strip() == f"pms-tui: {sentence}"
+    session = McpClient(tmp_path / "home")
+    try:
+        assert sentence in session.instructions
+        assert _mcp(session, "search", {"query": "bread", "mode": "bm25"})["notes"][0] == sentence
+    finally:
+        session.close()

@@ -28,7 +28,7 @@ def no_collections_notice(how_to_add: str = ADD_FROM_CLI) -> str:
 
 def nothing_indexed_notice(how_to_sync: str = SYNC_FROM_CLI) -> str:
     """The one sentence for collections none of whose notes is indexed yet."""
-    return f"Nothing is indexed yet: {how_to_sync} to index the collections' notes."
+    return f"Nothing indexed yet: {how_to_sync} to index the notes."
 
 
 def empty_index_notice(kb: Any, how_to_add: str = ADD_FROM_CLI, how_to_sync: str = SYNC_FROM_CLI) -> str | None:
