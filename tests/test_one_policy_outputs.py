@@ -294,8 +294,10 @@ def test_an_index_without_collections_is_said_in_one_sentence_everywhere(tmp_pat
     assert sentence == "No collections yet: run `pms-tui add PATH` to add a folder of notes."
     with KnowledgeBase(home=tmp_path / "home") as kb:
         assert kb.empty_index_notice() == sentence
-    run = lambda *args: subprocess.run([sys.executable, "-m", "pms_tui", "--home", str(tmp_path / "home"), *args],  # noqa: E731
-                                       capture_output=True, text=True, timeout=120)
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "pms_tui", "--home", str(tmp_path / "home"), *args],
+                              capture_output=True, text=True, timeout=120)
+
     assert run("sync").stdout.strip() == run("status").stdout.strip() == run("collections").stdout.strip() == sentence
     assert run("show", "bread").stderr.strip() == f"pms-tui: {sentence}"
     assert run("clip", "http://127.0.0.1:9/x").stderr.strip() == f"pms-tui: {sentence}"

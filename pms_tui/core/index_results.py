@@ -124,7 +124,7 @@ class IndexStatus:
             "to_add": [str(p) for p in self.pending("to_add")],
             "to_update": [str(p) for p in self.pending("to_update")],
             "to_delete": [str(p) for p in self.pending("to_delete")],
-            "skipped": [{"path": str(p), "reason": why} for p, why in self.pending("skipped")],
+            "skipped": skipped_json([(str(p), why) for p, why in self.pending("skipped")]),
             "links": {name: self.links.get(name, {}) for name in self.plans},
             "documents": {name: c.to_json() for name, c in self.documents.items() if name in self.plans},
         }

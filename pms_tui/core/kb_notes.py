@@ -28,7 +28,7 @@ from .indexing.frontmatter import split_frontmatter
 from .indexing.notes import is_document_name, read_note
 from .kb_state import KnowledgeBaseState
 from .paging import NotePage, file_lines, page, without_ending
-from .results import (ADD_FROM_CLI, MODES, NOTE_URI_PREFIX, SYNC_FROM_CLI, empty_index_notice,
+from .results import (ADD_FROM_CLI, MODES, SYNC_FROM_CLI, empty_index_notice, id_of_uri,
                       no_collections_notice, note_id)
 from .safe_text import one_line
 from .store import chunks as chunk_rows
@@ -103,15 +103,6 @@ def check_span(note_id: str, total: int, start: int | None, end: int | None) -> 
     return first, min(total, end if end is not None else total)
 
 
-def _id_of_uri(uri: str) -> str:
-    """``collection/relpath`` of a note's URI; UsageError for any other ``pms://`` URI."""
-    from urllib.parse import unquote
-
-    if not uri.startswith(NOTE_URI_PREFIX) or len(uri) <= len(NOTE_URI_PREFIX):
-        raise UsageError(f"Note URIs look like {NOTE_URI_PREFIX}COLLECTION/PATH; this one does not.")
-    return "/".join(unquote(part) for part in uri[len(NOTE_URI_PREFIX):].split("/"))
-
-
 class NotesMixin(KnowledgeBaseState):
     # what a request may ask, each check with the sentence every front end gives (the MCP
     # server states them in its input schemas: mcp_server/limits.py)
@@ -166,7 +157,7 @@ class NotesMixin(KnowledgeBaseState):
         check_ref_length(ref)
         ref = ref.strip()
         if ref.startswith("pms://"):
-            ref = _id_of_uri(ref)
+            ref = id_of_uri(ref)
         if (link := _WIKILINK.fullmatch(ref)) is not None:
             return self._linked(link.group(1).strip(), (link.group(2) or "").strip())
         start = end = None

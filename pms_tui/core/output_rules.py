@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import time
-from urllib.parse import quote
+from urllib.parse import quote, unquote
+
+from .errors import UsageError
 
 # A note's URI (the MCP server's resources; ``KnowledgeBase.note`` takes it as a note's name):
 # ``pms://note/<collection>/<path inside it>``, each part percent-encoded
@@ -24,6 +26,13 @@ def note_id(collection: str, relpath: str) -> str:
 def note_uri(collection: str, relpath: str) -> str:
     """The URI of the note ``relpath`` of ``collection`` (a space is %20; '/' separates parts)."""
     return NOTE_URI_PREFIX + "/".join(quote(part, safe="") for part in [collection, *relpath.split("/")])
+
+
+def id_of_uri(uri: str) -> str:
+    """The id of the note ``uri`` names (``note_uri``'s inverse); UsageError for any other URI."""
+    if not uri.startswith(NOTE_URI_PREFIX) or len(uri) <= len(NOTE_URI_PREFIX):
+        raise UsageError(f"Note URIs look like {NOTE_URI_PREFIX}COLLECTION/PATH; this one does not.")
+    return "/".join(unquote(part) for part in uri[len(NOTE_URI_PREFIX):].split("/"))
 
 
 def iso_time(epoch: float | None) -> str | None:

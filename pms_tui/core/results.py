@@ -7,12 +7,16 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import Enum, StrEnum
 from typing import Any, NamedTuple, overload
 
-from .index_results import (
+# The result types of their own modules, and how every result names a note and a time: front
+# ends import them from here, the engine's contract (re-exported, hence noqa F401).
+from .graph_results import LINK_STATUSES, Link, Mention, NoteGraph, RelatedNote  # noqa: F401
+from .index_results import (  # noqa: F401
     ADD_FROM_CLI, SYNC_FROM_CLI, CollectionSummary, IndexStatus, empty_index_notice, no_collections_notice,
     nothing_indexed_notice, skipped_json,
 )
-from .graph_results import LINK_STATUSES, Link, Mention, NoteGraph, RelatedNote
-from .output_rules import NOTE_URI_PREFIX, NOTE_URI_TEMPLATE, iso_time, json_value, note_id, note_uri
+from .output_rules import (  # noqa: F401
+    NOTE_URI_PREFIX, NOTE_URI_TEMPLATE, id_of_uri, iso_time, json_value, note_id, note_uri,
+)
 
 SNIPPET_OPEN = "«"
 SNIPPET_CLOSE = "»"

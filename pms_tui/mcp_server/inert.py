@@ -7,11 +7,13 @@ newlines. The keys and the values are otherwise the engine's, as the CLI's ``--j
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..core.safe_text import one_line, safe_text
 from .budget import safe_page
 
 
-def inert(value: object, key: str = "") -> object:
+def inert(value: object, key: str = "") -> Any:
     """``value`` (``to_json()`` data) with its strings made inert, by the key they stand under."""
     if key == "frontmatter":
         return _multiline(value)

@@ -11,7 +11,7 @@ from .inert import inert
 
 def links(runner, args: dict) -> dict:
     note = notes.find(runner.kb, args["note"])
-    return inert(NoteGraph(note.id, links=runner.kb.links(note.id)).to_json())  # type: ignore[return-value]
+    return inert(NoteGraph(note.id, links=runner.kb.links(note.id)).to_json())
 
 
 def backlinks(runner, args: dict) -> dict:
@@ -19,14 +19,15 @@ def backlinks(runner, args: dict) -> dict:
     note = notes.find(kb, args["note"])
     found = NoteGraph(note.id, backlinks=kb.backlinks(note.id),
                       mentions=kb.mentions(note.id) if args.get("mentions") else None)
-    return inert(found.to_json())  # type: ignore[return-value]
+    return inert(found.to_json())
 
 
 def related(runner, args: dict) -> dict:
     kb = runner.kb
     note = notes.find(kb, args["note"])
     ready = runner.vector_ready()
-    data: dict = inert(NoteGraph(note.id, related=kb.related(note.id, args.get("k", 10)) if ready else []).to_json())  # type: ignore[assignment]
+    found = kb.related(note.id, args.get("k", 10)) if ready else []
+    data: dict = inert(NoteGraph(note.id, related=found).to_json())
     if not ready:
         data["note_for_you"] = "The embedding model is not ready yet; related notes need it. Ask again shortly."
     elif not data["related"]:

@@ -32,7 +32,7 @@ def _client(runner) -> str:
 
 
 def _done(runner, result) -> dict:
-    data: dict = inert(result.to_json())  # type: ignore[assignment]
+    data: dict = inert(result.to_json())
     if runner.kb.model_ready:
         runner.embed_behind()
         data["searchable"] = "by its words now; by meaning once its passages are embedded, in seconds"
@@ -81,12 +81,12 @@ def undo(runner, args: dict) -> dict:
     results = runner.kb.write.undo(args.get("journal_id"), client=_client(runner))
     if runner.kb.model_ready:
         runner.embed_behind()
-    return inert(Undone(results).to_json())  # type: ignore[return-value]
+    return inert(Undone(results).to_json())
 
 
 def recent(runner, args: dict) -> dict:
     entries = runner.kb.write.recent(args.get("since"), limit=args["limit"])
-    return inert(Writes(entries).to_json())  # type: ignore[return-value]
+    return inert(Writes(entries).to_json())
 
 
 def _text(description: str, max_length: int = MAX_TEXT_CHARS) -> dict:

@@ -56,7 +56,7 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
 
 def _note_json(kb, got) -> dict:
     """get's answer for the page ``got`` (``KnowledgeBase.read``): the engine's ``NotePage.to_json``."""
-    return inert(got.to_json(kb))  # type: ignore[return-value]
+    return inert(got.to_json(kb))
 
 
 def multi_get(kb, refs: list | None, pattern: str | None, max_bytes: int) -> dict:

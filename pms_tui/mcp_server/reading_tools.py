@@ -22,7 +22,7 @@ def search(runner, args: dict) -> dict:
     result = kb.search(query, k=k, mode=args["mode"], collections=collections, vector=vector)
     if not result and (empty := kb.empty_index_notice()):
         notes_out.append(empty)
-    data: dict = inert(result.to_json(with_text=False))  # type: ignore[assignment]
+    data: dict = inert(result.to_json(with_text=False))
     data["hits"], left_out = budget.fit_hits(data["hits"])
     if left_out:
         notes_out.append(f"{left_out:,} more hits were left out to keep the answer within "
@@ -50,11 +50,11 @@ def multi_get(runner, args: dict) -> dict:
 
 def status(runner, args: dict) -> dict:
     """The engine's ``IndexStatus.to_json``, and whether this server's writing tools are on."""
-    return {**inert(IndexStatus.of(runner.kb).to_json()), "writes_allowed": runner.allow_writes}  # type: ignore[dict-item]
+    return {**inert(IndexStatus.of(runner.kb).to_json()), "writes_allowed": runner.allow_writes}
 
 
 def explain(runner, args: dict) -> dict:
     kb = runner.kb
     explanation = kb.explain(args["query"], notes.find(kb, args["note"]).id,
                              collections=args.get("collections") or None, vector=runner.vector_ready())
-    return inert(explanation.to_json())  # type: ignore[return-value]
+    return inert(explanation.to_json())

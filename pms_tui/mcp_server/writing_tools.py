@@ -32,7 +32,7 @@ def sync(runner, args: dict) -> dict:
         who = f"pid {holder[0]}" if holder[0] else "another process"
         raise SyncBusyError(f"Another pms-tui ({who}) is writing to this index; what it indexes is searchable "
                             f"as it commits, and sync can run again when it is done.")
-    data: dict = inert(report.to_json())  # type: ignore[assignment]
+    data: dict = inert(report.to_json())
     if report.vectors_pending and kb.model_ready:
         runner.embed_behind()
         data["vectors"] = (f"{report.vectors_pending} passages are being embedded in the background; "
@@ -44,4 +44,4 @@ def clip(runner, args: dict) -> dict:
     kb = runner.kb
     col = kb.default_clip_collection(args.get("collection"))
     result = kb.clip(args["url"], col, update=args["update"])
-    return inert(result.to_json(col))  # type: ignore[return-value]
+    return inert(result.to_json(col))

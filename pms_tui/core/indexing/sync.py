@@ -380,7 +380,8 @@ class Indexer:
         for doc, queued_texts in zip(docs, queued):
             self.report.chunks_queued += queued_texts
             self.report.chunks_reused += len(doc.chunks) - queued_texts
-            (self.report.added if doc.is_new else self.report.modified).append(note_id(doc.collection.name, doc.state.rel))
+            added = self.report.added if doc.is_new else self.report.modified
+            added.append(note_id(doc.collection.name, doc.state.rel))
             self.report.chunks_written += len(doc.chunks)
 
     def _write_document(self, doc: PreparedDoc, vector_ids: dict[str, int]) -> None:

@@ -83,7 +83,8 @@ class NoteWriter:
         except FileNotFoundError:
             raise UsageError(f"{note_id(col.name, one_line(rel)[:120])} was deleted from disk.") from None
         except OSError as exc:
-            raise UsageError(f"{note_id(col.name, one_line(rel)[:120])} cannot be read: {exc.strerror or exc}.") from None
+            shown = note_id(col.name, one_line(rel)[:120])
+            raise UsageError(f"{shown} cannot be read: {exc.strerror or exc}.") from None
         return data
 
     # -- the guard, once per write ---------------------------------------------------------
@@ -166,7 +167,8 @@ class NoteWriter:
                     raise UsageError(f"{note_id(col.name, one_line(rel)[:120])} already exists.") from None
                 continue
             except OSError as exc:
-                raise UsageError(f"Could not write {note_id(col.name, one_line(rel)[:120])}: {exc.strerror or exc}.") from None
+                shown = note_id(col.name, one_line(rel)[:120])
+                raise UsageError(f"Could not write {shown}: {exc.strerror or exc}.") from None
             after = shape.version(data)
             entry = self.journal.record(client=client, tool="create_note", collection=col.name, path=rel,
                                         before_hash=None, after_hash=after, old_content=None,
@@ -203,7 +205,8 @@ class NoteWriter:
         entry = self.journal.record(client=client, tool=tool, collection=col.name, path=rel, before_hash=expected,
                                     after_hash=after, old_content=data, summary=summary, new_content=new_data)
         return self._indexed(col, {rel}, client, WriteResult(
-            "edited", col.name, rel, after, expected, entry, f"{summary[0].upper()}{summary[1:]} in {note_id(col.name, rel)}."))
+            "edited", col.name, rel, after, expected, entry,
+            f"{summary[0].upper()}{summary[1:]} in {note_id(col.name, rel)}."))
 
     def _expected(self, version: str | None, data: bytes, col: Collection, rel: str) -> str:
         """The version the write is made from: the one named, if the note is still it."""
@@ -349,7 +352,8 @@ class NoteWriter:
         links = f"; links rewritten in {len(done)} note(s)" if done else ""
         missed = f"; {len(skipped)} note(s) changed meanwhile and keep their old links" if skipped else ""
         return self._indexed(col, {rel, new_rel, *done}, client, WriteResult(
-            "moved", col.name, new_rel, expected, expected, head, f"Moved {note_id(col.name, rel)} to {new_rel}{links}{missed}.",
+            "moved", col.name, new_rel, expected, expected, head,
+            f"Moved {note_id(col.name, rel)} to {new_rel}{links}{missed}.",
             done, skipped))
 
     def _read_or_none(self, col: Collection, rel: str) -> bytes | None:
