@@ -410,13 +410,13 @@ def build_parser() -> argparse.ArgumentParser:
     e = eval_sub.add_parser("beir", help="BEIR-style test collections (corpus.jsonl.gz, topics, qrels)")
     e.add_argument("dir", nargs="+", help="one or more collection folders, each reported, then a summary")
     e.add_argument("--mode", choices=(*MODES, "all"), default="all")
-    e.add_argument("--json", action="store_true")
+    add_json_option(e, "the report as JSON")
     e.add_argument("--limit", type=int, default=None, help="only the first N queries")
     e = eval_sub.add_parser("known-item", help="known-item queries over a folder of notes")
     e.add_argument("file")
     e.add_argument("--collection", required=True, help="folder of Markdown notes")
     e.add_argument("--mode", choices=(*MODES, "all"), default="all")
-    e.add_argument("--json", action="store_true")
+    add_json_option(e, "the report as JSON")
     p.set_defaults(func=cmd_eval)
     return parser
 
