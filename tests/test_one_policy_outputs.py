@@ -253,8 +253,8 @@ def _shape(data: object) -> object:
 def test_writes_give_the_same_json_through_the_cli_and_mcp(writer):
     root, client = writer
     cli = lambda *args: _cli(root, *args)  # noqa: E731
-    made = cli("new", "From the shell", "--body", "Shell words.", "--no-embed")
-    given = _mcp(client, "create_note", {"title": "From an agent", "body": "Agent words."})
+    made = cli("new", "From the shell", "--body", "## Part\n\nShell words.\n", "--no-embed")
+    given = _mcp(client, "create_note", {"title": "From an agent", "body": "## Part\n\nAgent words.\n"})
     assert _shape(made) == _shape(given) and made["action"] == "created"  # type: ignore[index]
     pairs = [
         (("append", made["id"], "More.", "--no-embed"),  # type: ignore[index]
@@ -262,6 +262,15 @@ def test_writes_give_the_same_json_through_the_cli_and_mcp(writer):
     ]
     for cli_args, (tool, args) in pairs:
         assert _shape(cli(*cli_args)) == _shape(_mcp(client, tool, args))
+    for cli_args, args in [  # the other edits, each an edit_note action
+        (("set", made["id"], "status=draft", "--no-embed"), {"action": "set_properties",  # type: ignore[index]
+                                                              "properties": {"status": "draft"}}),
+        (("section", made["id"], "Part", "New words.", "--no-embed"),  # type: ignore[index]
+         {"action": "replace_section", "heading": "Part", "text": "New words."}),
+    ]:
+        version = _mcp(client, "get", {"note": given["id"]})["version"]
+        assert _shape(cli(*cli_args)) == _shape(_mcp(client, "edit_note", {"note": given["id"], "version": version,
+                                                                            **args}))
     assert cli("recent") == _mcp(client, "recent", {"limit": 200})  # the journal read by both: equal
     moved = cli("mv", made["id"], "moved.md", "--no-embed")  # type: ignore[index]
     version = _mcp(client, "get", {"note": given["id"]})["version"]
