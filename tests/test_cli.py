@@ -49,7 +49,7 @@ def test_add_sync_search_status_show(tmp_path, notes_dir):
     shown = run(home, "show", f"notes/git/undo-commit.md:{top['start_line']}").stdout
     assert "git reset --soft HEAD~1" in shown
     listing = json.loads(run(home, "collections", "--json").stdout)
-    assert listing[0]["documents"] == 3
+    assert listing[0]["indexed"] == 3
 
 
 def test_sync_no_embed_writes_text_and_leaves_the_vectors_queued(tmp_path, notes_dir):
@@ -81,7 +81,7 @@ def test_reindex_says_it_reindexed_rather_than_calling_every_note_new(tmp_path, 
         (("add", "/definitely/not/here"), "is not a folder"),
         (("remove", "ghost"), "no collection named 'ghost'"),
         (("search", "x", "-c", "ghost"), "no collection named 'ghost'"),
-        (("show", "nowhere.md"), "has no collections yet"),
+        (("show", "nowhere.md"), "No collections yet: run `pms-tui add PATH`"),
         (("clip", "ftp://example.org/x"), ""),
     ],
 )

@@ -51,8 +51,9 @@ def test_a_wikilink_to_a_heading_alone_is_one_sentence(home):
 
 
 def test_show_prints_each_line_of_a_whole_note_once(home):
-    chunks = json.loads(run(home, "show", "Long note", "--json").stdout)
-    assert any(b["start_line"] <= a["end_line"] for a, b in zip(chunks, chunks[1:]))  # passages overlap
+    with KnowledgeBase(home=home) as kb:
+        chunks = kb.chunks_of("vault", "Long note.md")
+    assert any(b.start_line <= a.end_line for a, b in zip(chunks, chunks[1:]))  # passages overlap
     out = run(home, "show", "Long note").stdout
     for j in range(120):
         assert out.count(f"Sentence {j} of a paragraph") == 1, j
@@ -61,7 +62,7 @@ def test_show_prints_each_line_of_a_whole_note_once(home):
 
 def test_collections_counts_files_of_the_kinds_it_indexes(home):
     [row] = json.loads(run(home, "collections", "--json").stdout)
-    assert (row["files"], row["notes"], row["pdf_word"], row["documents"]) == (4, 3, 1, 3)
+    assert (row["files"], row["notes"], row["pdf_word"], row["indexed"]) == (4, 3, 1, 3)
     out = run(home, "collections").stdout
     assert "4 files (3 notes, 1 PDF and Word), 3 indexed," in out
 

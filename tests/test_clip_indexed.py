@@ -22,7 +22,8 @@ def test_cli_clip_writes_a_clean_note_that_search_finds(tmp_path, web):  # noqa:
     url = web.url("/2024/03/lazy-pipelines/")
     out = json.loads(run(home, "clip", url, "-c", "notes", "--json").stdout)
     assert out["status"] == "created"
-    path = tmp_path / "clips" / out["path"].rsplit("/", 1)[-1]
+    path = tmp_path / "clips" / out["path"]  # inside the collection; its id and URI name it
+    assert out["id"] == f"notes/{out['path']}" and out["file"] == str(path)
     text = path.read_text(encoding="utf-8")
     meta, body, _ = split_frontmatter(text)
     assert meta["url"] == url and meta["title"] == out["title"]

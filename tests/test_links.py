@@ -162,10 +162,11 @@ def test_cli_json(graph_kb, capsys):
     home = str(graph_kb.home)
     graph_kb.close()
     assert main(["--home", home, "backlinks", "Project Alpha", "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert data[0]["source"] == "Home.md" and data[0]["line"] == 6
+    data = json.loads(capsys.readouterr().out)  # the note, and its backlinks (as MCP backlinks gives them)
+    assert data["backlinks"][0]["source"] == "Home.md" and data["backlinks"][0]["line"] == 6
+    assert data["backlinks"][0]["source_id"] == "v/Home.md" and data["note"].endswith("Project Alpha.md")
     assert main(["--home", home, "links", "v/Home.md", "--json"]) == 0
-    assert any(link["status"] == "outside" for link in json.loads(capsys.readouterr().out))
+    assert any(link["status"] == "outside" for link in json.loads(capsys.readouterr().out)["links"])
     assert main(["--home", home, "links", "No such note"]) == 1
     err = capsys.readouterr().err
     assert "does not exist" in err and "Traceback" not in err

@@ -89,12 +89,6 @@ def _show_kb(kb, ref: str, line: int):
     return note.id, line, first <= line <= last
 
 
-def _show_cli(chunks: list, line: int):
-    ids = {c["id"] for c in chunks}
-    assert len(ids) == 1
-    return ids.pop(), line, chunks[0]["start_line"] <= line <= chunks[0]["end_line"] or line == 1
-
-
 def _explained(data: dict) -> tuple:
     return (data["note"], data["bm25_rank"], data["vector_rank"], data["fused_rank"], data["missing"],
             data["lines"])
@@ -108,11 +102,10 @@ def answers(kind: str, request: dict, home: Path, kb, client) -> dict[str, tuple
             "cli": _cli(home, "show", ref, "--json"),
             "mcp": _mcp(client, "get", {"note": ref}),
         }
-        if got["cli"][0] == "ok":
-            got["cli"] = "ok", _show_cli(got["cli"][1], line)  # type: ignore[arg-type]
-        if got["mcp"][0] == "ok":
-            lines = got["mcp"][1]["lines"]  # type: ignore[index]
-            got["mcp"] = "ok", (got["mcp"][1]["id"], line, lines[0] == line)  # type: ignore[index]
+        for side in ("cli", "mcp"):  # the same page: the lines named, or the whole note
+            if got[side][0] == "ok":
+                page = got[side][1]
+                got[side] = "ok", (page["id"], line, page["lines"][0] == line)  # type: ignore[index]
         return got
     if kind == "search":
         query, k, cols = request["query"], request.get("k", 5), request.get("collections")
@@ -138,10 +131,9 @@ def answers(kind: str, request: dict, home: Path, kb, client) -> dict[str, tuple
             "cli": _cli(home, "related", ref, "-k", str(k), "--json"),
             "mcp": _mcp(client, "related", {"note": ref, "k": k}),
         }
-        if got["cli"][0] == "ok":
-            got["cli"] = "ok", [f"{r['collection']}/{r['path']}" for r in got["cli"][1]]  # type: ignore[union-attr]
-        if got["mcp"][0] == "ok":
-            got["mcp"] = "ok", [r["id"] for r in got["mcp"][1]["related"]]  # type: ignore[index]
+        for side in ("cli", "mcp"):
+            if got[side][0] == "ok":
+                got[side] = "ok", [r["id"] for r in got[side][1]["related"]]  # type: ignore[index]
         return got
     assert kind == "explain"
     query, ref = request["query"], request["ref"]

@@ -241,7 +241,7 @@ def test_collections_writable_and_read_only_from_the_cli(tmp_path, capsys):
     assert main(["--home", home, "new", "From the shell", "--body", "shellquux words", "--no-embed"]) == 0
     assert "Created n/from-the-shell.md" in capsys.readouterr().out
     assert main(["--home", home, "history", "--json"]) == 0
-    [entry] = json.loads(capsys.readouterr().out)
+    [entry] = json.loads(capsys.readouterr().out)["writes"]  # as MCP recent gives them
     assert (entry["tool"], entry["client"], entry["note"]) == ("create_note", "cli", "n/from-the-shell.md")
     assert main(["--home", home, "undo", str(entry["id"]), "--no-embed"]) == 0
     assert not (tmp_path / "n" / "from-the-shell.md").exists()

@@ -8,8 +8,6 @@ doctor, repair and compact in ``upkeep``, progress and waiting messages in ``pro
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 import time
 
@@ -19,17 +17,11 @@ from ..core.errors import UsageError, describe
 from ..core.results import MODES
 from .clip import add_parser as add_clip_parser
 from .graph import NOTE_HELP, add_parsers as add_graph_parsers, link_summary
+from .output import add_json_option, emit, print_json, say
 from .upkeep import add_parsers as add_upkeep_parsers
 from .writes import add_parsers as add_write_parsers
-from ..core.safe_text import UNSAFE, safe_text
-
-NO_COLLECTIONS = "No collections yet. Add a folder of notes with `pms-tui add PATH`."
-
-
-def say(*parts: object, file=None) -> None:
-    """print() for anything that may hold note-derived text (titles, paths, snippets, reasons):
-    control characters and escape sequences are shown, never sent raw to the terminal."""
-    print(safe_text(" ".join(str(p) for p in parts)), file=file or sys.stdout)
+from ..core.results import no_collections_notice, note_id
+from ..core.safe_text import safe_text
 
 
 def _kb(args):
@@ -49,22 +41,6 @@ def _kb(args):
         say(f"pms-tui: {warning}", file=sys.stderr)
     kb.index.on_writer_wait = tell_waiting  # a second writer waits its turn, and says for whom
     return kb
-
-
-# json.dumps escapes C0 controls itself; the rest of what safe_text replaces is escaped here
-_JSON_UNSAFE = re.compile("[" + UNSAFE.pattern[1:-1].replace("\x00-\x1f", "") + "]")
-
-
-def _json_safe(match: re.Match) -> str:
-    return "".join(f"\\u{ord(ch):04x}" for ch in match.group())
-
-
-def _print_json(data) -> None:
-    """JSON with the text as it is, but nothing a terminal would obey: json escapes C0
-    controls itself; C1 controls, DEL, bidi overrides and lone surrogates are escaped here."""
-    text = json.dumps(data, ensure_ascii=False, indent=2)
-    sys.stdout.write(_JSON_UNSAFE.sub(_json_safe, text))
-    sys.stdout.write("\n")
 
 
 def _cancel_on_ctrl_c(work):
@@ -97,7 +73,7 @@ def _sync_with_bar(args, run) -> int:
             return run(bar, cancel)
 
     report = _cancel_on_ctrl_c(work)
-    _print_report(report, args.json)
+    emit(args, report, lambda: say_report(report))
     if report.cancelled:
         left = f" ({report.vectors_pending} chunk texts still to embed)" if report.vectors_pending else ""
         print(f"Stopped: everything written so far is kept and the index is consistent; "
@@ -125,32 +101,24 @@ def cmd_collections(args) -> int:
                 else f"{col.name!r} is read-only for agents.")
         if args.writable or args.read_only:
             return 0
-        rows = []
-        aside = kb.scope.guide_aside()
-        for col in kb.collections.list():
-            docs, chunks = kb.collections.counts(col)
-            notes, pdf_word = col.file_counts()  # both kinds, as "documents" (indexed) counts them
-            rows.append({
-                "name": col.name, "path": str(col.path), "description": col.description,
-                "files": notes + pdf_word, "notes": notes, "pdf_word": pdf_word, "documents": docs, "chunks": chunks,
-                "last_sync": time.strftime("%Y-%m-%d %H:%M", time.localtime(col.last_sync)) if col.last_sync else None,
-                "folder_exists": col.exists,
-                "default_search": aside is None or col.id != aside.id, "writable": col.writable,
-            })
-        if args.json:
-            _print_json(rows)
-        elif not rows:
-            say(NO_COLLECTIONS)
-        else:
+        from ..core.results import CollectionSummary
+
+        rows = CollectionSummary.all_of(kb)
+
+        def human() -> None:
+            if not rows:
+                say(no_collections_notice())
             for r in rows:
-                missing = "  (folder missing)" if not r["folder_exists"] else ""
-                if not r["default_search"]:
-                    missing += f"  (searched only when asked: in:{r['name']})"
-                missing += "  (writable)" if r["writable"] else ""
-                say(f"{r['name']:<20} {r['path']}{missing}")
-                kinds = f" ({r['notes']} notes, {r['pdf_word']} PDF and Word)" if r["pdf_word"] else ""
-                say(f"{'':<20} {r['files']} files{kinds}, {r['documents']} indexed, {r['chunks']} chunks, "
-                    f"last sync {r['last_sync'] or 'never'}")
+                missing = "  (folder missing)" if not r.folder_exists else ""
+                if not r.default_search:
+                    missing += f"  (searched only when asked: in:{r.name})"
+                missing += "  (writable)" if r.writable else ""
+                say(f"{r.name:<20} {r.folder}{missing}")
+                kinds = f" ({r.notes} notes, {r.pdf_word} PDF and Word)" if r.pdf_word else ""
+                synced = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.last_sync)) if r.last_sync else "never"
+                say(f"{'':<20} {r.files} files{kinds}, {r.indexed} indexed, {r.chunks} chunks, last sync {synced}")
+
+        emit(args, rows, human)
     return 0
 
 
@@ -162,45 +130,34 @@ def cmd_remove(args) -> int:
 
 
 def cmd_status(args) -> int:
-    from ..core.results import SyncStatus
+    from ..core.results import IndexStatus, SyncStatus
 
     with _kb(args) as kb:
-        cols = kb.collections.select(args.collection)
-        parts = {col.name: kb.check_sync_status([col.name]) for col in cols}  # each folder scanned once
-        total = SyncStatus([], [], [])
-        for part in parts.values():
-            for mine, theirs in zip(total, part):
-                mine.extend(theirs)
-            total.skipped.extend(part.skipped)
+        status = IndexStatus.of(kb, args.collection)
         if args.json:
-            _print_json({
-                "to_add": [str(p) for p in total.to_add], "to_update": [str(p) for p in total.to_update],
-                "to_delete": [str(p) for p in total.to_delete],
-                "skipped": [{"path": str(p), "reason": why} for p, why in total.skipped],
-                "links": kb.graph.link_counts(),
-                "documents": {name: c.to_json() for name, c in kb.index.document_counts().items()},
-            })
+            emit(args, status)
             return 0
-        if not cols:
-            say(NO_COLLECTIONS)
+        if not status.plans:
+            say(no_collections_notice())
             return 0
+        total = SyncStatus(status.pending("to_add"), status.pending("to_delete"), status.pending("to_update"),
+                           skipped=status.pending("skipped"))
         say(total.summary)
-        pending, links, documents = kb.index.vectors_pending, kb.graph.link_counts(), kb.index.document_counts()
-        if pending:
-            say(f"  {pending} chunk texts are waiting for their vectors (searchable by their words "
+        if status.vectors_pending:
+            say(f"  {status.vectors_pending} chunk texts are waiting for their vectors (searchable by their words "
                   f"already); `pms-tui sync` embeds them.")
-        for col in cols:
-            part = parts[col.name]
-            note = "" if col.exists else "  (folder missing)"
+        for col in status.collections:
+            part = status.plans[col.name]
+            note = "" if col.folder_exists else "  (folder missing)"
             skipped = f", {len(part.skipped)} skipped" if part.skipped else ""
             say(f"  {col.name}: +{len(part.to_add)} new, ~{len(part.to_update)} modified, "
-                  f"-{len(part.to_delete)} deleted{skipped}{note}; {link_summary(links.get(col.name, {}))}")
-            counted = documents.get(col.name)
+                  f"-{len(part.to_delete)} deleted{skipped}{note}; {link_summary(status.links.get(col.name, {}))}")
+            counted = status.documents.get(col.name)
             if counted is not None and (counted.indexed or counted.skipped):
                 say(f"    {counted.describe()}")
                 if not args.verbose:  # (-v lists every skipped file below)
                     for rel, why in counted.skipped:
-                        say(f"    ! {col.name}/{rel}: {why}")
+                        say(f"    ! {note_id(col.name, rel)}: {why}")
         if args.verbose:
             for label, items in (("+", total.to_add), ("~", total.to_update), ("-", total.to_delete)):
                 for item in items:
@@ -210,10 +167,8 @@ def cmd_status(args) -> int:
     return 0
 
 
-def _print_report(report, as_json: bool) -> None:
-    if as_json:
-        _print_json(report.to_json())
-        return
+def say_report(report) -> None:
+    """A sync's (or reindex's, repair's) report as lines of text."""
     say(report.summary)
     for problem in report.problems:
         say(f"  ! {problem}")
@@ -226,7 +181,7 @@ def _print_report(report, as_json: bool) -> None:
 def cmd_sync(args) -> int:
     with _kb(args) as kb:
         if not kb.collections.list():
-            say(NO_COLLECTIONS)
+            say(no_collections_notice())
             return 0
         return _sync_with_bar(args, lambda bar, cancel: kb.sync(progress=bar, collections=args.collection,
                               cancel=cancel, on_wait=tell_waiting, embed=not args.no_embed,
@@ -239,7 +194,7 @@ def cmd_watch(args) -> int:
 
     with _kb(args) as kb:
         if not kb.collections.list():
-            say(NO_COLLECTIONS)
+            say(no_collections_notice())
             return 0
         code = _sync_with_bar(args, lambda bar, cancel: kb.sync(progress=bar, cancel=cancel, on_wait=tell_waiting))
         if code:
@@ -252,7 +207,7 @@ def cmd_watch(args) -> int:
 
         def on_sync(report) -> None:
             if report.changed or report.skipped:
-                _print_report(report, False)  # through say(): a path from the folder is sanitised
+                say_report(report)  # through say(): a path from the folder is sanitised
                 sys.stdout.flush()
 
         watcher = threading.Thread(target=kb.index.watch, args=(stop,), kwargs={"on_sync": on_sync, "on_mode": on_mode},
@@ -289,11 +244,8 @@ def cmd_search(args) -> int:
         elapsed = (time.perf_counter() - started) * 1000
         if args.min_score is not None:  # for scripts
             result = result.keeping(lambda hit: hit.score >= args.min_score)
-        if args.json:
-            hits = [{**h.to_json(), "evidence": kb.searcher.evidence(result, h).to_json()} for h in result]
-            _print_json({"query": result.query.to_json(), "lanes": result.lanes, "notes": result.notes,
-                         "fusion": result.fusion and result.fusion.to_json(), "weak": result.weak,
-                         "match": result.match and result.match.to_json(), "hits": hits})
+        if args.json:  # the engine's schema; each hit with its passage's text and evidence
+            print_json(result.to_json(evidence=lambda hit: kb.searcher.evidence(result, hit)))
             return 0
         for item in result.query.ignored:
             say(f"ignored {item.text}: {item.reason}", file=sys.stderr)
@@ -304,7 +256,7 @@ def cmd_search(args) -> int:
             say("No note matches well; the nearest:")
         for i, h in enumerate(result, 1):
             ranks = "bm25 {}  vec {}".format(*(f"#{r}" if r else "-" for r in (h.bm25_rank, h.vector_rank)))
-            say(f"{i:>2}. {h.score:.2f}  {ranks}  {h.collection}/{h.relpath}:{h.start_line}")
+            say(f"{i:>2}. {h.score:.2f}  {ranks}  {note_id(h.collection, h.relpath)}:{h.start_line}")
             crumb = " › ".join(h.heading_path)
             say(f"    {h.title}" + (f"  ({crumb})" if crumb and crumb != h.title else ""))
             print(f"    {_plain_snippet(h.snippet)}")  # sanitised inside
@@ -320,11 +272,7 @@ def cmd_search(args) -> int:
 def cmd_explain(args) -> int:
     with _kb(args) as kb:
         explanation = kb.searcher.explain(args.query, args.note, collections=args.collection)
-        if args.json:
-            _print_json(explanation.to_json())
-            return 0
-        for line in explanation.lines():
-            say(line)
+        emit(args, explanation, lambda: say("\n".join(explanation.lines())))
     return 0
 
 
@@ -332,13 +280,13 @@ def cmd_show(args) -> int:
     with _kb(args) as kb:
         note = kb.notes.note(args.target)  # collection/path, a path or a name, with :LINE or :START-END
         read = kb.notes.read(note)  # from inside its folder; a line past the end is an error
+        if args.json:  # the lines named (or the whole note), as MCP get gives them
+            print_json(read.to_json(kb))
+            return 0
         first, last = read.first, read.last
         chunks = kb.chunks_of(note.collection, note.relpath)
         if note.start_line is not None:
             chunks = [c for c in chunks if c.end_line >= first and c.start_line <= last] or chunks[:1]
-        if args.json:
-            _print_json([c.to_json() for c in chunks])
-            return 0
         printed: list[str] = []  # the lines printed so far, to the last line of ``last_line``
         last_line = 0
         for c in chunks:
@@ -396,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--description", default="")
     p.set_defaults(func=cmd_add)
     p = sub.add_parser("collections", help="list collections (--writable NAME: agents may write in it)")
-    p.add_argument("--json", action="store_true")
+    add_json_option(p)
     p.add_argument("--writable", action="append", default=[], metavar="NAME", help="let agents write notes in it")
     p.add_argument("--read-only", action="append", default=[], metavar="NAME", help="no writes in it (the default)")
     p.set_defaults(func=cmd_collections)
@@ -406,23 +354,23 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="what a sync would change")
     p.add_argument("-c", "--collection", action="append")
     p.add_argument("-v", "--verbose", action="store_true", help="list the files")
-    p.add_argument("--json", action="store_true")
+    add_json_option(p)
     p.set_defaults(func=cmd_status)
     p = sub.add_parser("sync", help="index what changed (ctrl+c stops; the next sync carries on)")
     p.add_argument("-c", "--collection", action="append")
-    p.add_argument("--json", action="store_true")
+    add_json_option(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-embed", action="store_true", help="text only; the next sync embeds the vectors")
     p.add_argument("--retry-skipped", action="store_true",
                    help="try every skipped file again now (a skip that can pass is retried on its own, later)")
     p.set_defaults(func=cmd_sync)
     p = sub.add_parser("watch", help="sync, then index notes as they are saved (ctrl+c stops)")
-    p.add_argument("--json", action="store_true")
+    add_json_option(p, "the first sync's report as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar for the first sync")
     p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("reindex", help="re-embed everything (after a model change)")
-    p.add_argument("--json", action="store_true")
+    add_json_option(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_reindex)
 
@@ -433,7 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", "--collection", action="append")
     # not argparse's choices: the engine checks the mode, with the sentence every front end gives
     p.add_argument("--mode", default="hybrid", metavar="{" + ",".join(MODES) + "}")
-    p.add_argument("--json", action="store_true", help="hits with their evidence, and the parsed query")
+    add_json_option(p, "the search's answer as JSON: the parsed query, and each hit with its text and evidence")
     p.add_argument("--explain", action="store_true", help="print why each hit ranks where it does")
     p.add_argument("--min-score", type=float, metavar="X", help="drop hits whose fused score (0..1) is below X")
     p.set_defaults(func=cmd_search)
@@ -441,34 +389,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query")
     p.add_argument("note", help=NOTE_HELP)
     p.add_argument("-c", "--collection", action="append")
-    p.add_argument("--json", action="store_true")
+    add_json_option(p)
     p.set_defaults(func=cmd_explain)
 
-    add_graph_parsers(sub, _kb, say, _print_json)  # links, backlinks, related
+    add_graph_parsers(sub, _kb)  # links, backlinks, related
     p = sub.add_parser("show", help="print an indexed note, or its passages at NOTE:LINE or NOTE:START-END")
     p.add_argument("target", metavar="NOTE[:LINE]", help=NOTE_HELP)
-    p.add_argument("--json", action="store_true")
+    add_json_option(p, "the note (or the lines named) as JSON, as MCP get gives it")
     p.set_defaults(func=cmd_show)
 
     from ..mcp_server.command import add_mcp_parser  # argparse only: the MCP SDK loads when `mcp` runs
     add_mcp_parser(sub)
-    add_clip_parser(sub, _kb, say, _print_json)
+    add_clip_parser(sub, _kb)
 
-    add_upkeep_parsers(sub, say, _print_report)  # doctor, repair, compact
-    add_write_parsers(sub, _kb, say, _print_json)  # new, append, section, set, mv, rm, undo, history, recent
+    add_upkeep_parsers(sub, say_report)  # doctor, repair, compact
+    add_write_parsers(sub, _kb)  # new, append, section, set, mv, rm, undo, history, recent
 
     p = sub.add_parser("eval", help="measure retrieval quality")
     eval_sub = p.add_subparsers(dest="eval_kind", metavar="KIND", required=True)
     e = eval_sub.add_parser("beir", help="BEIR-style test collections (corpus.jsonl.gz, topics, qrels)")
     e.add_argument("dir", nargs="+", help="one or more collection folders, each reported, then a summary")
     e.add_argument("--mode", choices=(*MODES, "all"), default="all")
-    e.add_argument("--json", action="store_true")
+    add_json_option(e, "the report as JSON")
     e.add_argument("--limit", type=int, default=None, help="only the first N queries")
     e = eval_sub.add_parser("known-item", help="known-item queries over a folder of notes")
     e.add_argument("file")
     e.add_argument("--collection", required=True, help="folder of Markdown notes")
     e.add_argument("--mode", choices=(*MODES, "all"), default="all")
-    e.add_argument("--json", action="store_true")
+    add_json_option(e, "the report as JSON")
     p.set_defaults(func=cmd_eval)
     return parser
 

@@ -4,8 +4,8 @@ pipe or a log gets the outcome alone, as ``sync`` gives it.
 
 Before the note is written a ctrl+c stops at once (nothing was written); once it is written,
 the first ctrl+c lets the indexing stop at its next step (the note stays whole, and the next
-sync finishes it) and a second one interrupts. The helpers it needs from ``cli`` (opening
-the knowledge base, printing safely) are handed in by ``add_parser`` (no import cycle).
+sync finishes it) and a second one interrupts. Opening the knowledge base is handed in by
+``add_parser`` (no import cycle); ``--json`` prints ``ClipResult.to_json``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import sys
 import threading
 from collections.abc import Callable
 
+from .output import add_json_option, emit, say
 from ..core.errors import ClipStopped
 
 # What the CLI says where the engine says "clip it again with update".
@@ -65,7 +66,7 @@ def _size(n: int) -> str:
     return f"{n / 1000:,.0f} KB" if n >= 1000 else f"{n} bytes"
 
 
-def add_parser(sub, open_kb: Callable, say: Callable, print_json: Callable) -> None:
+def add_parser(sub, open_kb: Callable) -> None:
     def command(args) -> int:
         with open_kb(args) as kb:
             col = kb.clipper.default_collection(args.collection)
@@ -93,13 +94,11 @@ def add_parser(sub, open_kb: Callable, say: Callable, print_json: Callable) -> N
             finally:
                 signal.signal(signal.SIGINT, previous)
                 stages.bar.__exit__(None, None, None)
-            message = result.message_with(UPDATE_HINT)
-            if args.json:
-                print_json({"path": str(result.path), "status": result.status, "title": result.title,
-                            "url": result.url, "message": message, "stopped": result.stopped})
-            else:
+            def human() -> None:
                 say(result.path)
-                say(message, file=sys.stderr)
+                say(result.message_with(UPDATE_HINT), file=sys.stderr)
+
+            emit(args, result.to_json(col, UPDATE_HINT), human)
             if result.stopped:
                 say("Stopped while indexing: the note is saved whole; `pms-tui sync` finishes indexing it.",
                     file=sys.stderr)
@@ -110,6 +109,6 @@ def add_parser(sub, open_kb: Callable, say: Callable, print_json: Callable) -> N
     p.add_argument("url")
     p.add_argument("-c", "--collection")
     p.add_argument("--update", action="store_true", help="refresh a note already clipped from this URL")
-    p.add_argument("--json", action="store_true")
+    add_json_option(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=command)

@@ -2,14 +2,15 @@
 damaged), ``repair`` (rebuild what is damaged from the notes) and ``compact`` (rewrite the
 file without its free space).
 
-The printing helpers it needs from ``cli`` are handed in by ``add_parsers``, so this module
-never imports ``cli`` (no import cycle).
+A sync report's lines are handed in by ``add_parsers``, so this module never imports ``cli``
+(no import cycle); ``doctor --json`` prints each check's ``to_json``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from .output import add_json_option, emit, say
 from .progress import tell_waiting
 from ..core.errors import describe
 
@@ -36,7 +37,7 @@ def print_mcp_clients(home: str | None, say: Callable) -> None:
         say(f"{status}  {'mcp client':<14} {text}")
 
 
-def add_parsers(sub, say: Callable, print_report: Callable) -> None:
+def add_parsers(sub, say_report: Callable) -> None:
     def doctor(args) -> int:
         from ..core.kb import Check, KnowledgeBase, environment_checks
 
@@ -48,9 +49,12 @@ def add_parsers(sub, say: Callable, print_report: Callable) -> None:
         else:
             with kb:
                 checks = kb.doctor.checks()
-        for check in checks:
-            say(f"{'ok ' if check.ok else 'BAD'}  {check.label:<14} {check.detail}")
-        print_mcp_clients(args.home, say)  # information: it does not change the exit status
+        def human() -> None:
+            for check in checks:
+                say(f"{'ok ' if check.ok else 'BAD'}  {check.label:<14} {check.detail}")
+            print_mcp_clients(args.home, say)  # information: it does not change the exit status
+
+        emit(args, checks, human)
         return 0 if all(check.ok for check in checks) else 1
 
     def repair(args) -> int:
@@ -61,7 +65,7 @@ def add_parsers(sub, say: Callable, print_report: Callable) -> None:
             steps, report = repair_home(args.home, progress=bar, wait=True, on_wait=tell_waiting)
         for step in steps:
             say(f"  {step}")
-        print_report(report, False)
+        say_report(report)
         return 0
 
     def compact(args) -> int:
@@ -74,6 +78,7 @@ def add_parsers(sub, say: Callable, print_report: Callable) -> None:
         return 0
 
     p = sub.add_parser("doctor", help="check the driver, FTS5, sqlite-vec, the model, paths and the index's health")
+    add_json_option(p, "the checks as JSON (label, ok, detail each)")
     p.set_defaults(func=doctor)
     p = sub.add_parser("repair", help="rebuild a damaged index from the notes, keeping the intact vectors")
     p.set_defaults(func=repair)

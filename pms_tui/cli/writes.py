@@ -5,8 +5,8 @@ in a collection marked writable (``pms-tui collections --writable NAME``), is jo
 client ``cli`` and indexed before the command ends (its vectors too, unless ``--no-embed``).
 
 An edit is made from the note's version on disk when the command reads it (``--version``
-names another: the edit is refused if the note is no longer that one). The helpers it needs
-from ``cli`` (opening the knowledge base, printing safely) are handed in by ``add_parsers``.
+names another: the edit is refused if the note is no longer that one). Opening the knowledge
+base is handed in by ``add_parsers``; ``--json`` prints the engine's ``to_json`` of each result.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ import sys
 import time
 from collections.abc import Callable
 
+from .output import add_json_option, emit, say
 from ..core.errors import PmsError, UsageError
+from ..core.results import Undone, Writes
 
 CLIENT = "cli"
 
@@ -42,25 +44,23 @@ def _property(item: str) -> tuple[str, object]:
     return key.strip(), value
 
 
-def add_parsers(sub, open_kb: Callable, say: Callable, print_json: Callable) -> None:
+def add_parsers(sub, open_kb: Callable) -> None:
     def run(act: Callable) -> Callable[[argparse.Namespace], int]:
         def command(args) -> int:
             with open_kb(args) as kb:
                 return act(kb, args)
         return command
 
-    def report(kb, args, results) -> int:
-        results = results if isinstance(results, list) else [results]
+    def report(kb, args, result) -> int:
+        """A write's result (an undo's: ``Undone``), its vectors made first unless --no-embed."""
+        written = result.results if isinstance(result, Undone) else [result]
         if not getattr(args, "no_embed", True):
             try:
                 kb.index.embed_pending()
             except PmsError as exc:
                 say(f"Searchable by its words; not yet by meaning ({exc})", file=sys.stderr)
-        if args.json:
-            print_json([r.to_json() for r in results] if len(results) != 1 else results[0].to_json())
-        else:
-            for r in results:
-                say(f"{r.message} (write {r.journal}, version {(r.version or '-')[:12]})")
+        emit(args, result, lambda: say("\n".join(f"{r.message} (write {r.journal}, version {(r.version or '-')[:12]})"
+                                                 for r in written)))
         return 0
 
     def new(kb, args) -> int:
@@ -92,18 +92,18 @@ def add_parsers(sub, open_kb: Callable, say: Callable, print_json: Callable) -> 
         return report(kb, args, kb.write.delete(args.note, version=args.version, client=CLIENT))
 
     def undo(kb, args) -> int:
-        return report(kb, args, kb.write.undo(args.id, client=CLIENT))
+        return report(kb, args, Undone(kb.write.undo(args.id, client=CLIENT)))
 
     def listing(entries, args) -> int:
-        if args.json:
-            print_json([e.to_json() for e in entries])
-            return 0
-        if not entries:
-            say("No writes yet." if args.command == "history" else "Nothing written in that time.")
-        for e in entries:
-            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.at))
-            state = f"  (undone by {e.undone_by})" if e.undone_by else ""
-            say(f"{e.id:>5}  {when}  {e.client:<14} {e.tool:<15} {e.note_id}  {e.summary}{state}")
+        def human() -> None:
+            if not entries:
+                say("No writes yet." if args.command == "history" else "Nothing written in that time.")
+            for e in entries:
+                when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.at))
+                state = f"  (undone by {e.undone_by})" if e.undone_by else ""
+                say(f"{e.id:>5}  {when}  {e.client:<14} {e.tool:<15} {e.note_id}  {e.summary}{state}")
+
+        emit(args, Writes(entries), human)
         return 0
 
     def history(kb, args) -> int:
@@ -114,7 +114,7 @@ def add_parsers(sub, open_kb: Callable, say: Callable, print_json: Callable) -> 
 
     def command(name: str, help_text: str, act: Callable, *, embeds: bool = True) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text)
-        p.add_argument("--json", action="store_true")
+        add_json_option(p)
         if embeds:
             p.add_argument("--no-embed", action="store_true", help="leave the vectors to the next sync")
         p.set_defaults(func=run(act), command=name)

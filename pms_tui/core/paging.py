@@ -14,6 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .indexing.notes import is_document_name
+from .output_rules import json_value, note_uri
+
 # a line and its ending, or the last line without one (line numbers as the index counts them)
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 
@@ -48,6 +51,39 @@ class NotePage:
     @property
     def truncated(self) -> bool:
         return self.next_start_line is not None
+
+    @property
+    def editable(self) -> bool:
+        """A note a write may change (not a PDF's or Word file's text): its version is what an edit names."""
+        return self.note is not None and not is_document_name(self.note.relpath)
+
+    def to_json(self, kb: Any = None) -> dict:
+        """The one way a read note is written out (the CLI's ``show --json``, MCP ``get``): its id,
+        URI, where it is, its frontmatter, the lines given and their text; with the KnowledgeBase
+        ``kb``, an editable note's ``version`` (what an edit names); where the next page starts
+        when there is more."""
+        note = self.note
+        version = kb.write.version(self.id) if kb is not None and self.editable else None
+        data: dict = {
+            "id": self.id, "uri": note_uri(note.collection.name, note.relpath), "collection": note.collection.name,
+            "path": note.relpath, "file": str(note.collection.path / note.relpath), "title": note.title,
+            "frontmatter": json_value(self.frontmatter), "lines": [self.first, self.last],
+            "total_lines": self.total_lines, "text": self.text,
+        }
+        if self.pages is not None:  # a PDF: the page of the first line given, and of the last
+            data["pages"] = list(self.pages)
+        if version is not None:
+            data["version"] = version
+        if self.start_char:
+            data["start_char"] = self.start_char
+        if self.truncated:
+            data["truncated"] = True
+            data["next_start_line"] = self.next_start_line
+        if self.next_start_char is not None:
+            data["next_start_char"] = self.next_start_char
+        if self.cut:
+            data["cut"] = self.cut
+        return data
 
 
 def page(note_id: str, lines: list[str], first: int, last: int, start_char: int = 0,

@@ -7,6 +7,17 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import Enum, StrEnum
 from typing import Any, NamedTuple, overload
 
+# The result types of their own modules, and how every result names a note and a time: front
+# ends import them from here, the engine's contract (re-exported, hence noqa F401).
+from .graph_results import LINK_STATUSES, Link, Mention, NoteGraph, RelatedNote  # noqa: F401
+from .index_results import (  # noqa: F401
+    ADD_FROM_CLI, SYNC_FROM_CLI, CollectionSummary, IndexStatus, no_collections_notice,
+    nothing_indexed_notice, skipped_json,
+)
+from .output_rules import (  # noqa: F401
+    NOTE_URI_PREFIX, NOTE_URI_TEMPLATE, id_of_uri, iso_time, json_value, note_id, note_uri,
+)
+
 SNIPPET_OPEN = "«"
 SNIPPET_CLOSE = "»"
 # The search modes: both lanes fused, or one lane alone.
@@ -19,13 +30,13 @@ MODES = ("hybrid", "bm25", "vector")
 
 
 class ModelState(StrEnum):
-    """The embedding model's state (``KnowledgeBase.model_state``): the value is what is shown."""
+    """The embedding model's state (``KnowledgeBase.model.state``): the value is what is shown."""
 
     NOT_LOADED = "not loaded"
     LOADING = "loading"
     READY = "ready"
-    ERROR = "error"  # see KnowledgeBase.model_error
-    MISMATCH = "mismatch"  # the index's vectors are another model's (KnowledgeBase.model_mismatch)
+    ERROR = "error"  # see KnowledgeBase.model.error
+    MISMATCH = "mismatch"  # the index's vectors are another model's (KnowledgeBase.model.mismatch)
 
 
 class VectorOut(Enum):
@@ -39,18 +50,6 @@ class VectorOut(Enum):
     UNREAD_SCRIPT = "vector lane left out: the model cannot read the query's script"
     UNREAD_LANGUAGE = "vector lane left out: the model reads the query's language poorly"
 
-
-# A note's URI (the MCP server's resources; ``KnowledgeBase.note`` takes it as a note's name):
-# ``pms://note/<collection>/<path inside it>``, each part percent-encoded
-NOTE_URI_PREFIX = "pms://note/"
-NOTE_URI_TEMPLATE = "pms://note/{collection}/{+path}"
-
-
-def note_uri(collection: str, relpath: str) -> str:
-    """The URI of the note ``relpath`` of ``collection`` (a space is %20; '/' separates parts)."""
-    from urllib.parse import quote
-
-    return NOTE_URI_PREFIX + "/".join(quote(part, safe="") for part in [collection, *relpath.split("/")])
 
 # ``progress(done, total, phase)`` of a sync. Phases: "scanning" (files seen, total 0),
 # "deleting" and "reading" (notes done of the notes to write: text, chunks, full-text rows),
@@ -151,7 +150,8 @@ class Hit:
         (``id`` is what ``show``, ``explain`` and MCP ``get`` take); ``with_text``: the passage's
         whole text besides its snippet."""
         data = {
-            "id": f"{self.collection}/{self.relpath}", "collection": self.collection, "path": self.relpath,
+            "id": note_id(self.collection, self.relpath), "uri": note_uri(self.collection, self.relpath),
+            "collection": self.collection, "path": self.relpath,
             "file": self.path, "title": self.title, "headings": list(self.heading_path),
             "lines": [self.start_line, self.end_line], "start_line": self.start_line, "end_line": self.end_line,
             "snippet": self.snippet, "score": round(self.score, 4), "rrf": self.rrf,
@@ -213,6 +213,23 @@ class SearchResult(Sequence[Hit]):
         (calibrated per model; False when not known)."""
         return bool(self.match is not None and self.match.weak)
 
+    def to_json(self, with_text: bool = True, evidence: Callable[[Hit], Evidence] | None = None) -> dict:
+        """The one way a search's answer is written out: the parsed query, the lanes that answered,
+        the notes for the user, how well it matches, how it was fused, its filters and what was
+        ignored, and the hits (``Hit.to_json``; each with its ``evidence`` when given)."""
+        hits = [h.to_json(with_text) for h in self.hits]
+        if evidence is not None:
+            hits = [{**data, "evidence": evidence(h).to_json()} for data, h in zip(hits, self.hits)]
+        query = self.query
+        return {
+            "query": query.to_json() if query is not None else None, "lanes": list(self.lanes),
+            "notes": list(self.notes), "weak": self.weak, "match": self.match and self.match.to_json(),
+            "fusion": self.fusion and self.fusion.to_json(),
+            "filters": list(query.chips()) if query is not None else [],
+            "ignored": [{"text": i.text, "reason": i.reason} for i in query.ignored] if query is not None else [],
+            "hits": hits,
+        }
+
     def by_note(self) -> list[list[Hit]]:
         """The hits grouped by note, each note at its best passage's rank."""
         groups: dict[tuple[str, str], list[Hit]] = {}
@@ -226,7 +243,7 @@ class PendingFile(NamedTuple):
     path: str  # relative to the collection folder
 
     def __str__(self) -> str:
-        return f"{self.collection}/{self.path}"
+        return note_id(self.collection, self.path)
 
 
 class _StatusFields(NamedTuple):
@@ -315,8 +332,10 @@ class SyncReport:
         return text + " (cancelled; sync again to finish)" if self.cancelled else text
 
     def to_json(self) -> dict:
+        """Its fields, the skipped files as ``{path, reason}``, and its ``summary`` sentence."""
         data = asdict(self)
-        data["skipped"] = [{"path": p, "reason": r} for p, r in self.skipped]
+        data["skipped"] = skipped_json(self.skipped)
+        data["summary"] = self.summary
         return data
 
 
@@ -433,66 +452,21 @@ class NoteExplanation:
         return {**asdict(self), "lines": self.lines()}
 
 
-# -- the link graph (kb.links, kb.backlinks, kb.mentions, kb.related) ------------------------
-# Where a link leads: "resolved" (to ``target_path``), "dangling" (no such note), "ambiguous"
-# (several notes share the name and none has the shortest path), "outside" (an absolute path
-# or one climbing above the collection: never looked up), "file" (an image, PDF, ...: not a note).
-LINK_STATUSES = ("resolved", "dangling", "ambiguous", "outside", "file")
+@dataclass(frozen=True)
+class Undone:
+    """What an undo put back (``kb.write.undo``: a move undone with the links it rewrote)."""
+
+    results: Sequence[Any]  # WriteResult each
+
+    def to_json(self) -> dict:
+        return {"undone": [r.to_json() for r in self.results]}
 
 
 @dataclass(frozen=True)
-class Link:
-    """One link between two notes of a collection, as written and as resolved."""
+class Writes:
+    """Writes from the journal (``kb.write.recent``, ``kb.write.history``), the newest first."""
 
-    collection: str
-    source: str  # relative path of the note that links
-    source_title: str
-    line: int  # its 1-based line in the source note
-    target: str  # as written, without the #anchor ('' = a link within the source note)
-    anchor: str  # heading text or ^block id ('' = the top of the note)
-    label: str  # the alias or link text
-    embed: bool  # ![[...]]: shows the target's passage in place
-    status: str  # one of LINK_STATUSES
-    target_path: str | None = None  # relative path of the note it leads to (resolved only)
-    target_title: str | None = None
-    target_line: int | None = None  # the line of its heading or block (1: the top, or the anchor is gone)
-    text: str = ""  # the source's line holding the link (backlinks)
-    syntax: str = "wiki"  # "wiki" (``[[Note]]``) or "md" (``[text](note.md)``)
-
-    @property
-    def resolved(self) -> bool:
-        return self.status == "resolved"
+    entries: Sequence[Any]  # journal Entry each
 
     def to_json(self) -> dict:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class Mention:
-    """A note naming another's title or alias without linking it (an unlinked mention)."""
-
-    collection: str
-    path: str
-    title: str
-    line: int
-    text: str  # the line naming it
-    name: str  # the title or alias named
-
-    def to_json(self) -> dict:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class RelatedNote:
-    """A note near another in meaning: its passages' nearest neighbours, gathered per note."""
-
-    collection: str
-    path: str
-    title: str
-    score: float  # the best cosine similarity between a passage of each
-    linked: bool  # the note already links to it
-    links_here: bool  # it already links to the note
-    line: int = 1  # the start of its nearest passage
-
-    def to_json(self) -> dict:
-        return asdict(self)
+        return {"writes": [e.to_json() for e in self.entries]}

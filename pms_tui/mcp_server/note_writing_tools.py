@@ -11,7 +11,9 @@ behind the answer (``runner.embed_behind``), so it is found by meaning seconds l
 
 from __future__ import annotations
 
+from ..core.results import Undone, Writes
 from ..core.safe_text import one_line
+from .inert import inert
 
 MAX_TEXT_CHARS = 1_000_000  # the schema's bound; the engine's max_write_kb bounds the note's bytes
 VERSION = {"type": "string", "pattern": "^[0-9a-fA-F]{64}$",
@@ -30,7 +32,7 @@ def _client(runner) -> str:
 
 
 def _done(runner, result) -> dict:
-    data = result.to_json()
+    data: dict = inert(result.to_json())
     if runner.kb.model.ready:
         runner.embed_behind()
         data["searchable"] = "by its words now; by meaning once its passages are embedded, in seconds"
@@ -79,13 +81,12 @@ def undo(runner, args: dict) -> dict:
     results = runner.kb.write.undo(args.get("journal_id"), client=_client(runner))
     if runner.kb.model.ready:
         runner.embed_behind()
-    return {"undone": [r.to_json() for r in results]}
+    return inert(Undone(results).to_json())
 
 
 def recent(runner, args: dict) -> dict:
     entries = runner.kb.write.recent(args.get("since"), limit=args["limit"])
-    return {"writes": [{k: one_line(v) if isinstance(v, str) else v for k, v in e.to_json().items()}
-                       for e in entries]}
+    return inert(Writes(entries).to_json())
 
 
 def _text(description: str, max_length: int = MAX_TEXT_CHARS) -> dict:

@@ -10,14 +10,13 @@ sentence, never text.
 
 from __future__ import annotations
 
-import datetime as _dt
 import fnmatch
 
 from ..core.errors import UsageError
-from ..core.results import note_uri
-from ..core.kb import NoteRef, is_document_name
-from ..core.safe_text import one_line, safe_text
+from ..core.kb import NoteRef
+from ..core.safe_text import one_line
 from . import budget
+from .inert import inert
 
 MAX_MULTI_BYTES = 1_000_000
 DEFAULT_MULTI_BYTES = 60_000
@@ -30,19 +29,6 @@ def find(kb, ref: object) -> NoteRef:
     return kb.notes.note(ref)
 
 
-def frontmatter_json(value):
-    """The frontmatter as JSON data: dates as ISO text, strings made inert."""
-    if isinstance(value, dict):
-        return {safe_text(str(k), keep=""): frontmatter_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set)):
-        return [frontmatter_json(v) for v in value]
-    if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
-        return value.isoformat()
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    return safe_text(value)
-
-
 def get_note(kb, ref: object, start_line: int | None = None, end_line: int | None = None,
              max_chars: int | None = budget.DEFAULT_PAGE_CHARS, start_char: int = 0) -> dict:
     """One note, whole or lines ``start_line``..``end_line``, in pages (``KnowledgeBase.notes.read``,
@@ -53,7 +39,7 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
     measured = False
     while True:
         got = kb.notes.read(ref, start_line, end_line, room, start_char=start_char, measure=budget.text_size)
-        result = _note_json(kb, got, start_char)
+        result = _note_json(kb, got)
         if max_chars is None or room is None:
             return result
         over = budget.structured_size(result) - max_chars
@@ -68,30 +54,9 @@ def get_note(kb, ref: object, start_line: int | None = None, end_line: int | Non
         measured = True
 
 
-def _note_json(kb, got, start_char: int) -> dict:
-    """get's answer for the page ``got`` (``KnowledgeBase.notes.read``)."""
-    note = got.note
-    result = {
-        "id": got.id, "uri": note_uri(note.collection.name, note.relpath),
-        "collection": note.collection.name, "path": one_line(note.relpath),
-        "file": one_line(str(note.collection.path / note.relpath)), "title": one_line(note.title),
-        "frontmatter": frontmatter_json(got.frontmatter), "lines": [got.first, got.last],
-        "total_lines": got.total_lines, "text": budget.safe_page(got.text),
-    }
-    if got.pages is not None:  # a PDF: the page of the first line given, and of the last
-        result["pages"] = list(got.pages)
-    if not is_document_name(note.relpath):  # what an edit names (edit_note, move_note, delete_note)
-        result["version"] = kb.write.version(note.id)
-    if start_char:
-        result["start_char"] = start_char
-    if got.truncated:
-        result["truncated"] = True
-        result["next_start_line"] = got.next_start_line
-    if got.next_start_char is not None:
-        result["next_start_char"] = got.next_start_char
-    if got.cut:
-        result["cut"] = got.cut
-    return result
+def _note_json(kb, got) -> dict:
+    """get's answer for the page ``got`` (``KnowledgeBase.notes.read``): the engine's ``NotePage.to_json``."""
+    return inert(got.to_json(kb))
 
 
 def multi_get(kb, refs: list | None, pattern: str | None, max_bytes: int) -> dict:

@@ -98,8 +98,9 @@ READING: list[ToolSpec] = [
     ),
     ToolSpec(
         "status",
-        "The index: its collections (name, description, folder, notes, passages, last sync), passages still "
-        "waiting for their vectors, the embedding model and its state, whether writing tools are on.",
+        "The index: its collections (name, description, folder, files, notes indexed, passages, last sync), "
+        "passages still waiting for their vectors, the embedding model and its state, what a sync would "
+        "change (to_add, to_update, to_delete, skipped), whether writing tools are on.",
         {}, reading_tools.status, title="Index status",
     ),
     ToolSpec(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from ..core.errors import SyncBusyError
-from ..core.safe_text import one_line
+from .inert import inert
 
 
 def sync(runner, args: dict) -> dict:
@@ -32,12 +32,7 @@ def sync(runner, args: dict) -> dict:
         who = f"pid {holder[0]}" if holder[0] else "another process"
         raise SyncBusyError(f"Another pms-tui ({who}) is writing to this index; what it indexes is searchable "
                             f"as it commits, and sync can run again when it is done.")
-    data = report.to_json()
-    data["summary"] = report.summary
-    data["added"] = [one_line(p) for p in report.added]
-    data["modified"] = [one_line(p) for p in report.modified]
-    data["deleted"] = [one_line(p) for p in report.deleted]
-    data["skipped"] = [{"path": one_line(s["path"]), "reason": one_line(s["reason"])} for s in data["skipped"]]
+    data: dict = inert(report.to_json())
     if report.vectors_pending and kb.model.ready:
         runner.embed_behind()
         data["vectors"] = (f"{report.vectors_pending} passages are being embedded in the background; "
@@ -49,10 +44,4 @@ def clip(runner, args: dict) -> dict:
     kb = runner.kb
     col = kb.clipper.default_collection(args.get("collection"))
     result = kb.clipper.clip(args["url"], col, update=args["update"])
-    rel = None
-    try:
-        rel = result.path.resolve().relative_to(col.path.resolve()).as_posix()
-    except (ValueError, OSError):
-        pass
-    return {"status": result.status, "message": one_line(result.message), "title": one_line(result.title),
-            "url": one_line(result.url), "id": f"{col.name}/{rel}" if rel else None}
+    return inert(result.to_json(col))

@@ -18,11 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 
 from ..errors import ClipError, ClipStopped
+from ..output_rules import note_id, note_uri
 from ..indexing.notes import walk_notes
 from .leftovers import remove_leftovers, write_atomic as _write_atomic
 from .names import inside as _inside, numbered, slugify
@@ -61,6 +63,21 @@ class ClipResult:
         """The message, a duplicate's in a front end's words for asking the refresh
         (``"run it again with --update"``) instead of the engine's (:data:`UPDATE_WORDS`)."""
         return _duplicate_message(self.saved_as, how_to_update) if self.status == "duplicate" else self.message
+
+    def to_json(self, collection: Any, how_to_update: str | None = None) -> dict:
+        """The one way a clip's outcome is written out; ``collection`` is the one clipped into
+        (its name and folder), ``how_to_update`` the front end's words for asking a refresh."""
+        rel = None
+        try:
+            rel = self.path.resolve().relative_to(Path(collection.path).resolve()).as_posix()
+        except (ValueError, OSError):
+            pass
+        return {"status": self.status, "title": self.title, "url": self.url,
+                "message": self.message_with(how_to_update) if how_to_update else self.message,
+                "id": note_id(collection.name, rel) if rel else None,
+                "uri": note_uri(collection.name, rel) if rel else None, "collection": collection.name,
+                "path": rel, "file": str(self.path),
+                "stopped": self.stopped, "vectors_pending": self.vectors_pending}
 
 
 # --------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from pathlib import Path
 from ..config import Settings
 from ..errors import SkipFile
 from ..markdown import file_name_key, name_key
-from ..results import SyncProgress, SyncReport
+from ..results import SyncProgress, SyncReport, note_id
 from ..store import Store
 from ..store import chunks as chunk_rows
 from ..store import collections as collection_rows
@@ -197,7 +197,7 @@ class Indexer:
         """Report links not followed (once), and forget skips of files gone or indexed."""
         cid = plan.collection.id
         for rel, why in plan.link_skips:
-            self.report.skipped.append((f"{plan.collection.name}/{rel}", why))
+            self.report.skipped.append((note_id(plan.collection.name, rel), why))
         if plan.link_skips or plan.stale_skips:
             with self.store.transaction() as conn:
                 skipped_rows.record(conn, cid, [skipped_rows.SkippedFile(rel, -1, -1, why)
@@ -209,7 +209,7 @@ class Indexer:
         skipped (not new) until it changes or, for a cause that can pass, until its next try."""
         with self.store.transaction() as conn:
             skip = skipped_rows.failed(conn, collection.id, state.rel, state.size, state.mtime_ns, reason, passing)
-        self.report.skipped.append((f"{collection.name}/{state.rel}", skip.told(time.time())))
+        self.report.skipped.append((note_id(collection.name, state.rel), skip.told(time.time())))
         self._tick("reading")
 
     def _apply_touched(self, plan: CollectionPlan) -> None:
@@ -226,7 +226,7 @@ class Indexer:
                 return
             with self.store.transaction() as conn:
                 document_rows.delete(conn, doc_id)
-            self.report.deleted.append(f"{plan.collection.name}/{rel}")
+            self.report.deleted.append(note_id(plan.collection.name, rel))
             self._tick("deleting")
 
     def _prepare(self, collection: Collection, state: FileState, is_new: bool) -> PreparedDoc | None:
@@ -260,7 +260,7 @@ class Indexer:
         (documents.py), chunked as Markdown with its pages as headings. Nothing is written
         beside it; its text lives in its chunks."""
         path = collection.path / state.rel
-        name = f"{collection.name}/{state.rel}"
+        name = note_id(collection.name, state.rel)
         try:
             before = os.stat(path)
             if not stat.S_ISREG(before.st_mode):  # (a FIFO put in its place must not hang the hashing)
@@ -321,10 +321,10 @@ class Indexer:
         try:
             found = link_rules.extract(body, offset, meta, structure)
         except Exception as exc:  # a parser bug must not stop the sync: the note is indexed without links
-            self.report.skipped.append((f"{collection.name}/{rel}", f"links not read ({type(exc).__name__})"))
+            self.report.skipped.append((note_id(collection.name, rel), f"links not read ({type(exc).__name__})"))
             return None
         if found.dropped:
-            self.report.skipped.append((f"{collection.name}/{rel}", f"only its first {link_rules.MAX_LINKS:,} "
+            self.report.skipped.append((note_id(collection.name, rel), f"only its first {link_rules.MAX_LINKS:,} "
                                         f"links are in the link graph ({found.dropped:,} more left out)"))
         return found
 
@@ -380,7 +380,8 @@ class Indexer:
         for doc, queued_texts in zip(docs, queued):
             self.report.chunks_queued += queued_texts
             self.report.chunks_reused += len(doc.chunks) - queued_texts
-            (self.report.added if doc.is_new else self.report.modified).append(f"{doc.collection.name}/{doc.state.rel}")
+            added = self.report.added if doc.is_new else self.report.modified
+            added.append(note_id(doc.collection.name, doc.state.rel))
             self.report.chunks_written += len(doc.chunks)
 
     def _write_document(self, doc: PreparedDoc, vector_ids: dict[str, int]) -> None:

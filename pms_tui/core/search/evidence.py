@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..results import Evidence, Hit, NoteExplanation, SearchResult
+from ..results import Evidence, Hit, NoteExplanation, SearchResult, note_id
 from ..store import cjk, facets, language
 from . import query as fts_query
 from .filters import fts_quote, plan
@@ -55,7 +55,7 @@ def hit_evidence(retrieval, result: SearchResult, hit: Hit) -> Evidence:
     why = "" if "vector" in result.lanes else next((n for n in result.notes if "vector" in n), "")
     pending = queued or bool(why)
     return Evidence(
-        note=f"{hit.collection}/{hit.relpath}", start_line=hit.start_line,
+        note=note_id(hit.collection, hit.relpath), start_line=hit.start_line,
         bm25=hit.bm25, bm25_rank=hit.bm25_rank,
         matched={c: ws for c, ws in matched.items() if ws}, stems=stems,
         missing=[w for w in words if w not in found],

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import CollectionError, UsageError
 from ..indexing.collections import Collection, Collections
-from ..results import SyncProgress
+from ..results import SyncProgress, no_collections_notice
 from .index import Index
 
 if TYPE_CHECKING:
@@ -30,8 +30,7 @@ class Clipper:
         cols = self._collections.list()
         if len(cols) == 1:
             return cols[0]
-        raise UsageError("Say which collection to clip into: there are several." if cols else
-                         "Add a collection first with `pms-tui add PATH`.")
+        raise UsageError("Say which collection to clip into: there are several." if cols else no_collections_notice())
 
     def clip(self, url: str, collection: str | Collection, *, update: bool = False,
              progress: SyncProgress | None = None, cancel: threading.Event | None = None,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..config import Settings
 from ..errors import describe
+from ..output_rules import note_id
 from ..store import Store, check_driver, health
 from ..store import compact as compaction
 from .graph import Graph
@@ -26,6 +27,9 @@ class Check(NamedTuple):
     label: str
     ok: bool
     detail: str
+
+    def to_json(self) -> dict:
+        return self._asdict()
 
 
 class Doctor:
@@ -133,7 +137,7 @@ def _document_check(index: Index) -> Check:
         for name, counted in sorted(index.document_counts().items()):
             if counted.indexed or counted.skipped:
                 parts.append(f"{name}: {counted.describe()}")
-                skips += [f"{name}/{rel} ({why})" for rel, why in counted.skipped]
+                skips += [f"{note_id(name, rel)} ({why})" for rel, why in counted.skipped]
         if parts:
             detail += "; " + "; ".join(parts)
         if skips:

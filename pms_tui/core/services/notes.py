@@ -29,7 +29,7 @@ from ..indexing.pages import lines_of as page_lines, of_line as page_of_line, sp
 from ..indexing.frontmatter import split_frontmatter
 from ..indexing.notes import is_document_name, read_note
 from ..paging import NotePage, file_lines, page, without_ending
-from ..results import Hit, NOTE_URI_PREFIX
+from ..results import Hit, id_of_uri, no_collections_notice, note_id
 from ..safe_text import one_line
 from ..search.hits import hit_from_row
 from ..search.limits import check_k, check_mode, check_query, check_ref_length
@@ -56,7 +56,7 @@ class NoteRef:
 
     @property
     def id(self) -> str:
-        return f"{self.collection.name}/{self.relpath}"
+        return note_id(self.collection.name, self.relpath)
 
     @property
     def file(self) -> Path:
@@ -74,15 +74,6 @@ def check_span(note_id: str, total: int, start: int | None, end: int | None) -> 
     if first > max(total, 1):
         raise UsageError(f"{one_line(note_id)[:200]} has {total} lines; line {first} is past its end.")
     return first, min(total, end if end is not None else total)
-
-
-def _id_of_uri(uri: str) -> str:
-    """``collection/relpath`` of a note's URI; UsageError for any other ``pms://`` URI."""
-    from urllib.parse import unquote
-
-    if not uri.startswith(NOTE_URI_PREFIX) or len(uri) <= len(NOTE_URI_PREFIX):
-        raise UsageError(f"Note URIs look like {NOTE_URI_PREFIX}COLLECTION/PATH; this one does not.")
-    return "/".join(unquote(part) for part in uri[len(NOTE_URI_PREFIX):].split("/"))
 
 
 class Notes:
@@ -124,7 +115,7 @@ class Notes:
         check_ref_length(ref)
         ref = ref.strip()
         if ref.startswith("pms://"):
-            ref = _id_of_uri(ref)
+            ref = id_of_uri(ref)
         if (link := _WIKILINK.fullmatch(ref)) is not None:
             return self._linked(link.group(1).strip(), (link.group(2) or "").strip())
         start = end = None
@@ -154,7 +145,7 @@ class Notes:
             raise UsageError(f"{shown} leaves the indexed notes ('..' is not allowed); name the note from its collection.")
         collections = self._collections.list()
         if not collections:
-            raise UsageError("The index has no collections yet; add one with `pms-tui add PATH`.")
+            raise UsageError(no_collections_notice())
         conn = self._store.conn
         path = Path(ref).expanduser()
         candidates: list[tuple[Collection, str]] = []
@@ -180,7 +171,7 @@ class Notes:
                 return col, rel, row[0], row[1]
         for col, rel in candidates:
             if (col.path / rel).is_file():
-                shown = f"{col.name}/{one_line(rel)[:200]}"
+                shown = note_id(col.name, one_line(rel)[:200])
                 real = Path(os.path.realpath(col.path / rel))
                 if not (self._settings.follow_external_links or col.path.resolve() in real.parents):
                     raise UsageError(f"{shown} leads outside its collection's folder; it is not read.")
@@ -191,7 +182,7 @@ class Notes:
             tail = ref.lower().removesuffix(".md") + ".md"
             named = [n for n in named if f"{n[1]}/{n[2]}".lower().endswith(tail) or n[2].lower().endswith(tail)]
         if len(named) > 1:
-            choices = ", ".join(f"{c}/{p}" for _, c, p in named[:5])
+            choices = ", ".join(note_id(c, p) for _, c, p in named[:5])
             raise UsageError(f"{shown} names {len(named)} notes ({choices}); give one as collection/path.")
         if named:
             doc_id, collection_name, rel = named[0]

@@ -10,7 +10,8 @@ from dataclasses import replace
 
 from ..config import Settings
 from ..errors import PmsError
-from ..results import Evidence, Hit, NoteExplanation, SearchResult
+from ..results import (ADD_FROM_CLI, SYNC_FROM_CLI, Evidence, Hit, NoteExplanation, SearchResult,
+                       no_collections_notice, nothing_indexed_notice)
 from ..search.filter_specs import FILTERS
 from ..search.hits import hit_from_row, preview
 from ..search.retrieval import Retrieval
@@ -19,9 +20,6 @@ from ..store import Store
 from ..store import chunks as chunk_rows
 from .model import Model
 from .notes import Notes
-
-EMPTY_INDEX = "The index is empty: add a folder with `pms-tui add PATH` and run `pms-tui sync`."
-
 
 class Searcher:
     """``retrieval``: the lanes and their fusion; ``notes``: what a request may ask and which
@@ -85,6 +83,9 @@ class Searcher:
         first (completion)."""
         return FILTERS.choices(self._store.conn)
 
-    def empty_index_notice(self) -> str | None:
-        """The sentence saying the index holds nothing to search, or None."""
-        return None if chunk_rows.count(self._store.conn) else EMPTY_INDEX
+    def empty_index_notice(self, how_to_add: str = ADD_FROM_CLI, how_to_sync: str = SYNC_FROM_CLI) -> str | None:
+        """The sentence saying the index holds nothing to search (no collections, or none
+        synced), or None; ``how_to_add``/``how_to_sync``: the front end's way to do it."""
+        if chunk_rows.count(self._store.conn):
+            return None
+        return nothing_indexed_notice(how_to_sync) if self._scope.names() else no_collections_notice(how_to_add)

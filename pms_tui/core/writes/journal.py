@@ -23,6 +23,7 @@ from pathlib import Path
 import sqlean as sqlite3
 
 from ..errors import StoreError
+from ..results import iso_time, note_id
 
 JOURNAL_FILE = "journal.sqlite"
 MAX_VERSIONS = 500
@@ -78,11 +79,10 @@ class Entry:
 
     @property
     def note_id(self) -> str:
-        return f"{self.collection}/{self.path}"
+        return note_id(self.collection, self.path)
 
     def to_json(self) -> dict:
-        when = time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.at))
-        return {"id": self.id, "at": when, "client": self.client, "tool": self.tool, "note": self.note_id,
+        return {"id": self.id, "at": iso_time(self.at), "client": self.client, "tool": self.tool, "note": self.note_id,
                 "collection": self.collection, "path": self.path, "old_path": self.old_path,
                 "before_hash": self.before_hash, "after_hash": self.after_hash, "summary": self.summary,
                 "group": self.group_id, "undoes": self.undoes, "undone_by": self.undone_by}

@@ -20,6 +20,7 @@ from urllib.parse import quote, unquote
 from collections.abc import Callable
 
 from ..errors import PmsError
+from ..results import note_id
 from ..indexing.collections import Collection
 from ..indexing.link_resolve import NameIndex
 from ..store import Store
@@ -146,7 +147,7 @@ def plan(store: Store, col: Collection, rel: str, new_rel: str,
         try:
             guard.check_relpath(col, src, new=False)
             old = read(col, src)
-            note_shape, text = shape.read(old, f"{col.name}/{src}")
+            note_shape, text = shape.read(old, note_id(col.name, src))
         except PmsError:
             continue
         new_text, count = rewrite(text, src, at, move, index)

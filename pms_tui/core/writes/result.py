@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..results import note_id, note_uri
+
 
 @dataclass
 class WriteResult:
@@ -23,10 +25,11 @@ class WriteResult:
 
     @property
     def id(self) -> str:
-        return f"{self.collection}/{self.path}"
+        return note_id(self.collection, self.path)
 
     def to_json(self) -> dict:
-        data: dict = {"action": self.action, "id": self.id, "collection": self.collection, "path": self.path,
+        data: dict = {"action": self.action, "id": self.id, "uri": note_uri(self.collection, self.path),
+                "collection": self.collection, "path": self.path,
                 "version": self.version, "previous_version": self.before, "journal_id": self.journal,
                 "message": self.message, "indexed": self.indexed}
         if self.links_rewritten or self.not_rewritten:

@@ -22,6 +22,7 @@ from ..clip.names import numbered, slugify
 from ..clip.yaml_out import dump
 from ..config import Settings
 from ..errors import PmsError, UsageError
+from ..results import note_id
 from ..indexing.collections import Collection, Collections
 from ..indexing.notes import is_document_name
 from ..safe_text import one_line, safe_text
@@ -75,14 +76,15 @@ class NoteWriter:
         path = col.path / rel
         real = Path(os.path.realpath(path))
         if inside and col.path.resolve() not in real.parents:
-            raise guard.WriteRefused(f"{col.name}/{one_line(rel)[:120]} leads outside its collection's folder.")
+            raise guard.WriteRefused(f"{note_id(col.name, one_line(rel)[:120])} leads outside its collection's folder.")
         try:
             with open(real, "rb") as handle:
                 data = handle.read(self.settings.max_note_bytes + 1)
         except FileNotFoundError:
-            raise UsageError(f"{col.name}/{one_line(rel)[:120]} was deleted from disk.") from None
+            raise UsageError(f"{note_id(col.name, one_line(rel)[:120])} was deleted from disk.") from None
         except OSError as exc:
-            raise UsageError(f"{col.name}/{one_line(rel)[:120]} cannot be read: {exc.strerror or exc}.") from None
+            shown = note_id(col.name, one_line(rel)[:120])
+            raise UsageError(f"{shown} cannot be read: {exc.strerror or exc}.") from None
         return data
 
     # -- the guard, once per write ---------------------------------------------------------
@@ -153,7 +155,7 @@ class NoteWriter:
             target = col.path / rel
             if os.path.lexists(target):
                 if path is not None:
-                    raise UsageError(f"{col.name}/{one_line(rel)[:120]} already exists; choose another path "
+                    raise UsageError(f"{note_id(col.name, one_line(rel)[:120])} already exists; choose another path "
                                      f"or edit it with its version.")
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -162,16 +164,17 @@ class NoteWriter:
                 create(target, data)
             except FileExistsError:
                 if path is not None:
-                    raise UsageError(f"{col.name}/{one_line(rel)[:120]} already exists.") from None
+                    raise UsageError(f"{note_id(col.name, one_line(rel)[:120])} already exists.") from None
                 continue
             except OSError as exc:
-                raise UsageError(f"Could not write {col.name}/{one_line(rel)[:120]}: {exc.strerror or exc}.") from None
+                shown = note_id(col.name, one_line(rel)[:120])
+                raise UsageError(f"Could not write {shown}: {exc.strerror or exc}.") from None
             after = shape.version(data)
             entry = self.journal.record(client=client, tool="create_note", collection=col.name, path=rel,
                                         before_hash=None, after_hash=after, old_content=None,
                                         summary=f"created {one_line(title)[:80]!r}", new_content=data)
             return self._indexed(col, {rel}, client, WriteResult("created", col.name, rel, after, None, entry,
-                                                                 f"Created {col.name}/{rel}."))
+                                                                 f"Created {note_id(col.name, rel)}."))
         raise UsageError(f"Could not find a free file name for {slugify(title)}.md in {col.name}.")
 
     def _collection(self, name: str | None) -> Collection:
@@ -191,18 +194,19 @@ class NoteWriter:
         col, rel = self._target(note, client)
         data = self._read(col, rel)
         expected = self._expected(version, data, col, rel)
-        note_shape, text = shape.read(data, f"{col.name}/{rel}")
+        note_shape, text = shape.read(data, note_id(col.name, rel))
         new_text = change(note_shape, text)
         new_data = note_shape.encode(new_text)
         if new_data == data:
-            raise UsageError(f"That changes nothing in {col.name}/{rel}; nothing was written.")
+            raise UsageError(f"That changes nothing in {note_id(col.name, rel)}; nothing was written.")
         guard.check_size(new_data, self.settings)
         self._replace(col, rel, new_data, expected)
         after = shape.version(new_data)
         entry = self.journal.record(client=client, tool=tool, collection=col.name, path=rel, before_hash=expected,
                                     after_hash=after, old_content=data, summary=summary, new_content=new_data)
         return self._indexed(col, {rel}, client, WriteResult(
-            "edited", col.name, rel, after, expected, entry, f"{summary[0].upper()}{summary[1:]} in {col.name}/{rel}."))
+            "edited", col.name, rel, after, expected, entry,
+            f"{summary[0].upper()}{summary[1:]} in {note_id(col.name, rel)}."))
 
     def _expected(self, version: str | None, data: bytes, col: Collection, rel: str) -> str:
         """The version the write is made from: the one named, if the note is still it."""
@@ -216,7 +220,7 @@ class NoteWriter:
         return current
 
     def _conflict(self, col: Collection, rel: str, named: str, now: bytes | None) -> VersionConflict:
-        note = f"{col.name}/{rel}"
+        note = note_id(col.name, rel)
         if now is None:
             return VersionConflict(f"{note} was deleted or moved since version {named[:12]}; nothing was written.",
                                    None, "")
@@ -236,7 +240,7 @@ class NoteWriter:
         except Conflict as exc:
             raise self._conflict(col, rel, expected, exc.current) from None
         except OSError as exc:
-            raise UsageError(f"Could not write {col.name}/{rel}: {exc.strerror or exc}.") from None
+            raise UsageError(f"Could not write {note_id(col.name, rel)}: {exc.strerror or exc}.") from None
 
     def append(self, note: object, text: str, *, version: str | None, heading: str | None = None,
                client: str = "api") -> WriteResult:
@@ -307,7 +311,7 @@ class NoteWriter:
             to += ".md"
         new_rel = guard.check_relpath(col, to, new=to.casefold() != rel.casefold())
         if new_rel == rel:
-            raise UsageError(f"{col.name}/{rel} is already there.")
+            raise UsageError(f"{note_id(col.name, rel)} is already there.")
         data = self._read(col, rel)
         expected = self._expected(version, data, col, rel)
         plans = link_rewrite.plan(self._store, col, rel, new_rel, self._read) if rewrite_links else []
@@ -316,12 +320,12 @@ class NoteWriter:
         try:
             os.link(source, target)
         except FileExistsError:
-            raise UsageError(f"{col.name}/{new_rel} already exists; choose another name.") from None
+            raise UsageError(f"{note_id(col.name, new_rel)} already exists; choose another name.") from None
         except OSError:  # no hard links here: a checked copy instead
             try:
                 create(target, data)
             except FileExistsError:
-                raise UsageError(f"{col.name}/{new_rel} already exists; choose another name.") from None
+                raise UsageError(f"{note_id(col.name, new_rel)} already exists; choose another name.") from None
         moved = self._read(col, new_rel)
         if shape.version(moved) != expected:
             os.unlink(target)
@@ -348,7 +352,8 @@ class NoteWriter:
         links = f"; links rewritten in {len(done)} note(s)" if done else ""
         missed = f"; {len(skipped)} note(s) changed meanwhile and keep their old links" if skipped else ""
         return self._indexed(col, {rel, new_rel, *done}, client, WriteResult(
-            "moved", col.name, new_rel, expected, expected, head, f"Moved {col.name}/{rel} to {new_rel}{links}{missed}.",
+            "moved", col.name, new_rel, expected, expected, head,
+            f"Moved {note_id(col.name, rel)} to {new_rel}{links}{missed}.",
             done, skipped))
 
     def _read_or_none(self, col: Collection, rel: str) -> bytes | None:
@@ -367,7 +372,7 @@ class NoteWriter:
         try:
             kept = trash.move_in(self.home, source)
         except OSError as exc:
-            raise UsageError(f"Could not move {col.name}/{rel} to the trash ({aside}): "
+            raise UsageError(f"Could not move {note_id(col.name, rel)} to the trash ({aside}): "
                              f"{exc.strerror or exc}.") from None
         with open(kept, "rb") as handle:
             moved = handle.read()
@@ -380,7 +385,7 @@ class NoteWriter:
         self._forget_mark(col, rel)
         return self._indexed(col, {rel}, client, WriteResult(
             "deleted", col.name, rel, None, expected, entry,
-            f"Moved {col.name}/{rel} to the trash; `pms-tui undo {entry}` restores it."), mark=False)
+            f"Moved {note_id(col.name, rel)} to the trash; `pms-tui undo {entry}` restores it."), mark=False)
 
     @staticmethod
     def _restore_from(kept: Path, target: Path) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..errors import UsageError
+from ..results import note_id
 from ..indexing.collections import Collection, Collections
 from . import guard, shape, trash
 from .journal import Entry, Journal
@@ -55,7 +56,7 @@ def _check(writer: NoteWriter, entry: Entry) -> None:
     if _now(path) != entry.after_hash:
         raise changed
     if entry.old_path is not None and os.path.lexists(col.path / entry.old_path):
-        raise UsageError(f"A note is at {entry.collection}/{entry.old_path} again; the move cannot be undone.")
+        raise UsageError(f"A note is at {note_id(entry.collection, entry.old_path)} again; the move cannot be undone.")
 
 
 def undo(writer: NoteWriter, entry_id: int | None, client: str) -> list[WriteResult]:
