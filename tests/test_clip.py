@@ -321,6 +321,32 @@ def test_update_keeps_the_keys_a_user_added(folder):
     assert meta["sha256"] == hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
+def test_update_leaves_a_note_edited_since_and_saves_the_page_beside_it(folder):
+    """A refresh never replaces what the person wrote: a clip whose body they changed is left
+    byte for byte, the page is saved as a new note, and the next refresh rewrites that one."""
+    first = clip_page(page(), folder, today=TODAY)
+    with first.path.open("a", encoding="utf-8") as note:
+        note.write("\nMy own thoughts on it.\n")
+    edited = first.path.read_bytes()
+    refreshed = clip_page(page(content="The page changed.\n"), folder, update=True, today=date(2024, 6, 1))
+    assert refreshed.status == "created" and refreshed.path == folder / "2024-06-01-a-test-page.md"
+    assert refreshed.message == ("2024-05-01-a-test-page.md was changed since it was clipped, so it is left as it "
+                                 "is; the page as it is now is saved as 2024-06-01-a-test-page.md.")
+    assert first.path.read_bytes() == edited
+    assert split_note(refreshed.path.read_text(encoding="utf-8"))[1] == "The page changed.\n"
+    again = clip_page(page(content="Changed once more.\n"), folder, update=True, today=date(2024, 7, 1))
+    assert (again.status, again.path) == ("updated", refreshed.path)
+    assert first.path.read_bytes() == edited and len(list(folder.glob("2024-*.md"))) == 2
+
+
+def test_update_leaves_a_note_the_person_wrote_about_the_page(folder):
+    mine = folder / "reading-list.md"
+    mine.write_text("---\nurl: https://example.org/posts/test\n---\n\nWhy I keep this page.\n", encoding="utf-8")
+    result = clip_page(page(), folder, update=True, today=TODAY)
+    assert result.status == "created" and result.path != mine
+    assert mine.read_text(encoding="utf-8").endswith("Why I keep this page.\n")
+
+
 def test_update_without_an_existing_note_creates_one(folder):
     assert clip_page(page(), folder, update=True, today=TODAY).status == "created"
 

@@ -166,3 +166,25 @@ def test_the_ocr_languages_are_the_setting_or_the_notes_and_only_those_installed
     assert ocr.choose("deu+eng") == "eng" and ocr.choose("deu") == "eng"
     monkeypatch.setattr(ocr, "installed_languages", lambda: ["deu", "osd"])
     assert ocr.choose("fra") == "deu"
+
+
+@needs_tesseract
+def test_a_file_named_as_an_image_that_is_none_or_is_damaged_is_skipped_in_one_sentence(tmp_path):
+    """Text named .png is not handed to Tesseract; a PNG cut short is, and its skip says the
+    first line of Tesseract's complaint, not the page of Leptonica's trace after it."""
+    fake = tmp_path / "fake.png"
+    fake.write_text("not a png")
+    with pytest.raises(SkipFile) as skipped:
+        documents.extract(fake, 1_000_000)
+    assert str(skipped.value) == "not a readable image: its bytes are not a PNG or JPEG picture"
+    whole, cut = tmp_path / "whole.png", tmp_path / "cut.png"
+    write_text_image(whole, LINE)
+    cut.write_bytes(whole.read_bytes()[:200])
+    with pytest.raises(SkipFile) as skipped:
+        documents.extract(cut, 1_000_000)
+    reason = str(skipped.value)
+    assert reason.startswith("no text in it; Tesseract could not read it (a damaged picture? ") and reason.endswith(")")
+    assert "pixRead" not in reason and "\n" not in reason, reason
+    misnamed = tmp_path / "photo.jpg"  # PNG bytes under a JPEG's name: a picture all the same
+    misnamed.write_bytes(whole.read_bytes())
+    assert {"heron", "colony", "census"} <= words(documents.extract(misnamed, 1_000_000).markdown)

@@ -44,8 +44,19 @@ def test_operators_become_plain_words():
 
 
 def test_long_pasted_text_is_capped():
-    match = fts_query.build_match("alpha beta gamma " * 200)
+    match = fts_query.build_match(" ".join(f"word{i}" for i in range(200)))
     assert match.count(" OR ") == fts_query.MAX_TERMS - 1
+
+
+def test_a_word_said_many_times_counts_as_said_a_few():
+    """Each repeat is a phrase FTS5 scores on every row holding the word: "a a a ..." pasted
+    is not a query that scores for seconds. The last occurrences are kept, the last word last."""
+    capped = fts_query.MAX_REPEATS
+    assert fts_query.build_match("a " * 300, prefix=False) == " OR ".join(['"a"'] * capped)
+    assert fts_query.build_match("git commit " * 20 + "rebase git", prefix=False) == " OR ".join(
+        ['"commit"', '"git"'] * (capped - 1) + ['"commit"', '"rebase"', '"git"'])
+    assert fts_query.build_match("reb " * 20 + "git reb").endswith('"git" OR "reb"*')
+    assert fts_query.build_match("git git commit", prefix=False) == '"git" OR "git" OR "commit"'  # said twice
 
 
 # -- fusion (pure logic: ids stand in for chunks) -------------------------------------------

@@ -261,3 +261,22 @@ def test_an_index_from_before_the_facets_is_migrated_and_filled(vault_kb):
         assert notes(kb.search("commit tag:shell")) == ["git/undo.md"]
         assert notes(kb.search("commit before:2024 path:git/")) == ["git/rebase.md", "git/stash.md"]
         assert kb.stats()["documents"] == 4
+
+
+def test_a_note_written_a_moment_ago_is_dated_now(kb, tmp_path):
+    """A file changed within the last moments has no trusted modification time in the index
+    yet (the next sync hashes it again); until then it is dated when it was indexed, never
+    before 1970: the date filters, browsing and recent notes count it as new."""
+    folder = tmp_path / "fresh"
+    write(folder, "old.md", "# Old sourdough note\n\nA starter kept for years.\n")
+    old = time.mktime(dt.date(2020, 6, 1).timetuple())
+    os.utime(folder / "old.md", (old, old))
+    kb.collections.create(folder, name="fresh")
+    write(folder, "new.md", "# New sourdough note\n\nA starter made today.\n")
+    kb.sync()
+    assert notes(kb.search("sourdough before:2000")) == []
+    assert notes(kb.search("sourdough after:7d")) == ["new.md"]
+    assert [h.relpath for h in kb.search("in:fresh")] == ["new.md", "old.md"]
+    recent = kb.recent(10)
+    assert [h.relpath for h in recent] == ["new.md", "old.md"]
+    assert recent[0].modified is not None and abs(recent[0].modified - time.time()) < 600

@@ -105,6 +105,15 @@ def test_missing_folder_keeps_index_and_says_so(synced_kb, notes_dir, tmp_path):
     assert report.problems and "missing" in report.problems[0]
     assert counts(synced_kb)[0] == 3
     assert synced_kb.search("sourdough", k=1)
+    assert report.problems[0].endswith("its 3 indexed notes are kept until it is back or the collection is removed.")
+
+
+def test_a_missing_folder_of_one_note_says_note(kb, tmp_path):
+    write(tmp_path / "one", "only.md", "# Only\n\nThe quoll hunts at night.\n")
+    kb.collections.create(tmp_path / "one", name="one")
+    kb.sync()
+    (tmp_path / "one").rename(tmp_path / "away")
+    assert "its 1 indexed note is kept until" in kb.sync().problems[0]
 
 
 def test_bad_files_are_skipped_with_a_reason(kb, tmp_path):

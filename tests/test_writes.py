@@ -96,6 +96,24 @@ def test_section_replace_and_passage_replace(kb):
         edit(kb, "notes/plan.md", "append", "x", heading="Nope")
 
 
+def test_two_headings_of_one_name_are_told_apart_by_a_path_that_names_one(kb):
+    """The sentence refusing a heading held twice suggests a path that names one of them; when
+    both sit under the same headings no path can, and it says so instead of suggesting one."""
+    write(folder_of(kb), "twice.md", "# Log\n\n## Notes\n\n### Tasks\n\nc\n\n### Tasks\n\nd\n\n"
+                                     "## Monday\n\n### Tasks\n\na\n")
+    kb.sync()
+    with pytest.raises(UsageError) as exc:
+        edit(kb, "notes/twice.md", "replace_section", "Tasks", "x")
+    assert "3 headings 'Tasks' (lines 5, 9, 15)" in str(exc.value)
+    suggested = str(exc.value).split("e.g. ")[1].rstrip(".").strip("'")
+    edit(kb, "notes/twice.md", "replace_section", suggested, "x")  # the path suggested names one
+    assert (folder_of(kb) / "twice.md").read_text().count("\nx\n") == 1
+    with pytest.raises(UsageError) as exc:
+        edit(kb, "notes/twice.md", "replace_section", "Notes > Tasks", "y")
+    assert str(exc.value) == ("notes/twice.md has 2 headings 'Notes > Tasks' (lines 5, 9) under the same "
+                              "headings (Log > Notes > Tasks): rename one of them to edit its section.")
+
+
 def test_a_write_made_from_an_old_version_is_refused_with_the_version_now_and_a_diff(kb):
     path = folder_of(kb) / "plan.md"
     version = kb.write.version("notes/plan.md")

@@ -181,7 +181,14 @@ def _read_frontmatter(path: Path) -> dict | None:
 
 def find_existing(folder: Path, url: str, sha256: str) -> Path | None:
     """The first note in ``folder`` (recursive) clipped from ``url`` or with the same body hash."""
+    return next(iter(_clips_of(folder, url, sha256)), None)
+
+
+def _clips_of(folder: Path, url: str, sha256: str) -> list[Path]:
+    """Every note in ``folder`` (recursive) clipped from ``url`` or with the same body hash, in
+    path order."""
     key = _url_key(url) if url else None
+    found = []
     for rel in sorted(rel for rel, _ in walk_notes(folder)):
         path = folder / rel
         meta = _read_frontmatter(path)
@@ -190,8 +197,22 @@ def find_existing(folder: Path, url: str, sha256: str) -> Path | None:
         stored_url, stored_sha = meta.get("url"), meta.get("sha256")
         same_url = key is not None and isinstance(stored_url, str) and _url_key(stored_url) == key
         if (same_url or stored_sha == sha256) and _inside(folder, path):
-            return path
-    return None
+            found.append(path)
+    return found
+
+
+def _holds_its_clip(path: Path) -> bool:
+    """Whether the note's body is still the one clipped: the hash its frontmatter records is the
+    hash of its bytes after the frontmatter (``body_sha256``). False for a note edited since, or
+    one that names the page's URL but was never clipped (no ``sha256``)."""
+    meta = _read_frontmatter(path)
+    recorded = meta.get("sha256") if meta else None
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    at = data.find(b"\n---\n\n")
+    return isinstance(recorded, str) and at >= 0 and hashlib.sha256(data[at + 6:]).hexdigest() == recorded
 
 
 # --------------------------------------------------------------------------------------
@@ -224,27 +245,36 @@ def clip_page(page: ExtractedPage, folder: Path, *, update: bool = False, today:
 
     If the folder already holds it (same final URL, or same body sha256), nothing is
     written and the status is ``"duplicate"``; with ``update=True`` that note is rewritten
-    in place (keeping frontmatter keys the user added) and the status is ``"updated"``.
-    ``cancel`` set before the note is written: ClipStopped, and nothing is written.
+    in place (keeping frontmatter keys the user added) and the status is ``"updated"``, unless
+    its body is no longer the one clipped (the person edited it, or wrote it): then it is left
+    as it is and the page is saved as a new note beside it (``"created"``), as nothing the
+    person wrote is replaced. ``cancel`` set before the note is written: ClipStopped, and
+    nothing is written.
     """
     folder = _prepare_folder(folder)
     remove_leftovers(folder)  # of clips killed while writing
     clipped_at = datetime.now().astimezone()
-    existing = find_existing(folder, page.url, body_sha256(page)) if folder.is_dir() else None
-    if existing is not None:
-        shown = _display(folder, existing)
+    clips = _clips_of(folder, page.url, body_sha256(page)) if folder.is_dir() else []
+    edited = ""
+    if clips:
+        shown = _display(folder, clips[0])
         if not update:
-            return ClipResult(existing, "duplicate", page.title, page.url,
+            return ClipResult(clips[0], "duplicate", page.title, page.url,
                               _duplicate_message(shown, UPDATE_WORDS), saved_as=shown)
-        # Keys the user added to the note (tags, rating…) survive a refresh; the clip's own are renewed.
-        data = _render(page, clipped_at, _read_frontmatter(existing)).encode("utf-8")
-        if cancel is not None and cancel.is_set():
-            raise ClipStopped()
-        try:
-            _write_atomic(existing, data, replace=True)
-        except OSError as exc:
-            raise ClipError(f"Could not update {shown}: {exc.strerror or exc}.") from None
-        return ClipResult(existing, "updated", page.title, page.url, f"Refreshed {shown} from {page.url}.")
+        existing = next((path for path in clips if _holds_its_clip(path)), None)
+        if existing is None:
+            edited = shown
+        else:
+            shown = _display(folder, existing)
+            # Keys the user added to the note (tags, rating…) survive a refresh; the clip's own are renewed.
+            data = _render(page, clipped_at, _read_frontmatter(existing)).encode("utf-8")
+            if cancel is not None and cancel.is_set():
+                raise ClipStopped()
+            try:
+                _write_atomic(existing, data, replace=True)
+            except OSError as exc:
+                raise ClipError(f"Could not update {shown}: {exc.strerror or exc}.") from None
+            return ClipResult(existing, "updated", page.title, page.url, f"Refreshed {shown} from {page.url}.")
 
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -265,7 +295,9 @@ def clip_page(page: ExtractedPage, folder: Path, *, update: bool = False, today:
             continue  # someone took the name between the check and the link
         except OSError as exc:
             raise ClipError(f"Could not save the note {name}: {exc.strerror or exc}.") from None
-        return ClipResult(target, "created", page.title, page.url, f'Clipped "{page.title}" to {name}.')
+        message = (f"{edited} was changed since it was clipped, so it is left as it is; the page as it is now "
+                   f"is saved as {name}." if edited else f'Clipped "{page.title}" to {name}.')
+        return ClipResult(target, "created", page.title, page.url, message)
     raise ClipError(f"Could not find a free file name for {stem}.md in {folder}.")
 
 

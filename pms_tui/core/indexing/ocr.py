@@ -97,8 +97,17 @@ def choose(languages: str) -> str:
     return others[0] if others else "eng"
 
 
+# The first bytes of the pictures Tesseract (Leptonica) reads: a file named .png or .jpg that
+# starts otherwise is not handed to it, whose complaint would be a page of library errors.
+_PICTURE_STARTS = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM", b"II*\x00", b"MM\x00*")
+
+
 def read_image(path: str, max_chars: int) -> dict:
     """An image file: one page with no text yet (:func:`complete` reads it)."""
+    with open(path, "rb") as file:
+        start = file.read(16)
+    if not start.startswith(_PICTURE_STARTS) and not (start[:4] == b"RIFF" and start[8:12] == b"WEBP"):
+        return {"skip": "not a readable image: its bytes are not a PNG or JPEG picture"}
     if program() is None:
         return {"skip": f"no reader for images is installed: {MISSING}"}
     return {"pages": [""], "title": "", "image": True}
@@ -151,6 +160,16 @@ def complete(path: str, result: dict, languages: str, seconds: int) -> dict:
     return out
 
 
+def _first_complaint(stderr: bytes, returncode: int) -> str:
+    """The first line Tesseract wrote on its error output, cut at a word: its next lines are
+    Leptonica's trace of the same failure."""
+    lines = [" ".join(line.split()) for line in stderr.decode("utf-8", "replace").splitlines()]
+    first = next((line for line in lines if line), "")
+    if len(first) > 100:
+        first = first[:100].rsplit(" ", 1)[0] + "…"
+    return first or f"exit status {returncode}"
+
+
 def _has_picture(document, index: int) -> bool:
     import pypdfium2.raw as pdfium_c
 
@@ -191,6 +210,5 @@ def _tesseract(found: str, source: list[str], image: bytes | None, langs: str, t
     except OSError as exc:
         return "", f"Tesseract could not start ({exc.strerror or exc})"
     if out.returncode != 0:
-        detail = " ".join(out.stderr.decode("utf-8", "replace").split())[:160]
-        return "", f"Tesseract could not read it ({detail or f'exit status {out.returncode}'})"
+        return "", f"Tesseract could not read it (a damaged picture? {_first_complaint(out.stderr, out.returncode)})"
     return out.stdout.decode("utf-8", "replace").replace("\f", "\n"), ""

@@ -58,7 +58,8 @@ def plan_collection(
         return CollectionPlan(
             collection, [], [], [], [], 0,
             problem=f"The folder of {collection.name!r} ({collection.path}) is missing; "
-            f"its {indexed} indexed notes are kept until it is back or the collection is removed.",
+            f"its {indexed:,} indexed {'note is' if indexed == 1 else 'notes are'} kept until it is back or "
+            f"the collection is removed.",
         )
     rows = document_rows.stats_of_collection(conn, collection.id)
     known_skips = skipped_rows.of_collection(conn, collection.id)

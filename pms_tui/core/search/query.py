@@ -30,6 +30,9 @@ STOPWORDS = frozenset(
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 48
+# A word said more often than this counts as said this often: each repeat is one more phrase
+# FTS5 scores on every row holding the word, so a pasted "a a a ..." scored for seconds.
+MAX_REPEATS = 8
 MAX_PHRASE_PAIRS = 16  # a longer CJK run (a pasted sentence) adds its pairs, not a phrase of them
 
 
@@ -77,8 +80,9 @@ def build_match(text: str, *, prefix: bool = True, max_terms: int = MAX_TERMS,
                 stem_languages: Sequence[str] = (), said: bool | None = None) -> str | None:
     """An FTS5 MATCH string for ``text``, or None when it holds no searchable word.
 
-    Repeated words are kept (a word said twice matters more), but the expression is capped at
-    ``max_terms`` words so a pasted page cannot make a query that scores for seconds. A word
+    Repeated words are kept (a word said twice matters more), up to :data:`MAX_REPEATS` times
+    each, and the expression is capped at ``max_terms`` words so a pasted page cannot make a
+    query that scores for seconds. A word
     holding CJK adds its character pairs (:func:`cjk_parts`), within the same cap. Each word
     (its stems as prefixes for the word being typed) then adds its stems in ``stem_languages`` (the languages of the index's notes other
     than English, store.language), as many again at most: with none, the expression is the
@@ -86,7 +90,7 @@ def build_match(text: str, *, prefix: bool = True, max_terms: int = MAX_TERMS,
     ``text``, ``language.languages_said``); when not, a stem that is the English one is left
     out (``language.query_stems``).
     """
-    terms = content_words(text)[:max_terms]
+    terms = _repeats_capped(content_words(text))[:max_terms]
     if not terms:
         return None
     if said is None:  # did the query's function words choose the stems' languages?
@@ -104,6 +108,18 @@ def build_match(text: str, *, prefix: bool = True, max_terms: int = MAX_TERMS,
             parts.append(_quote(t))
             stems += [_quote(s) for s in language.query_stems(t, stem_languages, said=said)]
     return " OR ".join(parts[:max_terms] + stems[:max_terms]) or None
+
+
+def _repeats_capped(terms: list[str]) -> list[str]:
+    """``terms`` with each word at most :data:`MAX_REPEATS` times, its last occurrences kept
+    (the last word, the one being typed, stays last)."""
+    seen: dict[str, int] = {}
+    kept = []
+    for term in reversed(terms):
+        seen[term] = seen.get(term, 0) + 1
+        if seen[term] <= MAX_REPEATS:
+            kept.append(term)
+    return kept[::-1]
 
 
 def prefix_word(text: str, terms: list[str] | None = None) -> str | None:

@@ -9,7 +9,11 @@ from typing import NamedTuple
 from .language import index_text as stems_text
 from .cjk import index_text
 
-HIT_COLUMNS = "c.id, c.start_line, c.end_line, c.title, c.heading, c.body, d.path, col.name, col.path, d.mtime_ns"
+# A note's file time in ns. mtime_ns is -1 while it is unproven (the file changed within the
+# last moments, or every stat was dropped to be read again): the time it was indexed stands in,
+# so a note written a moment ago is the newest, not dated 1969.
+NOTE_TIME_NS_SQL = "(CASE WHEN d.mtime_ns >= 0 THEN d.mtime_ns ELSE CAST(d.indexed_at * 1e9 AS INTEGER) END)"
+HIT_COLUMNS = f"c.id, c.start_line, c.end_line, c.title, c.heading, c.body, d.path, col.name, col.path, {NOTE_TIME_NS_SQL}"
 HIT_JOINS = (
     "FROM chunks c JOIN documents d ON d.id = c.document_id "
     "JOIN collections col ON col.id = d.collection_id"
@@ -97,7 +101,7 @@ def first_chunks_by_recency(conn, limit: int, collection_ids: Sequence[int] | No
     if collection_ids:
         sql += f" AND d.collection_id IN ({_marks(collection_ids)})"
         params += list(collection_ids)
-    sql += " ORDER BY d.mtime_ns DESC, d.id DESC LIMIT ?"
+    sql += f" ORDER BY {NOTE_TIME_NS_SQL} DESC, d.id DESC LIMIT ?"
     params.append(limit)
     return [HitRow(*r) for r in conn.execute(sql, params)]
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from ..markdown import name_key
-from .chunks import HIT_COLUMNS, HIT_JOINS, HitRow
+from .chunks import HIT_COLUMNS, HIT_JOINS, NOTE_TIME_NS_SQL, HitRow
 
 # schema 3: tags and the frontmatter date; ``facets_backfill`` asks the indexing room to fill
 # them for notes indexed before (their tags need the note's text, which only Python reads)
@@ -30,7 +30,7 @@ INSERT INTO meta(key, value) VALUES ('facets_backfill', '1')
 BACKFILL_KEY = "facets_backfill"
 
 # the note's date: its frontmatter date when it has one, else its file's modification day
-NOTE_DAY_SQL = "coalesce(d.note_date, date(d.mtime_ns / 1000000000, 'unixepoch', 'localtime'))"
+NOTE_DAY_SQL = f"coalesce(d.note_date, date({NOTE_TIME_NS_SQL} / 1000000000, 'unixepoch', 'localtime'))"
 _BATCH = 900
 
 
@@ -227,7 +227,7 @@ def browse(conn, note: NoteFilter, limit: int, exclude: str | None = None) -> li
         sql += (" AND d.id NOT IN (SELECT c2.document_id FROM chunks c2 WHERE c2.id IN "
                 "(SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?))")
         params.append(exclude)
-    sql += f" ORDER BY {NOTE_DAY_SQL} DESC, d.mtime_ns DESC, d.id DESC LIMIT ?"
+    sql += f" ORDER BY {NOTE_DAY_SQL} DESC, {NOTE_TIME_NS_SQL} DESC, d.id DESC LIMIT ?"
     params.append(limit)
     return [HitRow(*r) for r in conn.execute(sql, params)]
 

@@ -79,8 +79,13 @@ def find_section(lines: list[str], heading: str, name: str) -> Section:
         raise UsageError(f"{name} has no heading {shown!r} (its headings: {known}).")
     if len(matches) > 1:
         where = ", ".join(str(s.heading + 1) for s in matches[:5])
-        raise UsageError(f"{name} has {len(matches)} headings {shown!r} (lines {where}); "
-                         f"name one by its path, e.g. {' > '.join(matches[0].path)!r}.")
+        said = f"{name} has {len(matches)} headings {shown!r} (lines {where})"
+        paths = [s.path for s in matches]
+        named = next((p for p in paths if paths.count(p) == 1), None)  # a path naming one of them
+        if named is None:
+            same = one_line(" > ".join(paths[0]))[:MAX_SHOWN]
+            raise UsageError(f"{said} under the same headings ({same}): rename one of them to edit its section.")
+        raise UsageError(f"{said}; name one by its path, e.g. {one_line(' > '.join(named))[:MAX_SHOWN]!r}.")
     return matches[0]
 
 
