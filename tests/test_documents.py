@@ -194,6 +194,29 @@ def test_mcp_get_serves_a_document_with_its_page(synced):
 
 
 @needs_documents
+def test_a_page_reference_is_read_alike_by_show_get_and_a_wikilink_and_a_missing_page_is_refused(synced):
+    """``x.pdf#page=N`` and ``[[x.pdf#page=N]]`` name that page's lines wherever they are read
+    (the notes' one policy); a page the document lacks is one sentence, never the whole file."""
+    from pms_tui.core.errors import UsageError
+
+    kb, _, _ = synced
+    spans = {ref: (lambda n: (n.start_line, n.end_line))(kb.notes.note(ref))
+             for ref in ("docs/multicolumn.pdf#page=3", "[[multicolumn.pdf#page=3]]", "multicolumn.pdf#page=3")}
+    assert len(set(spans.values())) == 1 and None not in next(iter(spans.values())), spans
+    page = kb.notes.read("[[multicolumn.pdf#page=3]]")
+    assert page.text.startswith("# page 3\n") and "Copenhagen" in page.text and "# page 2" not in page.text
+    for ref in ("[[multicolumn.pdf#page=9]]", "docs/multicolumn.pdf#page=0", "[[multicolumn.pdf#page=abc]]"):
+        with pytest.raises(UsageError):
+            kb.notes.note(ref)
+    shown = run(kb.home, "show", "docs/multicolumn.pdf#page=3")
+    assert "Copenhagen" in shown.stdout and "page 2" not in shown.stdout
+    as_json = json.loads(run(kb.home, "show", "--json", "[[multicolumn.pdf#page=3]]").stdout)
+    assert as_json["pages"] == [3, 3] and as_json["text"] == page.text
+    missing = run(kb.home, "show", "[[multicolumn.pdf#page=999]]", check=False)
+    assert missing.returncode != 0 and "has no page 999 with text" in missing.stderr and not missing.stdout
+
+
+@needs_documents
 def test_every_real_document_is_read_or_skipped_with_a_reason(tmp_path):
     """The shared sample documents (read-only), one collection per sample folder, text only:
     each PDF with a text layer and each Word file with text is found by its own words. The

@@ -8,7 +8,8 @@ the working folder, or relative to a collection's folder), or by its name as a w
 it (``bravo`` for ``[[bravo]]``: its file name or an alias), or by its URI
 (``pms://note/COLLECTION/PATH``, ``results.note_uri``), each optionally followed by ``:LINE`` or
 ``:START-END``, or by a wikilink as written in a note (``[[bravo]]``, ``[[bravo|the alias shown]]``,
-``[[bravo#Heading]]``, ``![[bravo#^block]]``: the heading's or block's line). A note's file is read only from inside its collection's folder:
+``[[bravo#Heading]]``, ``![[bravo#^block]]``: the heading's section or the block's line), or a
+PDF's physical page (``x.pdf#page=3``, ``[[x.pdf#page=3]]``: that page's lines). A note's file is read only from inside its collection's folder:
 a symlink swapped in after indexing that leads outside is refused with one sentence.
 """
 
@@ -118,6 +119,8 @@ class Notes:
             ref = id_of_uri(ref)
         if (link := _WIKILINK.fullmatch(ref)) is not None:
             return self._linked(link.group(1).strip(), (link.group(2) or "").strip())
+        if (named := page_ref(ref)) is not None and not Path(ref).exists():
+            return self._on_page(*named)
         start = end = None
         if (m := _LINES.fullmatch(ref)) and not Path(ref).exists():
             ref, start = m.group(1), int(m.group(2))
@@ -128,16 +131,41 @@ class Notes:
         return NoteRef(*found, start_line=start, end_line=end)
 
     def _linked(self, target: str, anchor: str) -> NoteRef:
-        """The note a wikilink names, at its heading's or block's line when it has that one."""
+        """The note a wikilink names, spanning its heading's section, its block's line or its
+        page (``[[x.pdf#page=5]]``); UsageError when the note has no such heading, block or page."""
         from ..indexing.links import anchor_key
 
         if not target:
             raise UsageError(f"[[#{one_line(anchor)[:200]}]] names a heading of the note it is written in; "
                              f"name the note too: [[Note#{one_line(anchor)[:200]}]].")
+        if anchor and (named := page_ref(f"{target}#{anchor}")) is not None:
+            return self._on_page(named[0], named[1])
         found = self._find(target)
+        if not anchor:
+            return NoteRef(*found)
         key = anchor if anchor.startswith("^") else anchor_key(anchor)
-        line = link_rows.anchor_line(self._store.conn, found[2], key) if anchor else None
-        return NoteRef(*found, start_line=line, end_line=line)
+        line = link_rows.anchor_line(self._store.conn, found[2], key)
+        shown = one_line(anchor)[:200]
+        if line is None:
+            what = "block" if anchor.startswith("^") else "heading"
+            raise UsageError(f"{note_id(found[0].name, found[1])} has no {what} {shown!r}.")
+        note = NoteRef(*found, start_line=line, end_line=line)
+        if anchor.startswith("^") or is_document_name(note.relpath):
+            return note
+        from ..writes.edits import sections  # the writes' sections: one rule of where a heading's section ends
+
+        lines = self.note_text(note).split("\n")
+        end = next((s.end for s in sections(lines) if s.heading == line - 1), line)
+        return replace(note, end_line=max(line, min(end, len(lines))))
+
+    def _on_page(self, ref: str, number: int) -> NoteRef:
+        """The lines of a PDF's physical page ``number`` (``x.pdf#page=N``: the one reading of a
+        page reference, for every front end); UsageError when it has no such page with text."""
+        note = NoteRef(*self._find(ref))
+        span = page_lines(self._file_text(note), number) if is_document_name(note.relpath) else None
+        if span is None:
+            raise UsageError(f"{note.id} has no page {number} with text.")
+        return replace(note, start_line=span[0], end_line=span[1])
 
     def _find(self, ref: str) -> tuple[Collection, str, int, str]:
         shown = one_line(ref)[:200]
@@ -235,17 +263,9 @@ class Notes:
         all of it); the page says where the next one starts. Each line comes with its own line
         ending, so the pages joined are the file's text exactly. ``x.pdf#page=3`` names a
         PDF's page. UsageError (one sentence) for a span past the note's end."""
-        pdf_page = None
-        if isinstance(ref, str) and (named := page_ref(ref.strip())) and start is None:
-            ref, pdf_page = named
         note = ref if isinstance(ref, NoteRef) else self.note(ref)
         text = self._file_text(note)
         document = is_document_name(note.relpath)
-        if pdf_page is not None:
-            span = page_lines(text, pdf_page) if document else None
-            if span is None:
-                raise UsageError(f"{note.id} has no page {pdf_page} with text.")
-            start, end = span
         lines = file_lines(text)
         if start is None and end is None:
             start, end = note.start_line, note.end_line
