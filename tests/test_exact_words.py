@@ -182,3 +182,30 @@ def test_the_vector_lane_alone_is_left_as_it_ranks(synced_kb):
     vector = synced_kb.search(query, k=5, mode="vector")
     assert [h.vector_rank for h in vector.hits] == sorted(h.vector_rank for h in vector.hits)
     assert not any("as typed" in reason for reason in vector.fusion.reasons)
+
+
+def test_the_one_note_holding_a_word_as_typed_comes_first_when_bm25_ranks_it_past_the_lane_depth(tmp_path):
+    """Sixty notes hold the stem of ``existed`` (``exists``, ``existing``) several times; the one
+    note that holds ``existed`` itself holds it once in a long text, so BM25 ranks it past the
+    lane depth of 50: the rule asks BM25 again, deeper, and puts that note first."""
+    from tests.kb_helpers import text_only_kb, write
+
+    folder = tmp_path / "notes"
+    for n in range(60):
+        write(folder, f"stem{n:02}.md", f"# Check {n}\n\nThe file exists. It exists if existing code exists. exists\n")
+    filler = " ".join(f"word{i} alpha beta gamma delta" for i in range(300))
+    write(folder, "past.md", f"# An old system\n\n{filler} The old system existed once. {filler}\n")
+    kb = text_only_kb(tmp_path / "home", folder)
+    try:
+        from pms_tui.core.kb_measure import Measure
+
+        _, lanes = Measure(kb).lanes("existed", 50, mode="bm25")
+        notes = Measure(kb).chunk_notes()
+        assert len(lanes["bm25"]) == 50 and not any(notes[c].endswith("past.md") for c, _ in lanes["bm25"])
+        for query in ("existed", "Existed"):
+            top = kb.search(query, k=5, mode="bm25")
+            assert top[0].relpath == "past.md", [h.relpath for h in top]
+            assert top[0].bm25_rank is not None and top[0].bm25_rank > 50
+        assert kb.search("exists", k=3, mode="bm25")[0].relpath != "past.md"  # many hold it: fusion decides
+    finally:
+        kb.close()

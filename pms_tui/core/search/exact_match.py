@@ -16,8 +16,11 @@ diacritics folded), never stemmed. Stopwords are not looked for unless inside a 
 than :data:`MAX_PIECES` pieces as typed, stopwords counted, is left to fusion: a question or
 a pasted paragraph is not a remembered word.
 
-Only the passages the lanes brought are looked at (their text is read for the hits anyway),
-so "few notes" is counted among them. How many notes are few (``Settings.exact_notes``) was
+The passages the lanes brought are looked at first (their text is read for the hits anyway),
+so "few notes" is counted among them. When none of them holds the query as typed and BM25 had
+more to give, BM25 is asked again, :data:`DEEP` passages deep (:func:`deeper`): the one note
+holding ``existed`` can rank past the lane depth behind dozens holding its stem (``exists``,
+``existing``) more often, and a rule that never saw it could not put it first. How many notes are few (``Settings.exact_notes``) was
 chosen on query sets drawn from real collections, held out across them
 (``research/exact_words/``, docs/evaluation.md).
 """
@@ -36,6 +39,7 @@ from .query import STOPWORDS
 from .query_syntax import ParsedQuery
 
 MAX_PIECES = 3
+DEEP = 1000  # how deep BM25 is asked again for passages holding a short query as typed
 _TOKEN = re.compile(r"[^\W_]+")
 
 
@@ -128,3 +132,26 @@ def first(fused: list[Fused], exact: Exact) -> list[Fused]:
         return fused
     return ([f for f in fused if f.chunk_id in exact.passages]
             + [f for f in fused if f.chunk_id not in exact.passages])
+
+
+def worth_deeper(parsed: ParsedQuery, exact: Exact, bm25_found: int, depth: int, max_notes: int) -> bool:
+    """Whether to ask BM25 again, deeper: the rule applies to the query, no passage the lanes
+    brought holds it as typed, and BM25 filled its depth (more passages match its stems)."""
+    return (max_notes > 0 and not exact.passages and not parsed.typing and bm25_found >= depth
+            and pieces(parsed) is not None)
+
+
+def deeper(conn, parsed: ParsedQuery, ranked: Sequence[int], rows: dict[int, HitRow], max_notes: int) -> Exact:
+    """:func:`find` among BM25's deeper ranking ``ranked`` (chunk ids, best first); only the
+    passages whose text holds each piece's letters are read whole (SQL's ``instr`` first, on
+    text folded as SQLite folds it), and those rows are added to ``rows``."""
+    runs = pieces(parsed)
+    if runs is None or not ranked:
+        return Exact()
+    longest = [max(run.split(), key=len) for run in runs]
+    if all(word.isascii() for word in longest):
+        candidates = chunk_rows.ids_holding(conn, ranked, longest)
+    else:  # letters SQLite's lower() does not fold: every passage is read
+        candidates = list(ranked)
+    rows.update(chunk_rows.hits_by_ids(conn, [c for c in candidates if c not in rows]))
+    return find(parsed, {c: rows[c] for c in candidates if c in rows}, max_notes)

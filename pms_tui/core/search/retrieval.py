@@ -215,10 +215,23 @@ class Retrieval:
         fused = navigation.demote(self.store.conn, fuse(lanes.ids(), fusion.k, fusion.weights))
         exact = exact_match.among(self.store.conn, parsed, fused, lanes.rows, self.settings.exact_notes,
                                   tuple(lanes.ranked))
+        bm25_scores = lanes.scores("bm25")
+        if exact_match.worth_deeper(parsed, exact, len(lanes.ranked.get("bm25", ())),
+                                    max(k, self.settings.lane_depth), self.settings.exact_notes):
+            deep = without(self.bm25.ranked(parsed.match_text, exact_match.DEEP + len(hidden), None, filters),
+                           hidden, exact_match.DEEP)
+            exact = exact_match.deeper(self.store.conn, parsed, [c for c, _ in deep], lanes.rows,
+                                       self.settings.exact_notes)
+            if exact.applied:  # its passages join the fused list as BM25 ranked them, scored alike
+                ranked = fuse({name: [c for c, _ in deep] if name == "bm25" else [] for name in lanes.ranked},
+                              fusion.k, fusion.weights)
+                known = {f.chunk_id for f in fused}
+                fused = fused + [f for f in ranked if f.chunk_id in exact.passages and f.chunk_id not in known]
+                bm25_scores = {**dict(deep), **bm25_scores}
         if exact.applied:
             fusion = replace(fusion, reasons=(*fusion.reasons, exact.reason()))
         fused = distinct(self.store.conn, exact_match.first(fused, exact), k)
-        hits = self._hits(fused, parsed.match_text, lanes.scores("bm25"), lanes.scores("vector"), lanes)
+        hits = self._hits(fused, parsed.match_text, bm25_scores, lanes.scores("vector"), lanes)
         match = match_quality.assess(self.signal_sources(), parsed.match_text, lanes.ranked, fusion,
                                      self.settings.model, exact=bool(exact.passages))
         return SearchResult(tuple(hits), tuple(lanes.ranked), tuple(lanes.notes), query=parsed, fusion=fusion, match=match,

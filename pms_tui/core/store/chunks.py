@@ -59,6 +59,19 @@ def hits_by_ids(conn, ids: Sequence[int]) -> dict[int, HitRow]:
     return found
 
 
+def ids_holding(conn, ids: Sequence[int], words: Sequence[str]) -> list[int]:
+    """Those of ``ids`` whose title, heading or text holds every one of ``words`` (lower-case
+    ASCII) as letters anywhere, case folded as SQLite's ``lower`` folds it: a cheap first pass
+    before the text is read and compared word by word."""
+    found: set[int] = set()
+    held = " AND ".join("instr(lower(c.title || ' ' || c.heading || ' ' || c.body), ?) > 0" for _ in words)
+    for start in range(0, len(ids), _BATCH):
+        part = list(ids[start : start + _BATCH])
+        found.update(r[0] for r in conn.execute(
+            f"SELECT c.id FROM chunks c WHERE c.id IN ({_marks(part)}) AND {held}", [*part, *words]))
+    return [i for i in ids if i in found]
+
+
 def passage_keys(conn, ids: Sequence[int]) -> dict[int, tuple[str, int, int]]:
     """{chunk id: (its file's full path, first line, last line)}: two chunks share a key when
     one file is indexed by two collections (a folder and one inside it, in an index made
