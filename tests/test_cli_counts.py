@@ -28,7 +28,8 @@ def home(tmp_path_factory):
     write(folder, "other.md", "# Other\n\nA link to [[Internal links#Heading two]].\n")
     (folder / "broken.pdf").write_bytes(b"not a pdf at all\n")
     home = base / "home"
-    run(home, "add", str(folder), "--name", "vault")
+    added = run(home, "add", str(folder), "--name", "vault").stdout
+    assert "3 notes, 1 document)" in added  # a PDF counted as what it is, not as a note or nothing
     run(home, "sync", "--no-embed")
     return home
 
@@ -62,9 +63,9 @@ def test_show_prints_each_line_of_a_whole_note_once(home):
 
 def test_collections_counts_files_of_the_kinds_it_indexes(home):
     [row] = json.loads(run(home, "collections", "--json").stdout)
-    assert (row["files"], row["notes"], row["pdf_word"], row["indexed"]) == (4, 3, 1, 3)
+    assert (row["files"], row["notes"], row["documents"], row["indexed"]) == (4, 3, 1, 3)
     out = run(home, "collections").stdout
-    assert "4 files (3 notes, 1 PDF and Word), 3 indexed," in out
+    assert "4 files (3 notes, 1 documents), 3 indexed," in out
 
 
 def test_sync_says_the_skips_that_stand(home):
@@ -80,3 +81,28 @@ def test_links_to_the_notes_own_headings_are_not_backlinks(home):
     with KnowledgeBase(home) as kb:
         assert [b.source for b in kb.graph.backlinks("vault/Internal links.md")] == ["other.md"]
         assert {link.anchor for link in kb.graph.links("vault/Internal links.md")} >= {"Heading two", "^blk"}
+
+
+def test_status_says_who_embeds_the_waiting_texts_while_another_process_does(home):
+    """While another process holds the embedding (a sync, watch or the app), status does not
+    tell the person to run a sync for what is being done already."""
+    import subprocess
+    import sys
+
+    idle = json.loads(run(home, "status", "--json").stdout)
+    assert idle["vectors_pending"] > 0 and idle["embedding_by_pid"] is None
+    holder = subprocess.Popen(
+        [sys.executable, "-I", "-c",
+         "import sys, time; from pathlib import Path\n"
+         "from pms_tui.core.store.writer_lock import EMBED_LOCK_FILE, WriterLock\n"
+         "WriterLock(Path(sys.argv[1]), EMBED_LOCK_FILE).acquire(wait=False); print('held', flush=True); time.sleep(60)",
+         str(home)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        busy = json.loads(run(home, "status", "--json").stdout)
+        assert busy["embedding_by_pid"] == holder.pid
+        out = run(home, "status").stdout
+        assert f"pms-tui (pid {holder.pid}) is embedding them now" in out and "`pms-tui sync` embeds them" not in out
+    finally:
+        holder.kill()
+        holder.wait()

@@ -86,7 +86,9 @@ def _sync_with_bar(args, run) -> int:
 def cmd_add(args) -> int:
     with _kb(args) as kb:
         col = kb.collections.create(args.path, name=args.name, description=args.description or "")
-        say(f"Added collection {col.name!r} ({col.path}, {len(col.files)} notes). Run `pms-tui sync` to index it.")
+        notes, documents = col.file_counts()
+        held = f"{notes} note{'s' * (notes != 1)}" + (f", {documents} document{'s' * (documents != 1)}" if documents else "")
+        say(f"Added collection {col.name!r} ({col.path}, {held}). Run `pms-tui sync` to index it.")
         notice = kb.scope.guide_notice()  # the guide steps aside: said once, here or in the app
         if notice:
             say(notice)
@@ -114,7 +116,7 @@ def cmd_collections(args) -> int:
                     missing += f"  (searched only when asked: in:{r.name})"
                 missing += "  (writable)" if r.writable else ""
                 say(f"{r.name:<20} {r.folder}{missing}")
-                kinds = f" ({r.notes} notes, {r.pdf_word} PDF and Word)" if r.pdf_word else ""
+                kinds = f" ({r.notes} notes, {r.documents} documents)" if r.documents else ""
                 synced = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.last_sync)) if r.last_sync else "never"
                 say(f"{'':<20} {r.files} files{kinds}, {r.indexed} indexed, {r.chunks} chunks, last sync {synced}")
 
@@ -144,8 +146,10 @@ def cmd_status(args) -> int:
                            skipped=status.pending("skipped"))
         say(total.summary)
         if status.vectors_pending:
+            how = (f"pms-tui (pid {status.embedding_by}) is embedding them now" if status.embedding_by
+                   else "`pms-tui sync` embeds them")
             say(f"  {status.vectors_pending} chunk texts are waiting for their vectors (searchable by their words "
-                  f"already); `pms-tui sync` embeds them.")
+                f"already); {how}.")
         for col in status.collections:
             part = status.plans[col.name]
             note = "" if col.folder_exists else "  (folder missing)"

@@ -43,7 +43,7 @@ class CollectionSummary:
     default_search: bool  # False: the guide stepped aside, searched only when asked (in:NAME)
     files: int  # the files of the kinds it indexes
     notes: int  # of them, Markdown notes
-    pdf_word: int  # of them, PDF and Word files
+    documents: int  # of them, documents (PDF, Word, EPUB, slides, sheets, images ...)
     indexed: int  # documents in the index
     chunks: int
     last_sync: float | None  # epoch seconds
@@ -52,9 +52,9 @@ class CollectionSummary:
     def of(cls, col: Any, counts: tuple[int, int], default_search: bool = True) -> CollectionSummary:
         """``counts``: (documents, chunks) the index holds of ``col`` (``kb.collections.counts``)."""
         indexed, chunks = counts
-        notes, pdf_word = col.file_counts()
+        notes, documents = col.file_counts()
         return cls(col.name, col.description, str(col.path), col.exists, col.writable, default_search,
-                   notes + pdf_word, notes, pdf_word, indexed, chunks, col.last_sync)
+                   notes + documents, notes, documents, indexed, chunks, col.last_sync)
 
     @classmethod
     def all_of(cls, kb: Any, names: Sequence[str] | None = None) -> list[CollectionSummary]:
@@ -67,7 +67,7 @@ class CollectionSummary:
         return {"name": self.name, "description": self.description, "folder": self.folder,
                 "folder_exists": self.folder_exists, "writable": self.writable,
                 "default_search": self.default_search, "files": self.files, "notes": self.notes,
-                "pdf_word": self.pdf_word, "indexed": self.indexed, "chunks": self.chunks,
+                "documents": self.documents, "indexed": self.indexed, "chunks": self.chunks,
                 "last_sync": iso_time(self.last_sync)}
 
 
@@ -89,6 +89,7 @@ class IndexStatus:
     plans: dict[str, Any] = field(default_factory=dict)  # collection name -> SyncStatus
     links: dict[str, dict[str, int]] = field(default_factory=dict)  # collection name -> status -> count
     documents: dict[str, Any] = field(default_factory=dict)  # collection name -> DocumentCounts
+    embedding_by: int | None = None  # the pid of the process embedding the waiting texts now
 
     @classmethod
     def of(cls, kb: Any, names: Sequence[str] | None = None) -> IndexStatus:
@@ -97,7 +98,8 @@ class IndexStatus:
         plans = {col.name: kb.check_sync_status([col.name]) for col in cols}  # each folder scanned once
         return cls(cols, stats["documents"], stats["chunks"], stats["vectors"], stats["vectors_pending"],
                    stats["model"], str(kb.model.state), kb.model.mismatch or kb.model.error, stats["db_bytes"],
-                   kb.index.read_only, plans, kb.graph.link_counts(), kb.index.document_counts())
+                   kb.index.read_only, plans, kb.graph.link_counts(), kb.index.document_counts(),
+                   kb.index.embedder_at_work() if stats["vectors_pending"] else None)
 
     @property
     def last_sync(self) -> float | None:
@@ -114,7 +116,7 @@ class IndexStatus:
             "notes": self.notes, "chunks": self.chunks, "vectors": self.vectors,
             "vectors_pending": self.vectors_pending, "model": self.model, "model_state": self.model_state,
             "model_problem": self.model_problem, "last_sync": iso_time(self.last_sync),
-            "index_bytes": self.index_bytes, "read_only": self.read_only,
+            "index_bytes": self.index_bytes, "read_only": self.read_only, "embedding_by_pid": self.embedding_by,
             # what a sync would change
             "to_add": [str(p) for p in self.pending("to_add")],
             "to_update": [str(p) for p in self.pending("to_update")],

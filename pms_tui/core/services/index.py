@@ -322,6 +322,19 @@ class Index:
         except OSError:
             return None
 
+    def embedder_at_work(self) -> int | None:
+        """The pid of the process embedding this index's waiting texts now (a sync, watch or
+        the app); None: nobody."""
+        if self._embed_lock.held:
+            return os.getpid()
+        try:
+            with self._embed_lock.hold(wait=False):
+                return None
+        except WriterBusy as exc:
+            return exc.pid
+        except OSError:
+            return None
+
     def data_version(self) -> int:
         """A number that moves when another connection commits to the index (another process's
         sync, clip or new collection): one pragma, cheap enough for the app to poll."""
