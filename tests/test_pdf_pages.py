@@ -81,3 +81,17 @@ def test_a_hit_names_the_printed_page_and_the_reference_takes_the_physical_one(k
     assert hit.heading_path == ["page 4 (PDF page 10)"]
     text = kb.notes.note_text(kb.notes.note("r/R-intro.pdf"))
     assert pages.of_line(text, hit.start_line) == 10
+
+
+@pytest.mark.parametrize("line, shown", [
+    ("# A heading", "\\# A heading"), ("#include <Rmath.h>", "\\#include <Rmath.h>"), ("> quoted", "\\> quoted"),
+    ("```r", "\\```r"), ("~~~", "\\~~~"), ("<div>", "\\<div>"), ("</p>", "\\</p>"), ("<!-- x -->", "\\<!-- x -->"),
+    ("===", "\\==="), ("---", "\\---"), ("***", "\\***"),
+    # what Markdown shows as written is left as the document prints it
+    ("~/.R/Makevars", "~/.R/Makevars"), ("<- value", "<- value"), ("= TRUE", "= TRUE"), ("`x` is a vector", "`x` is a vector"),
+    ("-- a dash", "-- a dash"), ("a # b", "a # b"),
+])
+def test_a_document_line_is_escaped_only_where_markdown_would_read_markup(line, shown):
+    from pms_tui.core.indexing.document_reader import escape_line
+
+    assert escape_line(line) == shown

@@ -76,9 +76,9 @@ def format_of(name: str) -> Format | None:
 # index row records the version that read it, and a sync re-reads exactly the files of that kind
 # read by an older one. docx 2: a hyperlink is a Markdown link within its sentence; pdf 2: running
 # heads and footers dropped, a page named by its printed label; pdf 3: pages without text read by
-# OCR where Tesseract is installed; pdf 4: its contents and index pages flagged (navigation_pages).
-# The other formats are read since version 1.
-READER_VERSIONS = {"pdf": 4, "docx": 2} | {s.lstrip("."): 1 for f in FORMATS for s in f.suffixes
+# OCR where Tesseract is installed; pdf 4: its contents and index pages flagged (navigation_pages);
+# pdf 5, docx 3, the others 2: only what Markdown would read as markup is escaped (escape_line).
+READER_VERSIONS = {"pdf": 5, "docx": 3} | {s.lstrip("."): 2 for f in FORMATS for s in f.suffixes
                                            if s not in (".pdf", ".docx")}
 
 # Characters that are not text (PDF text often holds control codes for ligatures and breaks).
@@ -140,8 +140,10 @@ def read_pdf(path: str, max_chars: int) -> dict:
 
 
 # A line that Markdown would read as a heading, a fence, an HTML block, a quote or a setext
-# underline or rule (a list marker or a table pipe only changes how a line is drawn).
-_SPECIAL_START = re.compile(r"^( {0,3})([#`~<>=]|-{2,}\s*$|\*{3,}\s*$|_{3,}\s*$)")
+# underline or rule (a list marker or a table pipe only changes how a line is drawn). Only
+# those are escaped: ``~/.R``, ``<- value`` and ``= TRUE`` are shown as the document prints
+# them. A ``#`` is always escaped: ``#include`` at a line's start would be read as a tag.
+_SPECIAL_START = re.compile(r"^( {0,3})([#>]|`{3,}|~{3,}|<[A-Za-z/!?]|=+\s*$|-{2,}\s*$|\*{3,}\s*$|_{3,}\s*$)")
 
 
 def escape_line(line: str) -> str:
