@@ -4,10 +4,14 @@ the API, the CLI's JSON and --min-score."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
+import pytest
+
 from pms_tui.core.search import match_quality
+from tests.kb_helpers import CORPORA
 
 
 def test_an_unanswered_question_is_weak_and_a_known_one_is_not(synced_kb):
@@ -45,3 +49,39 @@ def test_the_cli_json_carries_the_flag_and_min_score_filters(synced_kb):
     kept = _cli(home, "sourdough bread overnight", "--min-score", "0.9")
     assert kept["hits"] and all(h["score"] >= 0.9 for h in kept["hits"])
     assert len(kept["hits"]) < len(good["hits"])
+
+
+def test_words_no_passage_holds_make_a_query_weak_whatever_its_neighbours_meaning():
+    rule = match_quality.RULES["pms-tui/all-MiniLM-L6-v2-int8"]
+    assert rule.absent is not None
+    near = rule.similarity + 0.2  # near in meaning, as any R question is to an R manual's page
+    assert match_quality.judge(near, 0.3, "pms-tui/all-MiniLM-L6-v2-int8", absent=rule.absent) is True
+    assert match_quality.judge(near, 0.3, "pms-tui/all-MiniLM-L6-v2-int8", absent=0.0) is False
+    assert match_quality.judge(near, 0.3, "pms-tui/all-MiniLM-L6-v2-int8", absent=None) is False
+    # a model calibrated without that clause is judged by the other two alone
+    assert match_quality.judge(near, 0.3, "m", rule=match_quality.Rule(0.4, 0.5), absent=1.0) is False
+
+
+R_DATA = CORPORA / "documents" / "r-manuals" / "R-data.pdf"
+
+
+@pytest.mark.skipif(not R_DATA.is_file(), reason="../shared/corpora/documents/r-manuals is absent")
+def test_a_manual_answers_its_own_question_and_not_a_neighbouring_packages(tmp_path):
+    """A library of documents: every page of the R manual speaks of R, so a question about a
+    package it never names sits near them in meaning; the words no page holds tell."""
+    from pms_tui.core.kb import KnowledgeBase
+
+    folder = tmp_path / "manuals"
+    folder.mkdir()
+    shutil.copy(R_DATA, folder / R_DATA.name)
+    with KnowledgeBase(home=tmp_path / "home") as kb:
+        kb.collections.create(folder, name="manuals")
+        kb.sync()
+        asked = kb.search("how do I read an Excel spreadsheet into R", k=5)
+        assert asked.weak is False
+        assert "page 32 (PDF page 36)" in [h.heading_path[0] for h in asked.hits[:3]]  # its chapter's page
+        other = kb.search("use R in a Jupyter notebook", k=5)
+        assert other.hits and other.weak is True and other.match.absent >= match_quality.RULES[kb.settings.model].absent
+        assert other.match.similarity >= match_quality.RULES[kb.settings.model].similarity  # near, yet weak
+        exact = kb.search("read.DIF", k=5)  # a name a page holds as typed is never weak
+        assert exact.weak is False

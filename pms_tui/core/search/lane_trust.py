@@ -129,6 +129,40 @@ def coverages(sources: Sources, text: str, chunk_ids: list[int]) -> dict[int, fl
     frequent (else an English passage holding ``prettier`` would hold a third of it, in an
     index with German and Spanish notes, for want of the German and Spanish stems no English
     note has)."""
+    held = _holding(sources, text, chunk_ids)
+    if held is None:
+        return None
+    weights, holding, total, _ = held
+    return {chunk: round(sum(w for unit, w in weights.items() if chunk in holding[unit]) / total, 6)
+            for chunk in chunk_ids}
+
+
+def coverage_together(sources: Sources, text: str, chunk_ids: list[int]) -> float | None:
+    """The idf-weighted share of the query's phrases that any of ``chunk_ids`` holds (the
+    passages of one page of a document, each holding some of the words)."""
+    held = _holding(sources, text, chunk_ids)
+    if held is None:
+        return None
+    weights, holding, total, _ = held
+    return round(sum(w for unit, w in weights.items() if holding[unit]) / total, 6)
+
+
+def absent(sources: Sources, text: str) -> float | None:
+    """The idf-weighted share of the query's phrases that no passage of the index holds in any
+    form (its words and their stems none of them found: a name the library has never met);
+    None when the query has no phrase BM25 can run."""
+    held = _holding(sources, text, [])
+    if held is None:
+        return None
+    weights, _, total, rows = held
+    never = idf(rows, 0) * (1 - 1e-9)  # the weight of a phrase found in no row
+    return round(sum(w for w in weights.values() if w >= never) / total, 6)
+
+
+def _holding(sources: Sources, text: str,
+             chunk_ids: list[int]) -> tuple[dict[str, float], dict[str, set[int]], float, int] | None:
+    """(each unit's idf weight, which of ``chunk_ids`` hold it, the weights' sum, the rows
+    BM25 counts) as BM25 ran the query; None when it has no phrase BM25 can run."""
     conn = sources.conn
     languages = language.query_languages(fts_query.words(text), language.present(conn))
     match = fts_query.build_match(text, stem_languages=languages)  # as the BM25 lane builds it
@@ -152,8 +186,7 @@ def coverages(sources: Sources, text: str, chunk_ids: list[int]) -> dict[int, fl
     total = sum(weights.values())
     if not total:
         return None
-    return {chunk: round(sum(w for unit, w in weights.items() if chunk in holding[unit]) / total, 6)
-            for chunk in chunk_ids}
+    return weights, holding, total, rows
 
 
 def _stem_owners(text: str, languages: list[str]) -> dict[str, str]:
