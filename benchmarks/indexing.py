@@ -274,7 +274,7 @@ def w_ui(home: str, window: float, notes: int = 0) -> dict:
                     lat.append(screen.search_latencies_ms[-1])
                 await asyncio.sleep(0.1)
             left = pending()
-            screen.stop_sync()
+            screen.syncer.stop_all()
             await app.wait_for_work()
             return {"queries_typed": typed, "searches": len(lat), "p50_ms": round(pct(lat, 0.5), 1),
                     "p95_ms": round(pct(lat, 0.95), 1), "max_ms": round(max(lat, default=float("nan")), 1),

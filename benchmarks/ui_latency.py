@@ -130,7 +130,7 @@ async def _while_indexing(home: Path, queries: list[str]) -> dict:
         probe = asyncio.ensure_future(_lag_probe(lags, stop))
         per_query: list[float] = []
         index = 0
-        while not screen._text_done and time.perf_counter() - started < 600:
+        while not screen.syncer.text_done and time.perf_counter() - started < 600:
             query = queries[index % len(queries)]
             index += 1
             await pilot.press("ctrl+u")

@@ -47,49 +47,9 @@ class ModelFailed(Message):
         self.reason = reason
 
 
-class SyncProgressed(Message):
-    """``text_of``: the progress of a text sync started while another sync runs (its label)."""
-
-    def __init__(self, done: int, total: int, phase: str, text_of: str | None = None) -> None:
-        super().__init__()
-        self.done = done
-        self.total = total
-        self.phase = phase
-        self.text_of = text_of
-
-    def can_replace(self, message: Message) -> bool:  # only the newest progress of each sync matters
-        return isinstance(message, SyncProgressed) and message.text_of == self.text_of
 
 
-class SyncFinished(Message):
-    def __init__(self, report: SyncReport, quiet: bool) -> None:
-        super().__init__()
-        self.report = report
-        self.quiet = quiet
 
-
-class TextSynced(Message):
-    """A text sync started while another sync ran has written its text (or failed: ``error``)."""
-
-    def __init__(self, label: str, report: SyncReport | None, error: str = "") -> None:
-        super().__init__()
-        self.label = label
-        self.report = report
-        self.error = error
-
-
-class WatchModeChanged(Message):
-    """Watch mode says how it watches ("watching", "polling every N s")."""
-
-    def __init__(self, mode: str) -> None:
-        super().__init__()
-        self.mode = mode
-
-
-class SyncFailed(Message):
-    def __init__(self, reason: str) -> None:
-        super().__init__()
-        self.reason = reason
 
 
 class ClipFinished(Message):
@@ -106,21 +66,6 @@ class ClipFailed(Message):
         self.reason = reason
 
 
-class CollectionAdded(Message):
-    """A folder became a collection (its sync starts next)."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.name = name
-
-
-class CollectionRefused(Message):
-    """The engine refused to add the folder; the dialog opens again with the reason."""
-
-    def __init__(self, request: AddCollectionRequest, reason: str) -> None:
-        super().__init__()
-        self.request = request
-        self.reason = reason
 
 
 class IndexChanged(Message):

@@ -173,12 +173,12 @@ def test_the_status_line_says_the_vector_lane_waits_while_vectors_fill_in(tmp_pa
                 return answer.lanes == ("bm25",) and answer.vector_out is VectorOut.FILLING_IN
 
             assert await until(pilot, filling)
-            assert screen.results.hits and screen.sync_running
+            assert screen.results.hits and screen.syncer.running
             text = shown(app)
             assert "bm25 (vector" in text and ("filling in" in text or "joins when" in text)
 
             # the sync ends, the app searches again: both lanes, no reason any more
-            assert await until(pilot, lambda: not screen.sync_running and screen.status.status.answer.lanes
+            assert await until(pilot, lambda: not screen.syncer.running and screen.status.status.answer.lanes
                                == ("bm25", "vector"))
             await settle(app, pilot)
             text = shown(app)

@@ -9,7 +9,7 @@ What is left here: the layout, the start, the model, the mode and the collection
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
@@ -29,9 +29,10 @@ from ..controllers.links import LinksPart
 from ..controllers.notes import NotePart
 from ..controllers.query import QueryPart
 from ..controllers.state import SearchState
-from ..controllers.sync import SyncPart
+from ..controllers.sync import Syncer
 from ..keys import SEARCH_BINDINGS
-from ..messages import ModelFailed, ModelLoaded
+from ..messages import IndexChanged, ModelFailed, ModelLoaded, StopRequested, SyncRequested
+from ..sample import SAMPLE_NAME
 from ..widgets.evidence import EvidencePanel
 from ..widgets.footer import FittingFooter
 from ..widgets.links_panel import LinksPanel
@@ -44,6 +45,8 @@ from .search_palette import palette_commands
 
 if TYPE_CHECKING:
     from pms_tui.core.kb import KnowledgeBase
+
+    from ..dialogs.add_collection import AddCollectionRequest
 
 
 def welcome_text(key: Callable[[str], str]) -> str:
@@ -84,7 +87,7 @@ class ReaderLinks:
             return ""
 
 
-class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
+class SearchScreen(LinksPart, QueryPart, NotePart, ClipPart):
     """``SearchScreen(kb, keymap=...)``; ``kb`` is None when the index could not be opened."""
 
     BINDINGS = [*SEARCH_BINDINGS]  # a list of Textual's wider BindingType
@@ -108,9 +111,9 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
         # each part's own attributes (its reactives are declared in controllers.state)
         self.init_search_runs()
         self.init_queries()
-        self.init_sync()
         self.init_clips()
         self.init_links()
+        self.syncer = Syncer(kb, self.keymap, id="syncer")
 
     def compose(self) -> ComposeResult:
         yield SearchBar(placeholder=search_placeholder(self.key), suggester=QuerySuggester(self.facet_choices),
@@ -131,6 +134,7 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
             # determinate: the indeterminate bar animates at 15 frames a second, CPU taken from the model
             yield ProgressBar(total=100, show_eta=False, id="sync-progress")
         yield FittingFooter()
+        yield self.syncer
 
     def on_mount(self) -> None:
         self.search_bar.focus()
@@ -146,12 +150,12 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
             self.model_state = ModelState.MISMATCH
             self.notify(self.kb.model_mismatch, severity="warning", timeout=15)
         self.request_search(immediate=True)
-        if self.first_run_sample and not self.collection_names and not self.sample_offered():
+        if self.first_run_sample and not self.collection_names and not self.syncer.sample_offered():
             self.action_add_sample(first_run=True)
         elif not self.kb.model_mismatch and self.kb.vectors_pending:
             self.start_sync(embed_only=True, quiet=True)  # vectors left by a quit, crash or kill
         if self.kb.settings.watch:
-            self.start_watch()
+            self.syncer.start_watch()
 
     def _first_screen_shown(self) -> None:
         if self.kb is not None and self.load_model_at_start and not self.kb.model_mismatch:
@@ -247,6 +251,106 @@ class SearchScreen(LinksPart, QueryPart, NotePart, SyncPart, ClipPart):
         choices: list[str | None] = [None, *self.collection_names]
         current = choices.index(self.collection_filter) if self.collection_filter in choices else 0
         self.set_collection_filter(choices[(current + 1) % len(choices)])
+
+    # -- sync (controllers.sync) --------------------------------------------------------------------
+    def start_sync(self, collections: Sequence[str] | None = None, quiet: bool = False,
+                   embed_only: bool = False) -> None:
+        if self.kb is None:
+            self.notify("The index is not open; see the earlier error.", severity="error")
+            return
+        if not self.syncer.running:
+            self.refresh_collections()
+            if not self.collection_names and not embed_only:
+                if not quiet:
+                    self.notify(f"No collections yet: press {self.key('app.add_collection')} to add a folder "
+                                "of notes.", severity="warning")
+                return
+        self.syncer.start(collections, quiet, embed_only)
+
+    def action_sync(self) -> None:
+        self.start_sync()
+
+    def on_sync_requested(self, message: SyncRequested) -> None:
+        self.start_sync(message.collections, message.quiet, message.embed_only)
+
+    def action_stop_sync(self) -> None:
+        """The stop key: the running sync stops between notes or embedding runs, and a clip
+        under way stops too."""
+        if self.clipping is not None:
+            self.post_message(StopRequested())
+        if not self.syncer.stop() and self.clipping is None:
+            self.notify("Nothing to stop: no sync or clip is running.", timeout=3)
+
+    def action_add_sample(self, first_run: bool = False) -> None:
+        if not self.syncer.add_guide(first_run):
+            return
+        self.notify(
+            f"Indexing the bundled user guide so you have something to search. Add your own notes "
+            f"with {self.key('app.add_collection')} (or `pms-tui add PATH` in a shell).",
+            title="Welcome to pms-tui", timeout=15,
+        )
+        self.refresh_collections()
+        self.start_sync([SAMPLE_NAME])
+
+    def action_add_collection(self, request: AddCollectionRequest | None = None, error: str = "") -> None:
+        from ..dialogs.add_collection import AddCollectionDialog  # when first asked for
+
+        if self.kb is None:
+            self.notify("The index is not open; see the earlier error.", severity="error")
+            return
+        self.app.push_screen(AddCollectionDialog(request, error), self._add_collection_requested)
+
+    @while_running
+    def _add_collection_requested(self, request: AddCollectionRequest | None) -> None:
+        if request is not None:
+            self.syncer.add_collection(request)
+
+    @while_running
+    def on_syncer_collection_refused(self, message: Syncer.CollectionRefused) -> None:
+        self.action_add_collection(message.request, message.reason)  # again, with the reason
+
+    @while_running
+    def on_syncer_collection_added(self, message: Syncer.CollectionAdded) -> None:
+        self.refresh_collections()
+
+    @while_running
+    def on_syncer_progressed(self, message: Syncer.Progressed) -> None:
+        if message.progress.of:
+            self.text_progress = message.progress
+        else:
+            self.sync_progress = message.progress
+
+    @while_running
+    def on_syncer_text_written(self, message: Syncer.TextWritten) -> None:
+        self.refresh_stats()
+        self.request_search(immediate=True)  # the new notes, by their words
+
+    @while_running
+    def on_syncer_text_synced(self, message: Syncer.TextSynced) -> None:
+        self.text_progress = None
+        if message.report is not None:
+            self._index_synced(message.report.changed)
+
+    @while_running
+    def on_syncer_finished(self, message: Syncer.Finished) -> None:
+        self.sync_progress = None
+        self._index_synced(message.report.changed or bool(message.report.chunks_embedded))
+
+    def _index_synced(self, changed: bool) -> None:
+        self.refresh_collections()
+        self.refresh_stats()
+        if changed:
+            self.reader.refresh_view()
+            self.request_search(immediate=True)
+            self.post_message(IndexChanged())  # saved searches, completion values (controllers.query)
+
+    @while_running
+    def on_syncer_failed(self, message: Syncer.Failed) -> None:
+        self.sync_progress = None
+
+    @while_running
+    def on_syncer_watch_mode_changed(self, message: Syncer.WatchModeChanged) -> None:
+        self.watch_words = message.mode
 
     palette_commands = palette_commands  # what ctrl+p offers here (see tui.commands)
 

@@ -1,0 +1,56 @@
+"""Each of the screen's parts as a unit of the app: the messages it posts, seen through
+``run_test(message_hook=...)`` (Pilot, a real index), and that they reach the screen."""
+
+from __future__ import annotations
+
+from tests.tui.tui_helpers import make_app, run, settle, wait_for_model, write_note
+
+from pms_tui.tui.controllers import Part
+
+
+def test_a_sync_posts_its_start_its_progress_its_text_written_and_its_report(tui_home, tui_notes):
+    from pms_tui.tui.controllers.sync import Syncer
+
+    messages = []
+
+    async def scenario():
+        app = make_app(tui_home)
+        async with app.run_test(size=(120, 36), message_hook=messages.append) as pilot:
+            screen = app.search_screen
+            await wait_for_model(app, pilot)
+            assert isinstance(screen.syncer, Part) and not screen.syncer.display
+            write_note(tui_notes, "zoo/quagga.md", "# Quagga\n\nThe quagga is an extinct subspecies of zebra.\n")
+            messages.clear()
+            await pilot.press("ctrl+s")
+            await settle(app, pilot)
+            mine = [m for m in messages if isinstance(m, (Syncer.Progressed, Syncer.TextWritten, Syncer.Finished))]
+            kinds = [type(m).__name__ for m in dict.fromkeys(mine)]
+            assert kinds[0] == "Progressed" and mine[0].progress.phase == ""  # started, no phase yet
+            assert kinds.index("TextWritten") < kinds.index("Finished") == len(kinds) - 1
+            phases = {m.progress.phase for m in mine if isinstance(m, Syncer.Progressed)}
+            assert "embedding" in phases
+            finished = mine[-1]
+            assert [str(p) for p in finished.report.added] == ["notes/zoo/quagga.md"] and not finished.quiet
+            # the screen reacted: the progress is gone from the status line, the counts follow
+            assert screen.sync_progress is None and screen.counts.documents == 4
+
+    run(scenario())
+
+
+def test_the_stop_key_with_nothing_running_is_said_and_no_sync_message_is_posted(tui_home):
+    from pms_tui.tui.controllers.sync import Syncer
+
+    messages = []
+
+    async def scenario():
+        app = make_app(tui_home)
+        async with app.run_test(size=(120, 36), message_hook=messages.append) as pilot:
+            await wait_for_model(app, pilot)
+            await settle(app, pilot)
+            messages.clear()
+            await pilot.press("ctrl+z")
+            await pilot.pause()
+            assert not any(isinstance(m, Syncer.Progressed) for m in messages)
+            assert any(n.message.startswith("Nothing to stop") for n in app.notified)
+
+    run(scenario())
