@@ -11,10 +11,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from pms_tui.core.results import Hit, SyncReport
-
-    from .dialogs.add_collection import AddCollectionRequest
-    from .dialogs.clip import ClipRequest
+    from pms_tui.core.results import Hit
 
 
 class SearchCompleted(Message):
@@ -47,27 +44,6 @@ class ModelFailed(Message):
         self.reason = reason
 
 
-
-
-
-
-
-class ClipFinished(Message):
-    def __init__(self, request: ClipRequest, result) -> None:
-        super().__init__()
-        self.request = request
-        self.result = result
-
-
-class ClipFailed(Message):
-    def __init__(self, request: ClipRequest, reason: str) -> None:
-        super().__init__()
-        self.request = request
-        self.reason = reason
-
-
-
-
 class IndexChanged(Message):
     """A sync or a clip changed what is indexed (completion values, saved searches follow)."""
 
@@ -86,6 +62,3 @@ class SyncRequested(Message):
         self.quiet = quiet
         self.embed_only = embed_only
 
-
-class StopRequested(Message):
-    """The stop key (ctrl+z): the running sync and the clip under way are stopped."""

@@ -8,6 +8,16 @@ from tests.tui.tui_helpers import make_app, run, settle, wait_for_model, write_n
 from pms_tui.tui.controllers import Part
 
 
+def posted(messages: list, *kinds: type) -> list:
+    """The messages of these kinds, in order, each once (the hook sees a message at the part
+    that posted it and again at the screen it bubbles to)."""
+    seen: dict[int, object] = {}
+    for message in messages:
+        if isinstance(message, kinds):
+            seen.setdefault(id(message), message)
+    return list(seen.values())
+
+
 def test_a_sync_posts_its_start_its_progress_its_text_written_and_its_report(tui_home, tui_notes):
     from pms_tui.tui.controllers.sync import Syncer
 
@@ -23,8 +33,8 @@ def test_a_sync_posts_its_start_its_progress_its_text_written_and_its_report(tui
             messages.clear()
             await pilot.press("ctrl+s")
             await settle(app, pilot)
-            mine = [m for m in messages if isinstance(m, (Syncer.Progressed, Syncer.TextWritten, Syncer.Finished))]
-            kinds = [type(m).__name__ for m in dict.fromkeys(mine)]
+            mine = posted(messages, Syncer.Progressed, Syncer.TextWritten, Syncer.Finished)
+            kinds = [type(m).__name__ for m in mine]
             assert kinds[0] == "Progressed" and mine[0].progress.phase == ""  # started, no phase yet
             assert kinds.index("TextWritten") < kinds.index("Finished") == len(kinds) - 1
             phases = {m.progress.phase for m in mine if isinstance(m, Syncer.Progressed)}
@@ -54,3 +64,37 @@ def test_the_stop_key_with_nothing_running_is_said_and_no_sync_message_is_posted
             assert any(n.message.startswith("Nothing to stop") for n in app.notified)
 
     run(scenario())
+
+
+def test_a_clip_of_a_local_page_posts_its_stages_then_finished(tui_home, monkeypatch):
+    from tests.webserver import LocalWebServer, default_routes
+
+    from pms_tui.tui.controllers.clip import Clipper
+    from pms_tui.tui.dialogs.clip import ClipRequest
+
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    site = LocalWebServer().start()
+    default_routes(site)
+    messages = []
+
+    async def scenario():
+        app = make_app(tui_home)
+        async with app.run_test(size=(120, 36), message_hook=messages.append) as pilot:
+            screen = app.search_screen
+            await wait_for_model(app, pilot)
+            screen.clipper.clip(ClipRequest(site.url("/2024/03/lazy-pipelines/"), "notes"))
+            await settle(app, pilot)
+            mine = posted(messages, Clipper.Progressed, Clipper.ClipFinished)
+            assert mine and isinstance(mine[-1], Clipper.ClipFinished) and mine[-1].result.status == "created"
+            stages = [m.clipping.stage for m in mine[:-1]]
+            assert stages[0] == "" and len(set(stages)) >= 3  # started, then the engine's stages
+            assert {m.clipping.host for m in mine[:-1]} == {"127.0.0.1"}
+            assert screen.clipping is None and not screen.clipper.running
+            assert any(n.title == "Clipped" for n in app.notified)
+            assert screen.counts.documents == 4
+
+    try:
+        run(scenario())
+    finally:
+        site.stop()

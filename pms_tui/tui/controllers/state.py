@@ -58,7 +58,6 @@ class SearchState(Screen[None]):
     keymap: Mapping[str, str]
     collection_names: list[str]
     has_sample_collection: bool
-    read_clipboard: bool
 
     # -- the panes --------------------------------------------------------------------------------
     @property

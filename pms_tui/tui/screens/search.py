@@ -24,14 +24,14 @@ from pms_tui.core.safe_text import one_line
 
 from ..commands import ScreenCommands
 from ..controllers import opened, while_running
-from ..controllers.clip import ClipPart
+from ..controllers.clip import Clipper
 from ..controllers.links import LinksPart
 from ..controllers.notes import NotePart
 from ..controllers.query import QueryPart
 from ..controllers.state import SearchState
 from ..controllers.sync import Syncer
 from ..keys import SEARCH_BINDINGS
-from ..messages import IndexChanged, ModelFailed, ModelLoaded, StopRequested, SyncRequested
+from ..messages import IndexChanged, ModelFailed, ModelLoaded, SyncRequested
 from ..sample import SAMPLE_NAME
 from ..widgets.evidence import EvidencePanel
 from ..widgets.footer import FittingFooter
@@ -87,7 +87,7 @@ class ReaderLinks:
             return ""
 
 
-class SearchScreen(LinksPart, QueryPart, NotePart, ClipPart):
+class SearchScreen(LinksPart, QueryPart, NotePart):
     """``SearchScreen(kb, keymap=...)``; ``kb`` is None when the index could not be opened."""
 
     BINDINGS = [*SEARCH_BINDINGS]  # a list of Textual's wider BindingType
@@ -105,15 +105,14 @@ class SearchScreen(LinksPart, QueryPart, NotePart, ClipPart):
         self.show_timings = show_timings
         self.load_model_at_start = load_model
         self.first_run_sample = first_run_sample
-        self.read_clipboard = read_clipboard
         self.collection_names = []
         self.has_sample_collection = False
         # each part's own attributes (its reactives are declared in controllers.state)
         self.init_search_runs()
         self.init_queries()
-        self.init_clips()
         self.init_links()
         self.syncer = Syncer(kb, self.keymap, id="syncer")
+        self.clipper = Clipper(kb, self.keymap, read_clipboard=read_clipboard, id="clipper")
 
     def compose(self) -> ComposeResult:
         yield SearchBar(placeholder=search_placeholder(self.key), suggester=QuerySuggester(self.facet_choices),
@@ -135,6 +134,7 @@ class SearchScreen(LinksPart, QueryPart, NotePart, ClipPart):
             yield ProgressBar(total=100, show_eta=False, id="sync-progress")
         yield FittingFooter()
         yield self.syncer
+        yield self.clipper
 
     def on_mount(self) -> None:
         self.search_bar.focus()
@@ -276,9 +276,8 @@ class SearchScreen(LinksPart, QueryPart, NotePart, ClipPart):
     def action_stop_sync(self) -> None:
         """The stop key: the running sync stops between notes or embedding runs, and a clip
         under way stops too."""
-        if self.clipping is not None:
-            self.post_message(StopRequested())
-        if not self.syncer.stop() and self.clipping is None:
+        clip = self.clipper.stop()
+        if not self.syncer.stop() and not clip:
             self.notify("Nothing to stop: no sync or clip is running.", timeout=3)
 
     def action_add_sample(self, first_run: bool = False) -> None:
@@ -351,6 +350,30 @@ class SearchScreen(LinksPart, QueryPart, NotePart, ClipPart):
     @while_running
     def on_syncer_watch_mode_changed(self, message: Syncer.WatchModeChanged) -> None:
         self.watch_words = message.mode
+
+    # -- clip (controllers.clip) --------------------------------------------------------------------
+    def action_clip(self) -> None:
+        self.clipper.ask()
+
+    @while_running
+    def on_clipper_progressed(self, message: Clipper.Progressed) -> None:
+        self.clipping = message.clipping
+
+    @while_running
+    def on_clipper_clip_finished(self, message: Clipper.ClipFinished) -> None:
+        self.clipping = None
+        if message.result.status != "duplicate":
+            self.refresh_collections()
+            self.refresh_stats()
+            self.request_search(immediate=True)
+
+    @while_running
+    def on_clipper_clip_failed(self, message: Clipper.ClipFailed) -> None:
+        self.clipping = None
+
+    @while_running
+    def on_clipper_clip_stopped(self, message: Clipper.ClipStopped) -> None:
+        self.clipping = None
 
     palette_commands = palette_commands  # what ctrl+p offers here (see tui.commands)
 
