@@ -46,19 +46,3 @@ class ModelFailed(Message):
 
 class IndexChanged(Message):
     """A sync or a clip changed what is indexed (completion values, saved searches follow)."""
-
-
-class QueryUsed(Message):
-    """The query in the search bar was acted on (a hit opened, copied, edited): the history keeps it."""
-
-
-class SyncRequested(Message):
-    """Sync these collections (None: all); ``quiet`` says only problems, ``embed_only`` embeds
-    the vectors left pending."""
-
-    def __init__(self, collections: list[str] | None = None, quiet: bool = False, embed_only: bool = False) -> None:
-        super().__init__()
-        self.collections = collections
-        self.quiet = quiet
-        self.embed_only = embed_only
-

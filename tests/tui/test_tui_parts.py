@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.tui.tui_helpers import make_app, run, settle, wait_for_model, write_note
+from tests.tui.tui_helpers import make_app, run, settle, type_query, wait_for_model, write_note
 
 from pms_tui.tui.controllers import Part
 
@@ -98,3 +98,33 @@ def test_a_clip_of_a_local_page_posts_its_stages_then_finished(tui_home, monkeyp
         run(scenario())
     finally:
         site.stop()
+
+
+def test_copying_a_path_posts_note_used_and_the_screen_keeps_the_query(tui_home, monkeypatch):
+    from pms_tui.tui.controllers.notes import NoteOpener
+
+    monkeypatch.setenv("EDITOR", "true")
+    messages = []
+
+    async def scenario():
+        app = make_app(tui_home, load_model=False)
+        async with app.run_test(size=(120, 36), message_hook=messages.append) as pilot:
+            screen = app.search_screen
+            await settle(app, pilot)
+            await type_query(app, pilot, "pancakes")
+            app.copy_to_clipboard = lambda text: None  # (the terminal's clipboard is not the test's)
+            await pilot.press("ctrl+f")
+            await settle(app, pilot)
+            assert [type(m) for m in posted(messages, NoteOpener.NoteUsed, NoteOpener.NoteEdited)] == \
+                [NoteOpener.NoteUsed]
+            assert screen.query_history is not None and screen.query_history.recent()[:1] == ["pancakes"]
+            assert any(n.message == "Copied the path." for n in app.notified)
+            # the editor cannot take a headless terminal over: used, said, and not edited
+            messages.clear()
+            await pilot.press("ctrl+g")
+            await settle(app, pilot)
+            assert [type(m) for m in posted(messages, NoteOpener.NoteUsed, NoteOpener.NoteEdited)] == \
+                [NoteOpener.NoteUsed]
+            assert any("cannot hand over to an editor" in n.message for n in app.notified)
+
+    run(scenario())

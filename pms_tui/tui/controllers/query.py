@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 from ..history import History, clean_query, fingerprint
 from ..hit_place import place
-from ..messages import IndexChanged, QueryUsed, SearchCompleted
+from ..messages import IndexChanged, SearchCompleted
 from ..result_rows import SORTS, VIEWS, group
 from ..widgets.results import ResultsList
 from . import opened, while_running
@@ -229,9 +229,6 @@ class QueryPart(SearchRuns):
             self.evidence.show_lines(f"Explain: {note}", lines)
 
     # -- history ----------------------------------------------------------------------------
-    def on_query_used(self, message: QueryUsed) -> None:
-        self.remember_query()
-
     def remember_query(self) -> None:
         """The current query was acted on (a hit opened, copied or read): keep it."""
         query = self.search_bar.value

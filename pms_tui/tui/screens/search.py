@@ -26,12 +26,12 @@ from ..commands import ScreenCommands
 from ..controllers import opened, while_running
 from ..controllers.clip import Clipper
 from ..controllers.links import LinksPart
-from ..controllers.notes import NotePart
+from ..controllers.notes import NoteOpener
 from ..controllers.query import QueryPart
 from ..controllers.state import SearchState
 from ..controllers.sync import Syncer
 from ..keys import SEARCH_BINDINGS
-from ..messages import IndexChanged, ModelFailed, ModelLoaded, SyncRequested
+from ..messages import IndexChanged, ModelFailed, ModelLoaded
 from ..sample import SAMPLE_NAME
 from ..widgets.evidence import EvidencePanel
 from ..widgets.footer import FittingFooter
@@ -87,7 +87,7 @@ class ReaderLinks:
             return ""
 
 
-class SearchScreen(LinksPart, QueryPart, NotePart):
+class SearchScreen(LinksPart, QueryPart):
     """``SearchScreen(kb, keymap=...)``; ``kb`` is None when the index could not be opened."""
 
     BINDINGS = [*SEARCH_BINDINGS]  # a list of Textual's wider BindingType
@@ -112,6 +112,7 @@ class SearchScreen(LinksPart, QueryPart, NotePart):
         self.init_queries()
         self.init_links()
         self.syncer = Syncer(kb, self.keymap, id="syncer")
+        self.note_opener = NoteOpener(kb, self.keymap, id="note-opener")
         self.clipper = Clipper(kb, self.keymap, read_clipboard=read_clipboard, id="clipper")
 
     def compose(self) -> ComposeResult:
@@ -135,6 +136,7 @@ class SearchScreen(LinksPart, QueryPart, NotePart):
         yield FittingFooter()
         yield self.syncer
         yield self.clipper
+        yield self.note_opener
 
     def on_mount(self) -> None:
         self.search_bar.focus()
@@ -270,9 +272,6 @@ class SearchScreen(LinksPart, QueryPart, NotePart):
     def action_sync(self) -> None:
         self.start_sync()
 
-    def on_sync_requested(self, message: SyncRequested) -> None:
-        self.start_sync(message.collections, message.quiet, message.embed_only)
-
     def action_stop_sync(self) -> None:
         """The stop key: the running sync stops between notes or embedding runs, and a clip
         under way stops too."""
@@ -374,6 +373,37 @@ class SearchScreen(LinksPart, QueryPart, NotePart):
     @while_running
     def on_clipper_clip_stopped(self, message: Clipper.ClipStopped) -> None:
         self.clipping = None
+
+    # -- the highlighted note (controllers.notes) ----------------------------------------------------
+    def _highlighted(self) -> Hit | None:
+        hit = self.reader.hit
+        if hit is None:
+            self.notify("Highlight a result first.", severity="warning")
+        return hit
+
+    def action_toggle_document(self) -> None:
+        if self._highlighted() is not None:
+            self.reader.whole_note = not self.reader.whole_note
+
+    def action_open_editor(self) -> None:
+        if (hit := self._highlighted()) is not None:
+            self.note_opener.edit(hit)
+
+    def action_copy_chunk(self) -> None:
+        if (hit := self._highlighted()) is not None:
+            self.note_opener.copy(hit.text, f"the chunk ({len(hit.text):,} characters)")
+
+    def action_copy_path(self) -> None:
+        if (hit := self._highlighted()) is not None:
+            self.note_opener.copy(hit.path, "the path")
+
+    @while_running
+    def on_note_opener_note_used(self, message: NoteOpener.NoteUsed) -> None:
+        self.remember_query()
+
+    @while_running
+    def on_note_opener_note_edited(self, message: NoteOpener.NoteEdited) -> None:
+        self.start_sync(quiet=True)
 
     palette_commands = palette_commands  # what ctrl+p offers here (see tui.commands)
 
