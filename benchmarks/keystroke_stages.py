@@ -92,7 +92,7 @@ async def main(home, prof_out=None):
             return r
         results_mod.ResultsList._add_rest = add_rest
     wrap(query_bits.FilterChips, "show_query", "chips")
-    wrap(links_mod.LinksPart, "show_result", "links.show_result (sync part)")
+    wrap(links_mod.LinkWalker, "result_highlighted", "links.result_highlighted (sync part)")
     wrap(search_runs.SearchRuns, "on_search_completed", "on_search_completed total")
     # time from worker posting to handler start
     orig_post = None

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from tests.tui.test_tui_links import vault_home  # noqa: F401 - a fixture
 from tests.tui.tui_helpers import make_app, run, settle, type_query, wait_for_model, write_note
 
 from pms_tui.tui.controllers import Part
@@ -126,5 +127,40 @@ def test_copying_a_path_posts_note_used_and_the_screen_keeps_the_query(tui_home,
             assert [type(m) for m in posted(messages, NoteOpener.NoteUsed, NoteOpener.NoteEdited)] == \
                 [NoteOpener.NoteUsed]
             assert any("cannot hand over to an editor" in n.message for n in app.notified)
+
+    run(scenario())
+
+
+def test_following_a_link_posts_the_note_to_open_the_trail_and_the_panel(vault_home):
+    from pms_tui.tui.controllers.links import LinkWalker
+    from pms_tui.tui.widgets.links_panel import PanelEntry
+
+    messages = []
+
+    async def scenario():
+        app = make_app(vault_home, load_model=False)
+        async with app.run_test(size=(140, 40), message_hook=messages.append) as pilot:
+            screen = app.search_screen
+            await settle(app, pilot)
+            await type_query(app, pilot, "home")
+            assert screen.reader.hit is not None and screen.reader.hit.relpath == "Home.md"
+            messages.clear()
+            screen.open_entry(PanelEntry("v", "Gamma.md", 5))
+            await settle(app, pilot)
+            opened = posted(messages, LinkWalker.NoteOpened)
+            assert [(m.hit.relpath, m.line) for m in opened] == [("Gamma.md", 5)]
+            trail = posted(messages, LinkWalker.TrailChanged)[-1]
+            assert trail.title == "Gamma" and trail.can_go_back and not trail.can_go_forward
+            assert "Home" in trail.trail
+            assert not posted(messages, LinkWalker.PanelLoaded)  # the panel is hidden: nothing is read for it
+            await pilot.press("f6")
+            await settle(app, pilot)
+            loaded = posted(messages, LinkWalker.PanelLoaded)
+            assert len(loaded) == 1 and [b[0] for b in loaded[0].content.backlinks] == ["Beta"]
+            assert screen.links_panel.content is loaded[0].content  # the screen showed what was posted
+            messages.clear()
+            screen.link_walker.back(screen.reader.hit)
+            await settle(app, pilot)
+            assert [m.hit.relpath for m in posted(messages, LinkWalker.NoteOpened)] == ["Home.md"]
 
     run(scenario())

@@ -15,17 +15,16 @@ from typing import TYPE_CHECKING
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Input, ProgressBar
+from textual.widgets import Input, Markdown, ProgressBar
 from textual.worker import Worker, WorkerState
 
-from pms_tui.core.errors import PmsError, describe
-from pms_tui.core.results import MODES, Hit, Link, ModelState
-from pms_tui.core.safe_text import one_line
+from pms_tui.core.errors import describe
+from pms_tui.core.results import MODES, Hit, ModelState
 
 from ..commands import ScreenCommands
 from ..controllers import opened, while_running
 from ..controllers.clip import Clipper
-from ..controllers.links import LinksPart
+from ..controllers.links import LinkWalker
 from ..controllers.notes import NoteOpener
 from ..controllers.query import QueryPart
 from ..controllers.state import SearchState
@@ -35,7 +34,7 @@ from ..messages import IndexChanged, ModelFailed, ModelLoaded
 from ..sample import SAMPLE_NAME
 from ..widgets.evidence import EvidencePanel
 from ..widgets.footer import FittingFooter
-from ..widgets.links_panel import LinksPanel
+from ..widgets.links_panel import LinksPanel, PanelEntry
 from ..widgets.query_bits import FilterChips, QuerySuggester
 from ..widgets.reader import Reader
 from ..widgets.results import ResultsList
@@ -61,33 +60,7 @@ Type in the search bar: results appear as you type.
 """
 
 
-class ReaderLinks:
-    """What the reader renders a note's links with (widgets.obsidian.ReaderLinks): the list of
-    the note's links kept by the screen's links part, as the index resolved them."""
-
-    def __init__(self, screen: LinksPart) -> None:
-        self.screen = screen
-
-    def note_shown(self, hit: Hit, text: str, first_line: int) -> str:
-        """The reader is about to render ``text`` of ``hit``'s note: its links are loaded."""
-        self.screen.links_note_shown(hit)
-        return text
-
-    def links(self) -> list[Link]:
-        return [link for found in self.screen.links_by_line.values() for link in found]
-
-    def href(self, link: Link) -> str:
-        return self.screen.link_href(link)
-
-    def passage(self, link: Link) -> str:
-        kb = self.screen.kb
-        try:
-            return one_line(kb.passage(link, 300)) if kb is not None else ""
-        except PmsError:  # (its collection just removed): the embed shows without its passage
-            return ""
-
-
-class SearchScreen(LinksPart, QueryPart):
+class SearchScreen(QueryPart):
     """``SearchScreen(kb, keymap=...)``; ``kb`` is None when the index could not be opened."""
 
     BINDINGS = [*SEARCH_BINDINGS]  # a list of Textual's wider BindingType
@@ -110,7 +83,7 @@ class SearchScreen(LinksPart, QueryPart):
         # each part's own attributes (its reactives are declared in controllers.state)
         self.init_search_runs()
         self.init_queries()
-        self.init_links()
+        self.link_walker = LinkWalker(kb, self.keymap, id="link-walker")
         self.syncer = Syncer(kb, self.keymap, id="syncer")
         self.note_opener = NoteOpener(kb, self.keymap, id="note-opener")
         self.clipper = Clipper(kb, self.keymap, read_clipboard=read_clipboard, id="clipper")
@@ -121,8 +94,8 @@ class SearchScreen(LinksPart, QueryPart):
         yield FilterChips(id="chips")
         with Horizontal(id="panes"):
             yield ResultsList(id="results")
-            links = ReaderLinks(self)
-            yield Reader(empty_text=welcome_text(self.key), decorate=links.note_shown, links=links, id="reader")
+            yield Reader(empty_text=welcome_text(self.key), decorate=self.link_walker.note_shown,
+                         links=self.link_walker, id="reader")
             yield LinksPanel(id="links")
         yield EvidencePanel(id="evidence")
         with StatusLine(id="status").data_bind(sync=SearchState.sync_progress, text_sync=SearchState.text_progress):
@@ -137,6 +110,7 @@ class SearchScreen(LinksPart, QueryPart):
         yield self.syncer
         yield self.clipper
         yield self.note_opener
+        yield self.link_walker
 
     def on_mount(self) -> None:
         self.search_bar.focus()
@@ -404,6 +378,68 @@ class SearchScreen(LinksPart, QueryPart):
     @while_running
     def on_note_opener_note_edited(self, message: NoteOpener.NoteEdited) -> None:
         self.start_sync(quiet=True)
+
+    # -- links (controllers.links) ------------------------------------------------------------------
+    def action_links(self, what: str) -> None:
+        """The keys: ``panel`` (show or hide it, focusing its list), ``back``, ``forward``."""
+        if what == "back":
+            self.link_walker.back(self.reader.hit)
+        elif what == "forward":
+            self.link_walker.forward(self.reader.hit)
+        else:
+            self.links_shown = not self.links_shown
+            if self.links_shown:
+                self.query_one("#links-list").focus()
+            elif self.focused is None or self.focused.id == "links-list":
+                self.search_bar.focus()
+
+    def watch_links_shown(self, shown: bool) -> None:
+        self.links_panel.set_class(shown, "-shown")
+        self.query_one("#panes").set_class(shown, "-links-shown")
+        self.link_walker.show_panel(shown, self.reader.hit)
+
+    def open_entry(self, entry: PanelEntry, record: bool = True) -> None:
+        """Show ``entry``'s note in the reader, whole, at its line."""
+        self.link_walker.open(entry, self.reader.hit, record)
+
+    def follow_href(self, href: str) -> bool:
+        """A link clicked in the reader: followed, or refused with one sentence."""
+        return self.link_walker.follow(href, self.reader.hit)
+
+    def on_links_panel_entry_chosen(self, message: LinksPanel.EntryChosen) -> None:
+        if self.has_class("-narrow"):  # the panel stands in the reader's place (app.tcss): it steps aside
+            self.links_shown = False
+        self.open_entry(message.entry)
+
+    def on_markdown_link_clicked(self, message: Markdown.LinkClicked) -> None:
+        if self.follow_href(message.href):
+            message.stop()
+
+    def on_reader_hit_shown(self, message: Reader.HitShown) -> None:
+        self.link_walker.note_painted(message.painted_at)
+
+    @on(ResultsList.HitHighlighted)
+    @while_running
+    def _result_highlighted(self, message: ResultsList.HitHighlighted) -> None:
+        self.show_result(message.hit, self._shown_query)
+
+    def show_result(self, hit: Hit | None, query: str | None) -> None:
+        """The results' highlighted ``hit`` in the reader, unless the walk stays (controllers.links)."""
+        if self.link_walker.result_highlighted(hit, query, self.reader.hit):
+            self.reader.show(hit)
+
+    @while_running
+    def on_link_walker_note_opened(self, message: LinkWalker.NoteOpened) -> None:
+        self.reader.whole_note_at(message.hit, message.line)
+
+    @while_running
+    def on_link_walker_trail_changed(self, message: LinkWalker.TrailChanged) -> None:
+        self.links_panel.show_trail(message.trail, message.can_go_back, message.can_go_forward, message.title)
+
+    @while_running
+    def on_link_walker_panel_loaded(self, message: LinkWalker.PanelLoaded) -> None:
+        if self.links_shown:
+            self.links_panel.show(message.content)
 
     palette_commands = palette_commands  # what ctrl+p offers here (see tui.commands)
 
