@@ -47,7 +47,7 @@ def test_search_while_a_sync_embeds_shows_results_of_the_current_query(tmp_path)
                 for char in query:
                     await pilot.press(char)
                     await pilot.pause(0.01)
-                assert await until(pilot, lambda: screen._shown_query == query and screen.results.hits)
+                assert await until(pilot, lambda: screen.searcher.shown_query == query and screen.results.hits)
                 hits = screen.results.hits
                 # while vectors are half in, a passage found by meaning alone may rank among the
                 # first (RRF, even first on a tie); every passage the words found is one of the
@@ -109,7 +109,7 @@ def test_a_watched_edit_is_found_with_no_key_pressed(tmp_path, tui_notes, monkey
             assert await until(pilot, lambda: screen.status.status.watch == "watching")
             for char in "pikelet":
                 await pilot.press(char)
-            assert await until(pilot, lambda: screen._shown_query == "pikelet")
+            assert await until(pilot, lambda: screen.searcher.shown_query == "pikelet")
             assert not any(h.relpath == "cooking/pikelets.md" for h in screen.results.hits)
             write_note(tui_notes, "cooking/pikelets.md", "# Pikelets\n\nA pikelet is a small thick pancake.\n")
             assert await until(pilot, lambda: any(h.relpath == "cooking/pikelets.md" for h in screen.results.hits))

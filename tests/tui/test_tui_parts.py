@@ -164,3 +164,33 @@ def test_following_a_link_posts_the_note_to_open_the_trail_and_the_panel(vault_h
             assert [m.hit.relpath for m in posted(messages, LinkWalker.NoteOpened)] == ["Home.md"]
 
     run(scenario())
+
+
+def test_a_typed_query_posts_its_typed_results_then_its_settled_ones_and_stale_ones_stop_at_the_searcher(tui_home):
+    from tests.tui.tui_helpers import settled
+
+    from pms_tui.tui.controllers.search_runs import Searcher
+
+    messages = []
+
+    async def scenario():
+        app = make_app(tui_home, load_model=False)
+        async with app.run_test(size=(120, 36), message_hook=messages.append) as pilot:
+            screen = app.search_screen
+            await settle(app, pilot)
+            messages.clear()
+            for char in "pancak":
+                await pilot.press(char)
+            await settled(app, pilot)
+            ready = [m for m in posted(messages, Searcher.ResultsReady) if m.query == "pancak"]
+            assert ready and ready[0].result.query.typing  # its last word read as a prefix
+            assert not ready[-1].result.query.typing and ready[-1].same_query  # then whole, the selection kept
+            assert screen.results.hits[0].relpath == "cooking/pancakes.md"
+            shown, answer = list(screen.results.hits), screen.answer
+            stale = Searcher.ResultsReady(screen.searcher.search_generation - 1, "git", [], [], [], 1.0, False)
+            screen.searcher.post_message(stale)
+            await settle(app, pilot)
+            assert stale._stop_propagation  # stopped at the searcher: it never reached the screen
+            assert list(screen.results.hits) == shown and screen.answer is answer
+
+    run(scenario())

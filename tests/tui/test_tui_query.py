@@ -219,7 +219,7 @@ def test_evidence_panel_and_explain(query_home):
             await pilot.press("down")
             await settle(app, pilot)
             second = screen.results.current
-            assert f"Why passage #{screen.last_result.index(second) + 1}: notes/{second.relpath}" in str(
+            assert f"Why passage #{screen.searcher.last_result.index(second) + 1}: notes/{second.relpath}" in str(
                 screen.evidence.render())
             screen.results.focus()
             await pilot.press("e")  # explain the highlighted note

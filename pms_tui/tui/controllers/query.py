@@ -25,11 +25,12 @@ if TYPE_CHECKING:
 
 from ..history import History, clean_query, fingerprint
 from ..hit_place import place
-from ..messages import IndexChanged, SearchCompleted
+from ..messages import IndexChanged
 from ..result_rows import SORTS, VIEWS, group
 from ..widgets.results import ResultsList
 from . import opened, while_running
-from .search_runs import SearchRuns
+from .search_runs import Searcher
+from .state import SearchState
 
 VIEW_STATE = "results_view"  # remembered in the app state (state.json), like the theme
 READ_SECONDS = 4.0  # a hit highlighted this long counts as read: its query enters the history
@@ -59,13 +60,12 @@ class Explained:
     chunk_id: int | None
 
 
-class QueryPart(SearchRuns):
+class QueryPart(SearchState):
     """The search language's views, history, saved searches and evidence panel."""
 
     def init_queries(self) -> None:
         self.query_history: History | None = None
         self._walk: HistoryWalk | None = None  # while ctrl+up / ctrl+down walk the history
-        self._facets: dict[str, list[str]] = {}
         self._read_timer: Timer | None = None
         self._explained: Explained | None = None
         self._pending_saved: str | None = None  # a saved search run, until its results are shown
@@ -80,24 +80,12 @@ class QueryPart(SearchRuns):
             view = "notes"
         self.set_reactive(QueryPart.view, view if view in VIEWS else "notes")  # remembered: not said again
         self.query_history = History(self.kb.home)
-        self.refresh_facets()
+        self.searcher.refresh_facets()
 
     def on_index_changed(self, message: IndexChanged) -> None:
         """After a sync that changed the index."""
-        self.refresh_facets()
+        self.searcher.refresh_facets()
         self.recheck_saved()
-
-    # -- completion ---------------------------------------------------------------------------
-    def facet_choices(self, kind: str) -> list[str]:
-        return self._facets.get(kind, [])
-
-    @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
-    def refresh_facets(self) -> None:
-        try:
-            values = opened(self.kb).facet_values()
-        except Exception:  # noqa: BLE001 - completion is a convenience
-            return
-        self._facets = values
 
     # -- views ------------------------------------------------------------------------------
     def action_toggle_view(self) -> None:
@@ -149,7 +137,7 @@ class QueryPart(SearchRuns):
             return
         if self._explained:
             return  # the explanation stays until another hit or query
-        result = self.last_result
+        result = self.searcher.last_result
         if hit is None or result is None:
             self.evidence.show_lines("Evidence", ["Select a search result to see why it ranks where it does."])
             return
@@ -171,7 +159,7 @@ class QueryPart(SearchRuns):
             self.evidence.show_lines(f"Why passage #{self._rank_of(hit)}: {where}", lines)
 
     def _rank_of(self, hit) -> int:
-        hits: list[Hit] = list(self.last_result or [])
+        hits: list[Hit] = list(self.searcher.last_result or [])
         return next((i for i, h in enumerate(hits, 1) if h.chunk_id == hit.chunk_id), 0)
 
     def action_explain_note(self) -> None:
@@ -218,7 +206,7 @@ class QueryPart(SearchRuns):
     def explain_worker(self, query: str, note: str) -> None:
         try:
             # as the search it explains ran: its last word a prefix only while being typed
-            lines = opened(self.kb).explain(query, note, vector=self.vector_ready, typing=self.shown_typing).lines()
+            lines = opened(self.kb).explain(query, note, vector=self.vector_ready, typing=self.searcher.shown_typing).lines()
         except Exception as exc:  # noqa: BLE001
             lines = [sentence(exc)]
         self.app.call_from_thread(self._show_explanation, query, note, lines)
@@ -232,7 +220,7 @@ class QueryPart(SearchRuns):
     def remember_query(self) -> None:
         """The current query was acted on (a hit opened, copied or read): keep it."""
         query = self.search_bar.value
-        if self.query_history is not None and query.strip() and self.last_result is not None:
+        if self.query_history is not None and query.strip() and self.searcher.last_result is not None:
             self.query_history.add(query)
 
     def _remember_read(self) -> None:
@@ -250,7 +238,7 @@ class QueryPart(SearchRuns):
         if self._read_timer is not None:
             self._read_timer.stop()
             self._read_timer = None
-        if hit is not None and self.last_result is not None:
+        if hit is not None and self.searcher.last_result is not None:
             self._read_timer = self.set_timer(READ_SECONDS, self._remember_read, name="read-timer")
 
     def action_history_back(self) -> None:
@@ -299,7 +287,7 @@ class QueryPart(SearchRuns):
         def saved(name: str | None) -> None:
             if name is None:
                 return
-            hits: list[Hit] = list(self.last_result or [])
+            hits: list[Hit] = list(self.searcher.last_result or [])
             history.save(name, query, fingerprint(self._notes_of(hits)))
             self.notify(f"Saved the search {name!r}; run it from the command palette.", timeout=4)
 
@@ -317,12 +305,10 @@ class QueryPart(SearchRuns):
         self.set_query(item.query)
         self.request_search(immediate=True)
 
-    @on(SearchCompleted)
-    @while_running
-    def saved_seen(self, message: SearchCompleted) -> None:
+    def saved_seen(self, message: Searcher.ResultsReady) -> None:
         """A saved search's results were shown: they are its new baseline."""
         result = message.result
-        if message.generation != self.search_generation or result is None:
+        if result is None:
             return
         name, self._pending_saved = self._pending_saved, None
         if name and self.query_history is not None:

@@ -29,9 +29,12 @@ from ..widgets.reader import Reader
 from ..widgets.results import ResultsList
 from ..widgets.search_bar import SearchBar
 from ..widgets.status import Answer, Clipping, Counts, Progress, StatusLine
+from .search_runs import SearchRequest
 
 if TYPE_CHECKING:
     from pms_tui.core.kb import KnowledgeBase
+
+    from .search_runs import Searcher
 
 INDEX_POLL_SECONDS = 2.0  # how soon the counts follow a change made by another process
 
@@ -56,6 +59,7 @@ class SearchState(Screen[None]):
 
     kb: KnowledgeBase | None
     keymap: Mapping[str, str]
+    searcher: Searcher
     collection_names: list[str]
     has_sample_collection: bool
 
@@ -87,6 +91,12 @@ class SearchState(Screen[None]):
     @property
     def links_panel(self) -> LinksPanel:
         return self.query_one("#links", LinksPanel)
+
+    def request_search(self, immediate: bool = False) -> None:
+        """Search the query in the bar, as the mode, the filter and the view say (after the
+        debounce delay, or now); the searcher runs it."""
+        collections = (self.collection_filter,) if self.collection_filter else None
+        self.searcher.request(SearchRequest(self.search_bar.value, self.mode, collections, self.view), immediate)
 
     def key(self, binding_id: str) -> str:
         """The key bound to ``binding_id`` now (remaps applied), for hints."""

@@ -27,6 +27,7 @@ from ..controllers.clip import Clipper
 from ..controllers.links import LinkWalker
 from ..controllers.notes import NoteOpener
 from ..controllers.query import QueryPart
+from ..controllers.search_runs import RESULT_COUNT, Searcher
 from ..controllers.state import SearchState
 from ..controllers.sync import Syncer
 from ..keys import SEARCH_BINDINGS
@@ -39,7 +40,7 @@ from ..widgets.query_bits import FilterChips, QuerySuggester
 from ..widgets.reader import Reader
 from ..widgets.results import ResultsList
 from ..widgets.search_bar import SearchBar, search_placeholder
-from ..widgets.status import StatusLine, StatusText
+from ..widgets.status import Answer, StatusLine, StatusText
 from .search_palette import palette_commands
 
 if TYPE_CHECKING:
@@ -81,15 +82,15 @@ class SearchScreen(QueryPart):
         self.collection_names = []
         self.has_sample_collection = False
         # each part's own attributes (its reactives are declared in controllers.state)
-        self.init_search_runs()
         self.init_queries()
         self.link_walker = LinkWalker(kb, self.keymap, id="link-walker")
+        self.searcher = Searcher(kb, self.keymap, id="searcher")
         self.syncer = Syncer(kb, self.keymap, id="syncer")
         self.note_opener = NoteOpener(kb, self.keymap, id="note-opener")
         self.clipper = Clipper(kb, self.keymap, read_clipboard=read_clipboard, id="clipper")
 
     def compose(self) -> ComposeResult:
-        yield SearchBar(placeholder=search_placeholder(self.key), suggester=QuerySuggester(self.facet_choices),
+        yield SearchBar(placeholder=search_placeholder(self.key), suggester=QuerySuggester(self.searcher.facet_choices),
                         id="search")
         yield FilterChips(id="chips")
         with Horizontal(id="panes"):
@@ -107,6 +108,7 @@ class SearchScreen(QueryPart):
             # determinate: the indeterminate bar animates at 15 frames a second, CPU taken from the model
             yield ProgressBar(total=100, show_eta=False, id="sync-progress")
         yield FittingFooter()
+        yield self.searcher
         yield self.syncer
         yield self.clipper
         yield self.note_opener
@@ -166,33 +168,71 @@ class SearchScreen(QueryPart):
 
     @on(Input.Submitted, "#search")
     def _query_submitted(self, event: Input.Submitted) -> None:
-        self.settle_now()
+        self.searcher.settle_now()
         if self.results.hits:
             self.results.focus()
 
     # -- moving through the results ---------------------------------------------------------------
     @on(events.DescendantFocus, "#results")
     def _results_focused(self) -> None:
-        self.settle_now()  # a click or tab into the list: the query is finished
+        self.searcher.settle_now()  # a click or tab into the list: the query is finished
+
+    @while_running
+    def on_searcher_results_ready(self, message: Searcher.ResultsReady) -> None:
+        result = message.result
+        weak = bool(result is not None and result.weak and message.hits)
+        self.results.show_hits(message.hits, recent=message.recent, empty_message=self._empty_message(message),
+                               keep_selection=message.same_query, view=self.view, sort=self.sort,
+                               limit=RESULT_COUNT, weak=weak)
+        parsed = result.query if result is not None else None
+        ignored = tuple(i.reason if i.text in i.reason else f"{i.text}: {i.reason}"
+                        for i in parsed.ignored) if parsed else ()
+        self.chips.show_query(parsed.chips() if parsed else [], [i.text for i in parsed.ignored] if parsed else [])
+        self.answer = Answer(lanes=tuple(message.lanes), hits=len(self.results.rows), elapsed_ms=message.elapsed_ms,
+                             recent=message.recent, ignored=ignored, weak=weak, notes=tuple(message.notes),
+                             vector_out=result.vector_out if result is not None else None,
+                             words=parsed.has_text if parsed is not None else True)
+        if message.error:
+            self.notify(message.error, severity="error")
+        self.searcher.results_shown(message)
+        self.saved_seen(message)
+
+    def _empty_message(self, message: Searcher.ResultsReady) -> str:
+        if message.error:
+            return message.error
+        if message.recent:
+            if not self.collection_names:
+                return f"No collections yet: press {self.key('app.add_collection')} to add a folder of notes."
+            return f"Nothing indexed yet: press {self.key('app.sync')} to sync."
+        if self.mode == "vector" and not message.lanes:
+            return "The vector lane is waiting for the embedding model to load…"
+        where = f" in {self.collection_filter}" if self.collection_filter else ""
+        return f"No matches for {message.query.strip()!r}{where}."
+
+    def on_index_changed(self, message: IndexChanged) -> None:
+        """A sync (this app's or another process's) changed the index: a search shown without
+        its vector lane, waiting for vectors, runs again once none is pending."""
+        if self.answer.vector_out is not None and not self.counts.pending and not self.searcher.search_pending:
+            self.request_search(immediate=True)
 
     @while_running
     def on_results_list_hit_chosen(self, message: ResultsList.HitChosen) -> None:
         self.query_one("#reader-scroll").focus()
 
     def action_select_next(self) -> None:
-        self.settle_now()  # moving to the results: the query is finished
+        self.searcher.settle_now()  # moving to the results: the query is finished
         self.results.action_cursor_down()
 
     def action_select_previous(self) -> None:
-        self.settle_now()
+        self.searcher.settle_now()
         self.results.action_cursor_up()
 
     def action_select_page_down(self) -> None:
-        self.settle_now()
+        self.searcher.settle_now()
         self.results.action_page_down()
 
     def action_select_page_up(self) -> None:
-        self.settle_now()
+        self.searcher.settle_now()
         self.results.action_page_up()
 
     def action_clear(self) -> None:
@@ -421,7 +461,7 @@ class SearchScreen(QueryPart):
     @on(ResultsList.HitHighlighted)
     @while_running
     def _result_highlighted(self, message: ResultsList.HitHighlighted) -> None:
-        self.show_result(message.hit, self._shown_query)
+        self.show_result(message.hit, self.searcher.shown_query)
 
     def show_result(self, hit: Hit | None, query: str | None) -> None:
         """The results' highlighted ``hit`` in the reader, unless the walk stays (controllers.links)."""
