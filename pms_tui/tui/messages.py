@@ -9,17 +9,5 @@ from __future__ import annotations
 from textual.message import Message
 
 
-class ModelLoaded(Message):
-    def __init__(self, seconds: float) -> None:
-        super().__init__()
-        self.seconds = seconds
-
-
-class ModelFailed(Message):
-    def __init__(self, reason: str) -> None:
-        super().__init__()
-        self.reason = reason
-
-
 class IndexChanged(Message):
     """A sync or a clip changed what is indexed (completion values, saved searches follow)."""

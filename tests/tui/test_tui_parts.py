@@ -118,7 +118,7 @@ def test_copying_a_path_posts_note_used_and_the_screen_keeps_the_query(tui_home,
             await settle(app, pilot)
             assert [type(m) for m in posted(messages, NoteOpener.NoteUsed, NoteOpener.NoteEdited)] == \
                 [NoteOpener.NoteUsed]
-            assert screen.query_history is not None and screen.query_history.recent()[:1] == ["pancakes"]
+            assert screen.historian.history is not None and screen.historian.history.recent()[:1] == ["pancakes"]
             assert any(n.message == "Copied the path." for n in app.notified)
             # the editor cannot take a headless terminal over: used, said, and not edited
             messages.clear()

@@ -58,7 +58,7 @@ def test_bm25_answers_before_the_model_then_vector_ranks_fill_in(tui_home):
             assert screen.results.hits[0].bm25_rank == 1
             assert screen.status.status.answer.lanes == ("bm25",)
             assert screen.model_state == "loading"
-            screen.load_model()
+            screen.model_loader.load_model()
             await wait_for_model(app, pilot)
             assert screen.model_state == "ready"
             assert screen.status.status.answer.lanes == ("bm25", "vector")

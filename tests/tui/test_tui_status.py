@@ -14,7 +14,7 @@ from textual.geometry import Region
 from textual.widgets import ProgressBar
 
 from pms_tui.core.results import VECTORS_FILLING_IN, VectorOut
-from pms_tui.tui.messages import ModelFailed
+from pms_tui.tui.controllers.model import ModelLoader
 from pms_tui.tui.widgets.status import Clipping, Progress, StatusText
 from tests.tui.tui_helpers import make_app, run, settle, synced_home, type_query, until, wait_for_model, write_note
 
@@ -103,7 +103,7 @@ def test_a_failed_model_is_said_first_and_why_the_vector_lane_is_out(tui_home, w
         async with app.run_test(size=(width, 30)) as pilot:
             screen = app.search_screen
             await settle(app, pilot)
-            screen.post_message(ModelFailed("The bundled embedding model could not be loaded: no such file."))
+            screen.model_loader.post_message(ModelLoader.Failed("The bundled embedding model could not be loaded: no such file."))
             await settle(app, pilot)
             assert screen.model_state == "error"
             await type_query(app, pilot, "pancakes")

@@ -29,12 +29,15 @@ from ..widgets.reader import Reader
 from ..widgets.results import ResultsList
 from ..widgets.search_bar import SearchBar
 from ..widgets.status import Answer, Clipping, Counts, Progress, StatusLine
+from . import while_running
 from .search_runs import SearchRequest
 
 if TYPE_CHECKING:
     from pms_tui.core.kb import KnowledgeBase
 
+    from .clip import Clipper
     from .search_runs import Searcher
+    from .sync import Syncer
 
 INDEX_POLL_SECONDS = 2.0  # how soon the counts follow a change made by another process
 
@@ -60,6 +63,8 @@ class SearchState(Screen[None]):
     kb: KnowledgeBase | None
     keymap: Mapping[str, str]
     searcher: Searcher
+    syncer: Syncer
+    clipper: Clipper
     collection_names: list[str]
     has_sample_collection: bool
 
@@ -171,3 +176,66 @@ class SearchState(Screen[None]):
             self.refresh_collections()
         self.post_message(IndexChanged())  # completion values, saved searches, a search waiting for vectors
 
+    # -- what the parts post, into the state above ------------------------------------------------
+    @while_running
+    def on_syncer_collection_added(self, message: Syncer.CollectionAdded) -> None:
+        self.refresh_collections()
+
+    @while_running
+    def on_syncer_progressed(self, message: Syncer.Progressed) -> None:
+        if message.progress.of:
+            self.text_progress = message.progress
+        else:
+            self.sync_progress = message.progress
+
+    @while_running
+    def on_syncer_text_written(self, message: Syncer.TextWritten) -> None:
+        self.refresh_stats()
+        self.request_search(immediate=True)  # the new notes, by their words
+
+    @while_running
+    def on_syncer_text_synced(self, message: Syncer.TextSynced) -> None:
+        self.text_progress = None
+        if message.report is not None:
+            self._index_synced(message.report.changed)
+
+    @while_running
+    def on_syncer_finished(self, message: Syncer.Finished) -> None:
+        self.sync_progress = None
+        self._index_synced(message.report.changed or bool(message.report.chunks_embedded))
+
+    def _index_synced(self, changed: bool) -> None:
+        self.refresh_collections()
+        self.refresh_stats()
+        if changed:
+            self.reader.refresh_view()
+            self.request_search(immediate=True)
+            self.post_message(IndexChanged())  # saved searches, completion values (controllers.query)
+
+    @while_running
+    def on_syncer_failed(self, message: Syncer.Failed) -> None:
+        self.sync_progress = None
+
+    @while_running
+    def on_syncer_watch_mode_changed(self, message: Syncer.WatchModeChanged) -> None:
+        self.watch_words = message.mode
+
+    @while_running
+    def on_clipper_progressed(self, message: Clipper.Progressed) -> None:
+        self.clipping = message.clipping
+
+    @while_running
+    def on_clipper_clip_finished(self, message: Clipper.ClipFinished) -> None:
+        self.clipping = None
+        if message.result.status != "duplicate":
+            self.refresh_collections()
+            self.refresh_stats()
+            self.request_search(immediate=True)
+
+    @while_running
+    def on_clipper_clip_failed(self, message: Clipper.ClipFailed) -> None:
+        self.clipping = None
+
+    @while_running
+    def on_clipper_clip_stopped(self, message: Clipper.ClipStopped) -> None:
+        self.clipping = None

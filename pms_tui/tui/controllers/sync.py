@@ -201,6 +201,10 @@ class Syncer(Part):
         self.notify(message.reason, title="Sync failed", severity="error", timeout=10)
 
     @while_running
+    def on_syncer_collection_refused(self, message: CollectionRefused) -> None:
+        self.ask_folder(message.request, message.reason)  # again, with the reason
+
+    @while_running
     def on_syncer_collection_added(self, message: CollectionAdded) -> None:
         if self._busy:
             self.sync_text([message.name])
@@ -326,9 +330,28 @@ class Syncer(Part):
         except Exception:  # noqa: BLE001 - it would only be offered again next time
             pass
         self.folders_changed()
+        self.notify(
+            f"Indexing the bundled user guide so you have something to search. Add your own notes "
+            f"with {self.key('app.add_collection')} (or `pms-tui add PATH` in a shell).",
+            title="Welcome to pms-tui", timeout=15,
+        )
         return True
 
     # -- add a folder of notes --------------------------------------------------------------------
+    def ask_folder(self, request: AddCollectionRequest | None = None, error: str = "") -> None:
+        """The dialog that asks for a folder (again, with the engine's reason, if it refused one)."""
+        from ..dialogs.add_collection import AddCollectionDialog  # when first asked for
+
+        if self.kb is None:
+            self.notify("The index is not open; see the earlier error.", severity="error")
+            return
+        self.app.push_screen(AddCollectionDialog(request, error), self._folder_chosen)
+
+    @while_running
+    def _folder_chosen(self, request: AddCollectionRequest | None) -> None:
+        if request is not None:
+            self.add_collection(request)
+
     @work(thread=True, exclusive=True, group="add-collection", exit_on_error=False)
     def add_collection(self, request: AddCollectionRequest) -> None:
         try:

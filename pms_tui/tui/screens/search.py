@@ -1,23 +1,24 @@
 """The search screen: search bar, results, reader and status line, with their keys.
 
-It is made of parts, one per concern, each with its own actions, workers and message
-handlers (:mod:`pms_tui.tui.controllers`), over the state they share, declared as reactives
-in :mod:`pms_tui.tui.controllers.state`; it searches as you type (``controllers.search_runs``).
-What is left here: the layout, the start, the model, the mode and the collection filter.
+It composes the visual widgets and its parts (:mod:`pms_tui.tui.controllers`: non-visual
+widgets that own their state and workers): its actions call a part, and its
+``on_<part>_<message>`` handlers show what the parts post in the results, the reader and the
+panels; what they post into the screen's state (the reactives the status line is bound to)
+is set in :mod:`pms_tui.tui.controllers.state`.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Input, Markdown, ProgressBar
 from textual.worker import Worker, WorkerState
 
+from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import describe
 from pms_tui.core.results import MODES, Hit, ModelState
 
@@ -25,19 +26,23 @@ from ..commands import ScreenCommands
 from ..controllers import opened, while_running
 from ..controllers.clip import Clipper
 from ..controllers.links import LinkWalker
+from ..controllers.model import ModelLoader
 from ..controllers.notes import NoteOpener
-from ..controllers.query import QueryPart
+from ..controllers.evidence import Explainer
+from ..controllers.query import Historian
 from ..controllers.search_runs import RESULT_COUNT, Searcher
 from ..controllers.state import SearchState
 from ..controllers.sync import Syncer
 from ..keys import SEARCH_BINDINGS
-from ..messages import IndexChanged, ModelFailed, ModelLoaded
+from ..result_rows import SORTS, VIEWS
+from ..messages import IndexChanged
 from ..sample import SAMPLE_NAME
 from ..widgets.evidence import EvidencePanel
 from ..widgets.footer import FittingFooter
 from ..widgets.links_panel import LinksPanel, PanelEntry
 from ..widgets.query_bits import FilterChips, QuerySuggester
 from ..widgets.reader import Reader
+from ..widgets.welcome import welcome_text
 from ..widgets.results import ResultsList
 from ..widgets.search_bar import SearchBar, search_placeholder
 from ..widgets.status import Answer, StatusLine, StatusText
@@ -46,22 +51,10 @@ from .search_palette import palette_commands
 if TYPE_CHECKING:
     from pms_tui.core.kb import KnowledgeBase
 
-    from ..dialogs.add_collection import AddCollectionRequest
 
+VIEW_STATE = "results_view"  # remembered in the app state (state.json), like the theme
 
-def welcome_text(key: Callable[[str], str]) -> str:
-    """What the reader shows before a hit is highlighted; ``key(binding_id)`` names the keys."""
-    return f"""\
-Type in the search bar: results appear as you type.
-
-- **↑ ↓** move through the results; this pane follows
-- **{key("app.toggle_document")}** shows the whole note, **{key("app.open_editor")}** opens it in your editor
-- **{key("app.cycle_mode")}** changes the mode, **{key("app.cycle_collection")}** the collection filter
-- **{key("app.help")}** lists every key, **{key("command_palette")}** every command
-"""
-
-
-class SearchScreen(QueryPart):
+class SearchScreen(SearchState):
     """``SearchScreen(kb, keymap=...)``; ``kb`` is None when the index could not be opened."""
 
     BINDINGS = [*SEARCH_BINDINGS]  # a list of Textual's wider BindingType
@@ -81,13 +74,15 @@ class SearchScreen(QueryPart):
         self.first_run_sample = first_run_sample
         self.collection_names = []
         self.has_sample_collection = False
-        # each part's own attributes (its reactives are declared in controllers.state)
-        self.init_queries()
+        # the parts (controllers): each owns its state and workers, and posts what happened
         self.link_walker = LinkWalker(kb, self.keymap, id="link-walker")
+        self.model_loader = ModelLoader(kb, self.keymap, id="model-loader")
         self.searcher = Searcher(kb, self.keymap, id="searcher")
         self.syncer = Syncer(kb, self.keymap, id="syncer")
         self.note_opener = NoteOpener(kb, self.keymap, id="note-opener")
         self.clipper = Clipper(kb, self.keymap, read_clipboard=read_clipboard, id="clipper")
+        self.historian = Historian(kb, self.keymap, id="historian")
+        self.explainer = Explainer(kb, self.keymap, id="explainer")
 
     def compose(self) -> ComposeResult:
         yield SearchBar(placeholder=search_placeholder(self.key), suggester=QuerySuggester(self.searcher.facet_choices),
@@ -108,11 +103,14 @@ class SearchScreen(QueryPart):
             # determinate: the indeterminate bar animates at 15 frames a second, CPU taken from the model
             yield ProgressBar(total=100, show_eta=False, id="sync-progress")
         yield FittingFooter()
+        yield self.model_loader
         yield self.searcher
         yield self.syncer
         yield self.clipper
         yield self.note_opener
         yield self.link_walker
+        yield self.historian
+        yield self.explainer
 
     def on_mount(self) -> None:
         self.search_bar.focus()
@@ -137,27 +135,17 @@ class SearchScreen(QueryPart):
 
     def _first_screen_shown(self) -> None:
         if self.kb is not None and self.load_model_at_start and not self.kb.model_mismatch:
-            self.load_model()
+            self.model_loader.load_model()
 
-    # -- model ------------------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="model", exit_on_error=False)
-    def load_model(self) -> None:
-        started = time.perf_counter()
-        try:
-            opened(self.kb).load_model(serve_queries=True)  # one-shot `pms-tui search`es of this home ask it
-        except Exception as exc:  # noqa: BLE001 - EmbeddingModelError and whatever onnx raises
-            self.post_message(ModelFailed(describe(exc)))
-            return
-        self.post_message(ModelLoaded(time.perf_counter() - started))
-
+    # -- model (controllers.model) -----------------------------------------------------------------
     @while_running
-    def on_model_loaded(self, message: ModelLoaded) -> None:
+    def on_model_loader_loaded(self, message: ModelLoader.Loaded) -> None:
         self.model_state = ModelState.READY
         if self.mode != "bm25" and self.search_bar.value.strip():
             self.request_search(immediate=True)  # the vector ranks fill in
 
     @while_running
-    def on_model_failed(self, message: ModelFailed) -> None:
+    def on_model_loader_failed(self, message: ModelLoader.Failed) -> None:
         self.model_state = ModelState.ERROR
         self.notify(f"{message.reason} Search falls back to keywords (bm25).", severity="error", timeout=15)
 
@@ -195,7 +183,7 @@ class SearchScreen(QueryPart):
         if message.error:
             self.notify(message.error, severity="error")
         self.searcher.results_shown(message)
-        self.saved_seen(message)
+        self.historian.results_seen(result)
 
     def _empty_message(self, message: Searcher.ResultsReady) -> str:
         if message.error:
@@ -214,9 +202,12 @@ class SearchScreen(QueryPart):
         its vector lane, waiting for vectors, runs again once none is pending."""
         if self.answer.vector_out is not None and not self.counts.pending and not self.searcher.search_pending:
             self.request_search(immediate=True)
+        self.searcher.refresh_facets()
+        self.historian.recheck_saved()
 
     @while_running
     def on_results_list_hit_chosen(self, message: ResultsList.HitChosen) -> None:
+        self.remember_query()
         self.query_one("#reader-scroll").focus()
 
     def action_select_next(self) -> None:
@@ -294,99 +285,16 @@ class SearchScreen(QueryPart):
             self.notify("Nothing to stop: no sync or clip is running.", timeout=3)
 
     def action_add_sample(self, first_run: bool = False) -> None:
-        if not self.syncer.add_guide(first_run):
-            return
-        self.notify(
-            f"Indexing the bundled user guide so you have something to search. Add your own notes "
-            f"with {self.key('app.add_collection')} (or `pms-tui add PATH` in a shell).",
-            title="Welcome to pms-tui", timeout=15,
-        )
-        self.refresh_collections()
-        self.start_sync([SAMPLE_NAME])
+        if self.syncer.add_guide(first_run):
+            self.refresh_collections()
+            self.start_sync([SAMPLE_NAME])
 
-    def action_add_collection(self, request: AddCollectionRequest | None = None, error: str = "") -> None:
-        from ..dialogs.add_collection import AddCollectionDialog  # when first asked for
-
-        if self.kb is None:
-            self.notify("The index is not open; see the earlier error.", severity="error")
-            return
-        self.app.push_screen(AddCollectionDialog(request, error), self._add_collection_requested)
-
-    @while_running
-    def _add_collection_requested(self, request: AddCollectionRequest | None) -> None:
-        if request is not None:
-            self.syncer.add_collection(request)
-
-    @while_running
-    def on_syncer_collection_refused(self, message: Syncer.CollectionRefused) -> None:
-        self.action_add_collection(message.request, message.reason)  # again, with the reason
-
-    @while_running
-    def on_syncer_collection_added(self, message: Syncer.CollectionAdded) -> None:
-        self.refresh_collections()
-
-    @while_running
-    def on_syncer_progressed(self, message: Syncer.Progressed) -> None:
-        if message.progress.of:
-            self.text_progress = message.progress
-        else:
-            self.sync_progress = message.progress
-
-    @while_running
-    def on_syncer_text_written(self, message: Syncer.TextWritten) -> None:
-        self.refresh_stats()
-        self.request_search(immediate=True)  # the new notes, by their words
-
-    @while_running
-    def on_syncer_text_synced(self, message: Syncer.TextSynced) -> None:
-        self.text_progress = None
-        if message.report is not None:
-            self._index_synced(message.report.changed)
-
-    @while_running
-    def on_syncer_finished(self, message: Syncer.Finished) -> None:
-        self.sync_progress = None
-        self._index_synced(message.report.changed or bool(message.report.chunks_embedded))
-
-    def _index_synced(self, changed: bool) -> None:
-        self.refresh_collections()
-        self.refresh_stats()
-        if changed:
-            self.reader.refresh_view()
-            self.request_search(immediate=True)
-            self.post_message(IndexChanged())  # saved searches, completion values (controllers.query)
-
-    @while_running
-    def on_syncer_failed(self, message: Syncer.Failed) -> None:
-        self.sync_progress = None
-
-    @while_running
-    def on_syncer_watch_mode_changed(self, message: Syncer.WatchModeChanged) -> None:
-        self.watch_words = message.mode
+    def action_add_collection(self) -> None:
+        self.syncer.ask_folder()
 
     # -- clip (controllers.clip) --------------------------------------------------------------------
     def action_clip(self) -> None:
         self.clipper.ask()
-
-    @while_running
-    def on_clipper_progressed(self, message: Clipper.Progressed) -> None:
-        self.clipping = message.clipping
-
-    @while_running
-    def on_clipper_clip_finished(self, message: Clipper.ClipFinished) -> None:
-        self.clipping = None
-        if message.result.status != "duplicate":
-            self.refresh_collections()
-            self.refresh_stats()
-            self.request_search(immediate=True)
-
-    @while_running
-    def on_clipper_clip_failed(self, message: Clipper.ClipFailed) -> None:
-        self.clipping = None
-
-    @while_running
-    def on_clipper_clip_stopped(self, message: Clipper.ClipStopped) -> None:
-        self.clipping = None
 
     # -- the highlighted note (controllers.notes) ----------------------------------------------------
     def _highlighted(self) -> Hit | None:
@@ -458,10 +366,12 @@ class SearchScreen(QueryPart):
     def on_reader_hit_shown(self, message: Reader.HitShown) -> None:
         self.link_walker.note_painted(message.painted_at)
 
-    @on(ResultsList.HitHighlighted)
     @while_running
-    def _result_highlighted(self, message: ResultsList.HitHighlighted) -> None:
+    def on_results_list_hit_highlighted(self, message: ResultsList.HitHighlighted) -> None:
         self.show_result(message.hit, self.searcher.shown_query)
+        result = self.searcher.last_result
+        self.explainer.show_evidence(message.hit, self.search_bar.value, result, self.evidence_shown)
+        self.historian.time_reading(message.hit if result is not None else None, self.search_bar.value)
 
     def show_result(self, hit: Hit | None, query: str | None) -> None:
         """The results' highlighted ``hit`` in the reader, unless the walk stays (controllers.links)."""
@@ -480,6 +390,97 @@ class SearchScreen(QueryPart):
     def on_link_walker_panel_loaded(self, message: LinkWalker.PanelLoaded) -> None:
         if self.links_shown:
             self.links_panel.show(message.content)
+
+    # -- the search language: views, sort, evidence (controllers.evidence), history (controllers.query)
+    def load_query_state(self) -> None:
+        """Before the first search: the remembered view, the history, completion values."""
+        try:
+            view = load_state(opened(self.kb).home).get(VIEW_STATE, "notes")
+        except Exception:  # noqa: BLE001 - a state that cannot be read is the default
+            view = "notes"
+        self.set_reactive(SearchState.view, view if view in VIEWS else "notes")  # remembered: not said again
+        self.historian.load()
+        self.searcher.refresh_facets()
+
+    def action_toggle_view(self) -> None:
+        self.view = "passages" if self.view == "notes" else "notes"
+
+    def validate_view(self, view: str) -> str:
+        return view if view in VIEWS else self.view
+
+    def watch_view(self, view: str) -> None:
+        try:
+            save_state(opened(self.kb).home, **{VIEW_STATE: view})
+        except Exception:  # noqa: BLE001 - it would only be forgotten next time
+            pass
+        self.notify(f"Showing {'one row per note' if view == 'notes' else 'every passage'}.", timeout=2)
+        self.request_search(immediate=True)
+
+    def action_toggle_sort(self) -> None:
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+
+    def watch_sort(self, sort: str) -> None:
+        self.results.set_layout(self.view, sort)
+
+    def action_toggle_evidence(self) -> None:
+        self.evidence_shown = not self.evidence_shown
+
+    def watch_evidence_shown(self, shown: bool) -> None:
+        self.evidence.set_class(shown, "-shown")
+        self.explainer.show_evidence(self.results.current, self.search_bar.value, self.searcher.last_result, shown)
+
+    @while_running
+    def on_explainer_evidence_ready(self, message: Explainer.EvidenceReady) -> None:
+        current = self.results.current
+        if message.hit is None or (current is not None and current.chunk_id == message.hit.chunk_id):
+            self.evidence.show_lines(message.title, message.lines)
+
+    @while_running
+    def on_explainer_explanation_ready(self, message: Explainer.ExplanationReady) -> None:
+        self.evidence_shown = True
+        self.evidence.show_lines(message.title, message.lines)
+
+    def action_explain_note(self) -> None:
+        """Where the highlighted note ranks for the query, lane by lane (in the evidence panel)."""
+        hit = self.results.current
+        if hit is None or not self.search_bar.value.strip():
+            self.notify("Type a query and highlight a note to explain its rank.", severity="warning")
+            return
+        self.explainer.explain(self.search_bar.value, f"{hit.collection}/{hit.relpath}", hit,
+                               self.searcher.shown_typing)
+
+    def action_explain_any_note(self) -> None:
+        """Ask for any indexed note and explain its rank for the query (controllers.evidence)."""
+        self.explainer.ask_note(self.search_bar.value, self.results.current, self.searcher.shown_typing)
+
+    def remember_query(self) -> None:
+        """The query in the bar was acted on (a hit opened, copied or read): the history keeps it."""
+        if self.searcher.last_result is not None:
+            self.historian.remember(self.search_bar.value)
+
+    def action_history_back(self) -> None:
+        if (query := self.historian.recall(+1, self.search_bar.value)) is not None:
+            self.set_query(query, keep_position=True)
+
+    def action_history_forward(self) -> None:
+        if (query := self.historian.recall(-1, self.search_bar.value)) is not None:
+            self.set_query(query, keep_position=True)
+
+    def set_query(self, query: str, *, keep_position: bool = False) -> None:
+        bar = self.search_bar
+        bar.value = query
+        bar.cursor_position = len(query)
+        bar.focus()
+        if not keep_position:
+            self.historian.end_walk()
+
+    def action_save_search(self) -> None:
+        self.historian.ask_to_save(self.search_bar.value, list(self.searcher.last_result or []))
+
+    def run_saved(self, name: str) -> None:
+        if (query := self.historian.saved_query(name)) is not None:
+            self.set_query(query)
+            self.request_search(immediate=True)
 
     palette_commands = palette_commands  # what ctrl+p offers here (see tui.commands)
 
