@@ -1,8 +1,4 @@
-"""What the workers report to the search screen: one small message class per event.
-
-Workers run in threads and never touch a widget; they post one of these and the screen's
-``on_<name>`` handler updates the UI on the UI thread. Names are past-tense events.
-"""
+"""The search screen's own message (each part's are nested in its class, controllers/)."""
 
 from __future__ import annotations
 
@@ -10,4 +6,5 @@ from textual.message import Message
 
 
 class IndexChanged(Message):
-    """A sync or a clip changed what is indexed (completion values, saved searches follow)."""
+    """A sync (this app's or another process's) changed what is indexed: completion values,
+    saved searches and a search waiting for vectors follow."""

@@ -194,3 +194,35 @@ def test_a_typed_query_posts_its_typed_results_then_its_settled_ones_and_stale_o
             assert list(screen.results.hits) == shown and screen.answer is answer
 
     run(scenario())
+
+
+def test_the_model_loader_posts_loaded_and_the_explainer_posts_evidence_then_an_explanation(tui_home):
+    from pms_tui.tui.controllers.evidence import Explainer
+    from pms_tui.tui.controllers.model import ModelLoader
+
+    messages = []
+
+    async def scenario():
+        app = make_app(tui_home)
+        async with app.run_test(size=(120, 40), message_hook=messages.append) as pilot:
+            screen = app.search_screen
+            await wait_for_model(app, pilot)
+            loaded = posted(messages, ModelLoader.Loaded, ModelLoader.Failed)
+            assert [type(m) for m in loaded] == [ModelLoader.Loaded] and loaded[0].seconds > 0
+            assert screen.model_state == "ready"
+            await type_query(app, pilot, "undo the last commit")
+            assert not posted(messages, Explainer.EvidenceReady)  # the panel is hidden: nothing is read for it
+            await pilot.press("f4")
+            await settle(app, pilot)
+            evidence = posted(messages, Explainer.EvidenceReady)
+            top = screen.results.current
+            assert evidence[-1].hit.chunk_id == top.chunk_id
+            assert evidence[-1].title.startswith(f"Why passage #1: notes/{top.relpath}") and evidence[-1].lines
+            screen.results.focus()
+            await pilot.press("e")
+            await settle(app, pilot)
+            explained = posted(messages, Explainer.ExplanationReady)
+            assert [m.title for m in explained] == [f"Explain: notes/{top.relpath}"]
+            assert f"Explain: notes/{top.relpath}" in str(screen.evidence.render())
+
+    run(scenario())

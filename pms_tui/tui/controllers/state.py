@@ -1,10 +1,11 @@
-"""The search screen's state, declared in one place as Textual reactives, and what every
-part of the screen shares: the knowledge base, the panes, the collections and the counts.
+"""The search screen's state, declared in one place as Textual reactives, and what the
+screen's handlers share: the knowledge base, the panes, the collections and the counts.
 
-Each reactive below has one owner, the part of the screen named beside it, which alone
-sets it; the others read it. The status line is not told anything: each of its fields is
-bound to the reactive here that it shows (``data_bind`` in ``SearchScreen.compose``), so a
-change of mode, view, sync progress or answer reaches it by itself.
+Each reactive below is set in one place, named beside it: a key's action, or the handler of
+the part's message that carries it (below: the syncer's progress, the clipper's stage). The
+status line is not told anything: each of its fields is bound to the reactive here that it
+shows (``data_bind`` in ``SearchScreen.compose``), so a change of mode, view, sync progress
+or answer reaches it by itself, as a typed value (no text is parsed back).
 """
 
 from __future__ import annotations
@@ -44,21 +45,21 @@ INDEX_POLL_SECONDS = 2.0  # how soon the counts follow a change made by another 
 class SearchState(Screen[None]):
     """The state of the search screen; the screen's parts subclass it."""
 
-    # the state                                          its owner (who sets it)
-    mode = var("hybrid")                                 # search: set_mode
-    collection_filter: var[str | None] = var(None)       # search: set_collection_filter, refresh_collections
+    # the state                                          who sets it
+    mode = var("hybrid")                                 # screen: set_mode
+    collection_filter: var[str | None] = var(None)       # screen: set_collection_filter, refresh_collections
     aside = var("")                                      # refresh_collections: the guide, when it steps aside
-    model_state: var[ModelState | None] = var(ModelState.LOADING)  # search: the model's worker, its messages
+    model_state: var[ModelState | None] = var(ModelState.LOADING)  # screen: ModelLoader's messages
     counts = var(Counts())                               # refresh_stats, below
     answer = var(Answer())                               # search_runs: a search shown
-    view = var("notes", init=False)                      # controllers.query: notes or passages
-    sort = var("relevance", init=False)                  # controllers.query
-    evidence_shown = var(False, init=False)              # controllers.query: the evidence panel
-    links_shown = var(False, init=False)                 # controllers.links: the links panel
-    sync_progress: var[Progress | None] = var(None)      # controllers.sync: the running sync
-    text_progress: var[Progress | None] = var(None)      # controllers.sync: a text sync beside it
-    watch_words = var("")                                # controllers.sync: how watch mode watches
-    clipping: var[Clipping | None] = var(None)           # controllers.clip: a page being clipped
+    view = var("notes", init=False)                      # screen: its key (notes or passages)
+    sort = var("relevance", init=False)                  # screen: its key
+    evidence_shown = var(False, init=False)              # screen: its key, an explanation shown
+    links_shown = var(False, init=False)                 # screen: its key, the panel chosen from
+    sync_progress: var[Progress | None] = var(None)      # Syncer.Progressed, Finished, Failed (below)
+    text_progress: var[Progress | None] = var(None)      # Syncer.Progressed of a text sync, TextSynced
+    watch_words = var("")                                # Syncer.WatchModeChanged
+    clipping: var[Clipping | None] = var(None)           # Clipper.Progressed, and how the clip ended
 
     kb: KnowledgeBase | None
     keymap: Mapping[str, str]

@@ -18,7 +18,7 @@ MODE_HELP = {
 
 def palette_commands(screen) -> list[Command]:
     """The search screen's commands (``screen``: a SearchScreen, not imported here: it imports
-    this module), its query part's, one per mode and per collection filter."""
+    this module), the search language's, one per mode and per collection filter."""
     commands: list[Command] = [
         ("Sync: index what changed", screen.action_sync, "Read changed notes and update the index"),
         ("Stop the running sync", screen.action_stop_sync,
