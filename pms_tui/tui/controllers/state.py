@@ -108,11 +108,6 @@ class SearchState(Screen[None]):
         """The key bound to ``binding_id`` now (remaps applied), for hints."""
         return bound_key(binding_id, self.keymap, self.app.COMMAND_PALETTE_BINDING)
 
-    @property
-    def vector_ready(self) -> bool:
-        """The vector lane can answer (the engine's word: the model is loaded)."""
-        return bool(self.kb and self.kb.model_ready)
-
     # -- what is indexed --------------------------------------------------------------------------
     def refresh_collections(self) -> None:
         if self.kb is None:

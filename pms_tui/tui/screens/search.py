@@ -25,34 +25,34 @@ from pms_tui.core.results import MODES, Hit, ModelState
 from ..commands import ScreenCommands
 from ..controllers import opened, while_running
 from ..controllers.clip import Clipper
+from ..controllers.evidence import Explainer
 from ..controllers.links import LinkWalker
 from ..controllers.model import ModelLoader
 from ..controllers.notes import NoteOpener
-from ..controllers.evidence import Explainer
 from ..controllers.query import Historian
 from ..controllers.search_runs import RESULT_COUNT, Searcher
 from ..controllers.state import SearchState
 from ..controllers.sync import Syncer
 from ..keys import SEARCH_BINDINGS
-from ..result_rows import SORTS, VIEWS
 from ..messages import IndexChanged
+from ..result_rows import SORTS, VIEWS
 from ..sample import SAMPLE_NAME
 from ..widgets.evidence import EvidencePanel
 from ..widgets.footer import FittingFooter
 from ..widgets.links_panel import LinksPanel, PanelEntry
 from ..widgets.query_bits import FilterChips, QuerySuggester
 from ..widgets.reader import Reader
-from ..widgets.welcome import welcome_text
 from ..widgets.results import ResultsList
 from ..widgets.search_bar import SearchBar, search_placeholder
 from ..widgets.status import Answer, StatusLine, StatusText
+from ..widgets.welcome import welcome_text
 from .search_palette import palette_commands
 
 if TYPE_CHECKING:
     from pms_tui.core.kb import KnowledgeBase
 
-
 VIEW_STATE = "results_view"  # remembered in the app state (state.json), like the theme
+
 
 class SearchScreen(SearchState):
     """``SearchScreen(kb, keymap=...)``; ``kb`` is None when the index could not be opened."""
@@ -237,7 +237,7 @@ class SearchScreen(SearchState):
         if mode not in MODES:
             return
         self.mode = mode
-        if mode != "bm25" and not self.vector_ready and self.model_state is ModelState.LOADING:
+        if mode != "bm25" and not self.searcher.vector_ready and self.model_state is ModelState.LOADING:
             self.notify("The embedding model is still loading; vector ranks follow when it is ready.",
                         timeout=4)
         self.request_search(immediate=True)
