@@ -189,7 +189,9 @@ class Searcher(Part):
         self._stop_settle()
         if message.result is not None and message.result.query.typing:  # its last word read as a prefix
             self._settle = self.set_timer(self.settle_seconds, self.settle_now, name="search-settle")
-        self.call_after_refresh(self._search_rendered, self._search_started)
+        # asked of the screen, in its queue behind this render: asked of the searcher, the request
+        # would reach the screen after this frame's paint and time the next one (a frame late)
+        self.screen.call_after_refresh(self._search_rendered, self._search_started)
 
     @while_running
     def _search_rendered(self, started: float) -> None:
