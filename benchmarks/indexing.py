@@ -261,20 +261,20 @@ def w_ui(home: str, window: float, notes: int = 0) -> dict:
                 # messages during a sync rarely allows
                 bar.value = ""
                 await asyncio.sleep(0.3)
-                count = screen.searches_shown
+                count = screen.searcher.searches_shown
                 bar.value = qs[typed % len(qs)]
                 typed += 1
                 t = time.monotonic()
-                while (screen.searches_shown == count or screen.search_pending or searching()) \
+                while (screen.searcher.searches_shown == count or screen.searcher.search_pending or searching()) \
                         and time.monotonic() - t < 30:
                     await asyncio.sleep(0.01)
-                if screen.searches_shown == count:
+                if screen.searcher.searches_shown == count:
                     stuck += 1
                 else:
-                    lat.append(screen.search_latencies_ms[-1])
+                    lat.append(screen.searcher.search_latencies_ms[-1])
                 await asyncio.sleep(0.1)
             left = pending()
-            screen.stop_sync()
+            screen.syncer.stop_all()
             await app.wait_for_work()
             return {"queries_typed": typed, "searches": len(lat), "p50_ms": round(pct(lat, 0.5), 1),
                     "p95_ms": round(pct(lat, 0.95), 1), "max_ms": round(max(lat, default=float("nan")), 1),

@@ -92,35 +92,34 @@ async def main(home, prof_out=None):
             return r
         results_mod.ResultsList._add_rest = add_rest
     wrap(query_bits.FilterChips, "show_query", "chips")
-    wrap(links_mod.LinksPart, "show_result", "links.show_result (sync part)")
-    wrap(search_runs.SearchRuns, "on_search_completed", "on_search_completed total")
+    wrap(links_mod.LinkWalker, "result_highlighted", "links.result_highlighted (sync part)")
+    wrap(SearchScreen, "on_searcher_results_ready", "on_searcher_results_ready total")
     # time from worker posting to handler start
     orig_post = None
-    orig_handler = search_runs.SearchRuns.on_search_completed
+    orig_handler = SearchScreen.on_searcher_results_ready
     def handler(self, message):
         rec("message queue wait", (time.perf_counter() - message._posted) * 1000)
         r = orig_handler(self, message)
         self._handled_at = time.perf_counter()
         return r
-    search_runs.SearchRuns.on_search_completed = handler
-    from pms_tui.tui import messages
-    orig_init = messages.SearchCompleted.__init__
+    SearchScreen.on_searcher_results_ready = handler
+    orig_init = search_runs.Searcher.ResultsReady.__init__
     def init(self, *a, **k):
         orig_init(self, *a, **k)
         self._posted = time.perf_counter()
-    messages.SearchCompleted.__init__ = init
-    orig_rendered = SearchScreen._search_rendered
+    search_runs.Searcher.ResultsReady.__init__ = init
+    orig_rendered = search_runs.Searcher._search_rendered
     def rendered(self, started):
         if started:
-            rec("handler end -> after refresh", (time.perf_counter() - self._handled_at) * 1000)
-            final = self.search_bar.value in ui_latency.QUERIES
+            rec("handler end -> after refresh", (time.perf_counter() - self.screen._handled_at) * 1000)
+            final = self.screen.search_bar.value in ui_latency.QUERIES
             tag = "" if final else "[other] "
             STAGES.setdefault(tag + "TOTAL (debounce -> rendered)", []).append((time.perf_counter() - started) * 1000)
             for k2, v in CUR.items():
                 STAGES.setdefault(tag + k2, []).append(v)
         CUR.clear()
         return orig_rendered(self, started)
-    SearchScreen._search_rendered = rendered
+    search_runs.Searcher._search_rendered = rendered
     from textual.screen import Screen
     orig_refresh_layout = Screen._on_timer_update
     PAINT = {}

@@ -204,7 +204,7 @@ async def follow(home: Path) -> None:
             await pilot.pause(0.1)
         async def shown(before: int) -> None:
             for _ in range(4000):  # at most ~20 s; not pilot.pause, which posts to every widget
-                if len(screen.follow_latencies_ms) > before:  # and waits for each (the app's time)
+                if len(screen.link_walker.follow_latencies_ms) > before:  # and waits for each (the app's time)
                     break
                 await asyncio.sleep(0.005)
             for _ in range(400):  # the rest of the note rendered, as a reader would wait
@@ -227,7 +227,7 @@ async def follow(home: Path) -> None:
 
         def completed(started: float) -> None:
             if not hasattr(screen.reader, "complete_painted_at"):  # a reader without first screens
-                complete.append(screen.follow_latencies_ms[-1])  # (its blocks: the first paint)
+                complete.append(screen.link_walker.follow_latencies_ms[-1])  # (its blocks: the first paint)
                 return
             at = screen.reader.complete_painted_at
             complete.append((at - started) * 1000 if at else float("nan"))
@@ -237,11 +237,11 @@ async def follow(home: Path) -> None:
         await shown(0)
         completed(started)
         for _ in range(3):
-            links = [x for x in screen.links_by_line.values() for x in x if x.resolved and not x.embed]
+            links = [x for x in screen.link_walker.links_by_line.values() for x in x if x.resolved and not x.embed]
             if not links:
                 break
             target = links[len(links) // 2]
-            before = len(screen.follow_latencies_ms)
+            before = len(screen.link_walker.follow_latencies_ms)
             started = open_timed(PanelEntry(target.collection, target.target_path, target.target_line or 1))
             await shown(before)
             completed(started)
@@ -251,13 +251,13 @@ async def follow(home: Path) -> None:
         functions = HELP / "en" / "Bases" / "Functions.md"
         lines = functions.read_text().split("\n")
         deep = next((i + 1 for i in range(len(lines) - 1, 0, -1) if lines[i].startswith("## ")), 1)
-        before = len(screen.follow_latencies_ms)
+        before = len(screen.link_walker.follow_latencies_ms)
         started = open_timed(PanelEntry("help", "en/Bases/Functions.md", deep))
         await shown(before)
         completed(started)
         print(f"  followed to en/Bases/Functions.md:{deep} ({len(lines)} lines)")
         names.append(f"Functions ({len(lines)} lines, a heading near its end)")
-        times = screen.follow_latencies_ms
+        times = screen.link_walker.follow_latencies_ms
         print(f"following a link in the app: {', '.join(f'{n} {t:.0f}' for n, t in zip(names, times))} ms "
               f"(link chosen -> the target painted on the screen; target <= 100 ms)  [{load()}]")
         print(f"  its Markdown blocks painted (a first screen stands in for them until then): "

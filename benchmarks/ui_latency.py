@@ -57,13 +57,13 @@ def _sample_home(folder: Path) -> Path:
 async def type_query(pilot, app, query: str) -> float:
     """Type ``query`` key by key into the search bar; the last key's time to results, in ms."""
     screen = app.search_screen
-    count = screen.searches_shown
+    count = screen.searcher.searches_shown
     for char in query:
         await pilot.press("space" if char == " " else char)
-    while screen.searches_shown == count or screen.search_pending:
+    while screen.searcher.searches_shown == count or screen.searcher.search_pending:
         await pilot.pause(0.01)
     await app.wait_for_work()
-    return screen.search_latencies_ms[-1]
+    return screen.searcher.search_latencies_ms[-1]
 
 
 async def _run(home: Path, queries: list[str]) -> dict:
@@ -96,7 +96,7 @@ async def _run(home: Path, queries: list[str]) -> dict:
             "keystroke_to_results_p90_ms": round(sorted(per_query)[int(len(per_query) * 0.9) - 1], 1),
             "queries": len(per_query),
             # searches whose query was typed over before they ended (stopped, not shown)
-            "searches_stopped": screen.searches_stopped,
+            "searches_stopped": screen.searcher.searches_stopped,
             "debounce_ms": app.settings.debounce_ms,
             "model": screen.model_state,
         }
@@ -130,16 +130,16 @@ async def _while_indexing(home: Path, queries: list[str]) -> dict:
         probe = asyncio.ensure_future(_lag_probe(lags, stop))
         per_query: list[float] = []
         index = 0
-        while not screen._text_done and time.perf_counter() - started < 600:
+        while not screen.syncer.text_done and time.perf_counter() - started < 600:
             query = queries[index % len(queries)]
             index += 1
             await pilot.press("ctrl+u")
             for char in query[:-1]:
                 await pilot.press("space" if char == " " else char)
-            count = screen.searches_shown
+            count = screen.searcher.searches_shown
             pressed = time.perf_counter()
             await pilot.press(query[-1])
-            while (screen.searches_shown == count or screen.search_pending) and time.perf_counter() - pressed < 60:
+            while (screen.searcher.searches_shown == count or screen.searcher.search_pending) and time.perf_counter() - pressed < 60:
                 await pilot.pause(0.005)
             per_query.append((time.perf_counter() - pressed) * 1000)
         text_seconds = time.perf_counter() - started
@@ -184,10 +184,10 @@ async def main():
             return
         # a query pasted at once: its time to its results shown (the debounce included)
         screen = app.search_screen
-        count = screen.searches_shown
+        count = screen.searcher.searches_shown
         pressed = time.perf_counter()
         screen.search_bar.insert_text_at_cursor("sourdough starter")
-        while screen.searches_shown == count or screen.search_pending:
+        while screen.searcher.searches_shown == count or screen.searcher.search_pending:
             await pilot.pause(0.002)
         now = time.perf_counter()
         print(first, (now - pressed) * 1000, cpu, (now - started) * 1000)

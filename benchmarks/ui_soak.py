@@ -172,7 +172,7 @@ class Steps:
         self.note("read")
         screen = self.app.search_screen
         for _ in range(100):
-            if not screen.search_pending:
+            if not screen.searcher.search_pending:
                 break
             await self.pilot.pause(0.02)
         await self.pilot.pause(self.rng.choice([0.05, 0.2, 0.5]))
@@ -214,7 +214,7 @@ async def still_answers(app, pilot) -> bool:
     screen.search_bar.focus()
     await pilot.press("ctrl+u", *FINAL_QUERY)
     for _ in range(1200):  # a minute at most: a sync may be writing
-        if screen._shown_query == FINAL_QUERY and not screen.search_pending:
+        if screen.searcher.shown_query == FINAL_QUERY and not screen.searcher.search_pending:
             return screen.search_bar.value == FINAL_QUERY and bool(screen.results.hits)
         await pilot.pause(0.05)
     return False

@@ -45,7 +45,7 @@ def bulk_notes(folder: Path, count: int = 400) -> None:
 async def settle(app, pilot) -> None:
     """Until the results shown are those a person reads once typing pauses."""
     for _ in range(3):
-        while app.search_screen.search_pending or app.search_screen.settle_pending:
+        while app.search_screen.searcher.search_pending or app.search_screen.searcher.settle_pending:
             await pilot.pause(0.02)
         await app.wait_for_work()
         await pilot.pause()

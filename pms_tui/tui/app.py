@@ -183,11 +183,11 @@ class PmsApp(App[int]):
                 await worker.wait()
             except WorkerCancelled:
                 pass
-        while self.search_screen.sync_running:
+        while self.search_screen.syncer.running:
             await asyncio.sleep(0.02)
 
     def on_unmount(self) -> None:
-        self.search_screen.stop_sync()
+        self.search_screen.syncer.stop_all()
         if self.kb is not None:
             try:
                 self.kb.close()

@@ -33,7 +33,7 @@ def test_a_refresh_right_after_a_new_highlight_shows_the_highlighted_passage(tmp
             # the results highlight another passage (a search after an edit), and at once the
             # sync that made it asks the reader to render what it shows again
             screen.results.show_hits([other, hits[0]], keep_selection=False)
-            screen.show_result(other, screen._shown_query)  # (what its HitHighlighted does, at once)
+            screen.show_result(other, screen.searcher.shown_query)  # (what its HitHighlighted does, at once)
             reader.refresh_view()
             await settle(app, pilot)
             assert screen.results.current.chunk_id == other.chunk_id

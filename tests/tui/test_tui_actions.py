@@ -28,7 +28,7 @@ def web(monkeypatch):
 
 
 def test_sync_key_indexes_a_new_note_and_it_shows_in_results(tui_home, tui_notes):
-    from pms_tui.tui.messages import SyncFinished, SyncProgressed
+    from pms_tui.tui.controllers.sync import Syncer
 
     messages = []
 
@@ -43,8 +43,8 @@ def test_sync_key_indexes_a_new_note_and_it_shows_in_results(tui_home, tui_notes
             await pilot.press("ctrl+s")
             await settle(app, pilot)
             assert screen.status.status.sync is None
-            assert any(isinstance(m, SyncProgressed) for m in messages)
-            assert any(isinstance(m, SyncFinished) for m in messages)
+            assert any(isinstance(m, Syncer.Progressed) for m in messages)
+            assert any(isinstance(m, Syncer.Finished) for m in messages)
             assert any("+1 new" in m for m in messages_of(app))
             assert [h.relpath for h in screen.results.hits][:1] == ["zoo/quagga.md"]
             assert screen.status.status.counts.documents == 4
@@ -246,11 +246,11 @@ def test_a_folder_added_while_a_sync_waits_for_another_writer_is_indexed_after_i
             try:
                 screen.start_sync()
                 await pilot.pause(0.2)
-                assert screen.sync_running
+                assert screen.syncer.running
                 await add_in_dialog(app, pilot, folder, "journal")
                 while "journal" not in screen.collection_names:
                     await pilot.pause(0.05)
-                assert screen.sync_running
+                assert screen.syncer.running
                 assert any("its text is indexed now" in m for m in messages_of(app))
                 assert not any("already running" in m for m in messages_of(app))
             finally:

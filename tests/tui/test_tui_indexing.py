@@ -42,12 +42,12 @@ def test_search_while_a_sync_embeds_shows_results_of_the_current_query(tmp_path)
             await wait_for_model(app, pilot)
             screen = app.search_screen
             await pilot.press("ctrl+s")
-            assert await until(pilot, lambda: screen._text_done)  # text in, vectors embedding
+            assert await until(pilot, lambda: screen.syncer.text_done)  # text in, vectors embedding
             for query in ("lantern", "saffron"):
                 for char in query:
                     await pilot.press(char)
                     await pilot.pause(0.01)
-                assert await until(pilot, lambda: screen._shown_query == query and screen.results.hits)
+                assert await until(pilot, lambda: screen.searcher.shown_query == query and screen.results.hits)
                 hits = screen.results.hits
                 # while vectors are half in, a passage found by meaning alone may rank among the
                 # first (RRF, even first on a tie); every passage the words found is one of the
@@ -56,7 +56,7 @@ def test_search_while_a_sync_embeds_shows_results_of_the_current_query(tmp_path)
                 assert sum(hit.bm25_rank is not None for hit in hits) >= 3
                 assert screen.search_bar.value == query
                 await pilot.press("escape")  # clears the query (focus is in the search bar)
-            assert screen.sync_running or app.search_screen.kb.index.vectors_pending == 0
+            assert screen.syncer.running or app.search_screen.kb.index.vectors_pending == 0
             pending = [h for h in screen.results.hits if h.vector_pending]
             if pending:
                 from pms_tui.tui.widgets.results import evidence
@@ -77,11 +77,11 @@ def test_the_stop_key_stops_a_sync_and_the_next_start_carries_on(tmp_path):
             await wait_for_model(app, pilot)
             screen = app.search_screen
             await pilot.press("ctrl+s")
-            assert await until(pilot, lambda: screen._text_done)
+            assert await until(pilot, lambda: screen.syncer.text_done)
             await pilot.press("ctrl+z")
             # stopping cancels the sync's worker at once; its thread finishes the note it is on,
             # then reports: wait for that report, not for the (already cancelled) worker
-            assert await until(pilot, lambda: not screen.sync_running)
+            assert await until(pilot, lambda: not screen.syncer.running)
             await app.wait_for_work()
             await pilot.pause()
             assert any(n.title == "Sync stopped" for n in app.notified)
@@ -109,12 +109,12 @@ def test_a_watched_edit_is_found_with_no_key_pressed(tmp_path, tui_notes, monkey
             assert await until(pilot, lambda: screen.status.status.watch == "watching")
             for char in "pikelet":
                 await pilot.press(char)
-            assert await until(pilot, lambda: screen._shown_query == "pikelet")
+            assert await until(pilot, lambda: screen.searcher.shown_query == "pikelet")
             assert not any(h.relpath == "cooking/pikelets.md" for h in screen.results.hits)
             write_note(tui_notes, "cooking/pikelets.md", "# Pikelets\n\nA pikelet is a small thick pancake.\n")
             assert await until(pilot, lambda: any(h.relpath == "cooking/pikelets.md" for h in screen.results.hits))
             watcher = next(w for w in app.workers if w.group == "watch")
-            screen.stop_sync()  # as on quit: one way to stop it, its worker cancelled
+            screen.syncer.stop_all()  # as on quit: one way to stop it, its worker cancelled
             assert watcher.is_cancelled and watcher.cancelled_event.is_set()
 
     run(scenario())

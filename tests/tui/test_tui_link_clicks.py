@@ -140,7 +140,7 @@ def test_clicking_each_kind_of_link(home: Path, size):
                     note, line = goes
                     assert reader.hit.relpath == note and reader.whole_note, href
                     assert reader.hit.start_line <= line <= reader.hit.end_line, (href, reader.hit)
-                    assert screen.reading_history.current.line == line
+                    assert screen.link_walker.reading_history.current.line == line
             assert copied == ["https://example.com/page"]
     run(scenario())
 

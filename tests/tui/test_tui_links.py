@@ -111,7 +111,7 @@ def test_follow_links_back_forward_and_panel(vault_home):
             await pilot.press("f8")
             await settle(app, pilot)
             assert _reader_note(app) == "Alpha.md"
-            assert screen.follow_latencies_ms  # the app's own follow timing
+            assert screen.link_walker.follow_latencies_ms  # the app's own follow timing
     run(scenario())
 
 
@@ -184,7 +184,7 @@ def test_a_long_note_is_shown_from_the_followed_heading_and_filled_in_around_it(
             reader.post_message = record_first_paint
             screen.open_entry(PanelEntry("v", "Start.md", 1))
             await settle(app, pilot)
-            link = next(x for x in screen.links_by_line.values() for x in x)
+            link = next(x for x in screen.link_walker.links_by_line.values() for x in x)
             assert link.target_line == part30
             screen.open_entry(PanelEntry("v", "Long.md", part30))  # what following the link does
             await settle(app, pilot)
@@ -249,7 +249,7 @@ def test_a_note_of_a_few_screens_is_painted_from_its_first_screen_and_the_last_n
             first, painted_at, markdowns = shown[-1]
             assert first.startswith("# Mid") and "Paragraph 0 " in first and "Paragraph 29" not in first
             assert first.count("\n") <= FIRST_LINES + 2
-            assert painted_at is not None and screen.follow_latencies_ms
+            assert painted_at is not None and screen.link_walker.follow_latencies_ms
             assert markdowns == 3  # the lines above, the new note, and the old one (hidden), until then
             assert "Paragraph 29" in reader.source  # the rest arrived
             assert not big_blocks.is_attached and len(screen.query_one("#reader-scroll").children) == 2

@@ -185,11 +185,11 @@ def test_saved_search_reruns_and_reports_changes_after_sync(query_home, tui_note
             app.screen.query_one("#name-input").value = "git notes"
             await pilot.press("enter")
             await settle(app, pilot)
-            assert "git notes" in screen.query_history.saved
+            assert "git notes" in screen.historian.history.saved
             write_note(tui_notes, "git/stash.md", "---\ntags: [git]\n---\n# Stash\n\nStash work.\n", 1_800_000_000)
             screen.action_sync()
             await settle(app, pilot, rounds=6)
-            assert screen.query_history.saved["git notes"].changed
+            assert screen.historian.history.saved["git notes"].changed
             labels = [c[0] for c in screen.palette_commands()]
             assert "Saved: git notes (changed)" in labels
             screen.search_bar.value = ""
@@ -197,7 +197,7 @@ def test_saved_search_reruns_and_reports_changes_after_sync(query_home, tui_note
             await settle(app, pilot)
             assert screen.search_bar.value == "tag:git"
             assert "notes/git/stash.md" in notes_listed(screen)
-            assert not screen.query_history.saved["git notes"].changed
+            assert not screen.historian.history.saved["git notes"].changed
 
     run(scenario())
 
@@ -219,7 +219,7 @@ def test_evidence_panel_and_explain(query_home):
             await pilot.press("down")
             await settle(app, pilot)
             second = screen.results.current
-            assert f"Why passage #{screen.last_result.index(second) + 1}: notes/{second.relpath}" in str(
+            assert f"Why passage #{screen.searcher.last_result.index(second) + 1}: notes/{second.relpath}" in str(
                 screen.evidence.render())
             screen.results.focus()
             await pilot.press("e")  # explain the highlighted note

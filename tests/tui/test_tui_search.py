@@ -7,7 +7,7 @@ import sys
 
 from tests.tui.tui_helpers import make_app, run, settle, type_query, wait_for_model
 
-from pms_tui.tui.messages import SearchCompleted
+from pms_tui.tui.controllers.search_runs import Searcher
 from pms_tui.tui.widgets.breadcrumb import Breadcrumb
 from pms_tui.tui.widgets.results import evidence
 
@@ -37,8 +37,8 @@ def test_typing_shows_ranked_hits_from_both_lanes(tui_home):
             assert screen.status.status.answer.lanes == ("bm25", "vector")
             assert screen.status.status.answer.hits == len(screen.results.rows)  # one row per note
             # the results came back as the app's own message, for the current query only
-            done = [m for m in messages if isinstance(m, SearchCompleted)]
-            assert done[-1].query == "undo the last commit" and done[-1].generation == screen.search_generation
+            done = [m for m in messages if isinstance(m, Searcher.ResultsReady)]
+            assert done[-1].query == "undo the last commit" and done[-1].generation == screen.searcher.search_generation
             # the highlighted row is the top hit and the reader shows it
             assert screen.results.highlighted == 0
             assert screen.reader.hit is not None and screen.reader.hit.chunk_id == top.chunk_id
@@ -58,7 +58,7 @@ def test_bm25_answers_before_the_model_then_vector_ranks_fill_in(tui_home):
             assert screen.results.hits[0].bm25_rank == 1
             assert screen.status.status.answer.lanes == ("bm25",)
             assert screen.model_state == "loading"
-            screen.load_model()
+            screen.model_loader.load_model()
             await wait_for_model(app, pilot)
             assert screen.model_state == "ready"
             assert screen.status.status.answer.lanes == ("bm25", "vector")

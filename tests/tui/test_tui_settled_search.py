@@ -55,11 +55,11 @@ def _app(home: Path, query: str) -> tuple[list[tuple], list[tuple], int]:
             screen = app.search_screen
             await type_query(app, pilot, query)
             typed = [(h.chunk_id, h.bm25_rank, h.vector_rank) for h in screen.results.hits]
-            assert screen.shown_typing  # searched as typed: the last word a prefix
-            while screen.settle_pending:
+            assert screen.searcher.shown_typing  # searched as typed: the last word a prefix
+            while screen.searcher.settle_pending:
                 await pilot.pause(0.05)
             await settle(app, pilot)
-            assert not screen.shown_typing
+            assert not screen.searcher.shown_typing
             settled = [(h.chunk_id, h.bm25_rank, h.vector_rank) for h in screen.results.hits]
             return typed, settled, len(screen.results.hits)
 
@@ -91,14 +91,14 @@ def test_a_click_in_the_list_settles_the_query_at_once_and_keeps_the_row(home):
         async with app.run_test(size=(160, 40)) as pilot:
             await wait_for_model(app, pilot)
             screen = app.search_screen
-            screen.settle_seconds = 60  # a pause longer than this test: only the click settles it
+            screen.searcher.settle_seconds = 60  # a pause longer than this test: only the click settles it
             await type_query(app, pilot, "git")
-            assert screen.settle_pending
+            assert screen.searcher.settle_pending
             await pilot.click("#results", offset=(4, 1))
-            assert not screen.settle_pending
+            assert not screen.searcher.settle_pending
             clicked = screen.results.current
             await settle(app, pilot)
-            assert not screen.shown_typing
+            assert not screen.searcher.shown_typing
             kept = screen.results.current
             if any(h.chunk_id == clicked.chunk_id for h in screen.results.hits):
                 assert kept.chunk_id == clicked.chunk_id

@@ -14,7 +14,7 @@ from textual.geometry import Region
 from textual.widgets import ProgressBar
 
 from pms_tui.core.results import VECTORS_FILLING_IN, VectorOut
-from pms_tui.tui.messages import ModelFailed
+from pms_tui.tui.controllers.model import ModelLoader
 from pms_tui.tui.widgets.status import Clipping, Progress, StatusText
 from tests.tui.tui_helpers import make_app, run, settle, synced_home, type_query, until, wait_for_model, write_note
 
@@ -103,7 +103,7 @@ def test_a_failed_model_is_said_first_and_why_the_vector_lane_is_out(tui_home, w
         async with app.run_test(size=(width, 30)) as pilot:
             screen = app.search_screen
             await settle(app, pilot)
-            screen.post_message(ModelFailed("The bundled embedding model could not be loaded: no such file."))
+            screen.model_loader.post_message(ModelLoader.Failed("The bundled embedding model could not be loaded: no such file."))
             await settle(app, pilot)
             assert screen.model_state == "error"
             await type_query(app, pilot, "pancakes")
@@ -173,12 +173,12 @@ def test_the_status_line_says_the_vector_lane_waits_while_vectors_fill_in(tmp_pa
                 return answer.lanes == ("bm25",) and answer.vector_out is VectorOut.FILLING_IN
 
             assert await until(pilot, filling)
-            assert screen.results.hits and screen.sync_running
+            assert screen.results.hits and screen.syncer.running
             text = shown(app)
             assert "bm25 (vector" in text and ("filling in" in text or "joins when" in text)
 
             # the sync ends, the app searches again: both lanes, no reason any more
-            assert await until(pilot, lambda: not screen.sync_running and screen.status.status.answer.lanes
+            assert await until(pilot, lambda: not screen.syncer.running and screen.status.status.answer.lanes
                                == ("bm25", "vector"))
             await settle(app, pilot)
             text = shown(app)

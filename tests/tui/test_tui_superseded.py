@@ -48,7 +48,7 @@ def test_a_search_typed_over_stops_and_the_newest_query_shows(tui_home):
             # or answered, may come between)
             assert outcomes[0] == "stopped pancakes"
             assert outcomes[-1] == "answered undo the last commit"
-            assert screen.searches_stopped == sum(o.startswith("stopped") for o in outcomes)
+            assert screen.searcher.searches_stopped == sum(o.startswith("stopped") for o in outcomes)
             assert screen.results.hits and screen.results.hits[0].relpath == "git/undo-commit.md"
             assert screen.status.status.answer.lanes == ("bm25", "vector")
             assert not [n for n in app.notified if n.severity == "error"]

@@ -56,14 +56,14 @@ def test_a_folder_added_during_a_long_embedding_is_found_by_its_words_before_it_
             await wait_for_model(app, pilot)
             screen = app.search_screen
             await pilot.press("ctrl+s")
-            assert await until(pilot, lambda: screen._text_done)  # the big folder's vectors embed now
+            assert await until(pilot, lambda: screen.syncer.text_done)  # the big folder's vectors embed now
             await add_in_dialog(app, pilot, journal, "journal")
             assert await until(pilot, lambda: "journal" in screen.collection_names)
             await _type(pilot, "pasteis")
             assert await until(pilot, lambda: screen.results.hits
                                 and screen.results.hits[0].collection == "journal")
             # found while the first folder's embedding still runs, with vectors to do
-            assert screen.sync_running and screen.kb.index.vectors_pending > 0
+            assert screen.syncer.running and screen.kb.index.vectors_pending > 0
             assert any("its text is indexed now" in m for m in messages_of(app))
             assert not any("already running" in m for m in messages_of(app))
 
@@ -74,7 +74,7 @@ def test_a_folder_added_during_a_long_embedding_is_found_by_its_words_before_it_
             await _type(pilot, "francesinha")
             assert await until(pilot, lambda: screen.results.hits
                                 and screen.results.hits[0].relpath == "2025/port.md")
-            assert screen.sync_running and screen.kb.index.vectors_pending > 0
+            assert screen.syncer.running and screen.kb.index.vectors_pending > 0
             screen.action_stop_sync()
             await app.wait_for_work()
 

@@ -125,7 +125,7 @@ def make_app(home: Path, **kwargs):
 async def settle(app, pilot, rounds: int = 3) -> None:
     """Let pending work finish: the debounce timer, workers, and the renders they cause."""
     for _ in range(rounds):
-        while app.search_screen.search_pending:
+        while app.search_screen.searcher.search_pending:
             await pilot.pause(0.02)
         await app.wait_for_work()
         await pilot.pause()
@@ -135,7 +135,7 @@ async def settled(app, pilot) -> None:
     """As :func:`settle`, then until a query typed has been searched again with its words whole
     (the results a person reads once typing pauses)."""
     await settle(app, pilot)
-    while app.search_screen.settle_pending:
+    while app.search_screen.searcher.settle_pending:
         await pilot.pause(0.05)
     await settle(app, pilot)
 

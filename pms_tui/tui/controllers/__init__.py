@@ -1,27 +1,26 @@
 """The parts the search screen (:class:`pms_tui.tui.screens.search.SearchScreen`) is made
-of, one per concern, over its declared state (``state``: the reactives, the panes, the
-counts): ``search_runs`` (search as you type), ``query`` (the search language's views,
-history, saved searches, evidence), ``notes`` (reader, editor, clipboard), ``sync`` (sync,
-watch, the bundled guide, adding a folder), ``clip`` (clipping a web page) and ``links``
-(following links, back and forward, the links panel).
+of, one per concern: non-visual widgets (:class:`Part`), composed by the screen, each owning
+its state and its workers and saying what happened in messages of its own.
 
-A part holds its key actions, its workers (``@work``) and the handlers of the messages its
-workers post, where Textual looks for them: on the screen. Textual calls every class's
-handler of a message along the screen's MRO, so two parts may each handle one message
-(``SearchCompleted``, ``ResultsList.HitHighlighted``) and nothing is handed on. What a part
-keeps between calls is either a reactive declared in
-:class:`.state.SearchState`, with that part as its one owner, or a
-private attribute of its own, set up in its ``init_*`` method. A part asks another for
-something by posting a message (:mod:`pms_tui.tui.messages`), never by calling it; what all
-of them use (the panes, ``request_search``, the counts) is in ``state`` and ``search_runs``,
-which they subclass. There is no interface between the parts and the screen to keep: a part
-is the screen.
+As frogmouth's widgets do, a part never reaches into its neighbours: it posts nested
+``Message`` classes named as past-tense events (``Syncer.Progressed``, ``Clipper.ClipFinished``)
+and the screen reacts in ``on_<part>_<message>`` handlers, setting the reactives the visual
+widgets are bound to (``state``). Its workers run on the part itself (``@work``), so their
+``Worker.StateChanged`` lands on the part, which turns a worker's return value into its own
+message; a thread's progress is posted as a message with ``can_replace`` (toolong's), so the
+queue never floods. The screen's actions (its keys, the palette) call the part. A part reads
+only what the screen hands it when it is made: the knowledge base and the keymap.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
+
+from textual.widget import Widget
+
+from ..keys import bound_key
 
 if TYPE_CHECKING:
     from pms_tui.core.kb import KnowledgeBase
@@ -45,3 +44,19 @@ def opened(kb: KnowledgeBase | None) -> KnowledgeBase:
     worker or a callback started after that check."""
     assert kb is not None, "the index is not open"
     return kb
+
+
+class Part(Widget):
+    """A part of the screen: a widget that is never shown (``display: none``), made with the
+    knowledge base (None: the index could not be opened) and the keymap."""
+
+    DEFAULT_CSS = "Part { display: none; }"
+
+    def __init__(self, kb: KnowledgeBase | None, keymap: Mapping[str, str] | None = None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.kb = kb
+        self.keymap = keymap if keymap is not None else {}
+
+    def key(self, binding_id: str) -> str:
+        """The key bound to ``binding_id`` now (remaps applied), for the sentences a part says."""
+        return bound_key(binding_id, self.keymap, self.app.COMMAND_PALETTE_BINDING)

@@ -1,12 +1,13 @@
-"""Clip a web page into a collection; a duplicate or a failure is offered again on the next try.
+"""The screen's clipper: a web page clipped into a collection; a duplicate or a failure is
+offered again on the next try.
 
-A part of :class:`pms_tui.tui.screens.search.SearchScreen`: it owns the ``clipping`` reactive
-(controllers.state: the page's host, the clip's stage and the seconds it has taken, which the
-status line shows), the clip worker and its messages. The stop key (ctrl+z) stops a clip: its
-worker is cancelled and what it returns is dropped, said once if the page was saved before
-the stop reached it (the clip of a large page runs in the engine, bounded there). The dialog
-offers the collection last clipped into (remembered in the app state), else the person's
-first own collection: never, silently, a collection just added.
+The clip runs in a thread worker of the clipper; as it goes, the clipper posts where it is
+(``Clipper.Progressed``: the page's host, the engine's stage, the seconds it has taken, which
+the status line shows). The stop key stops a clip: its worker is cancelled and what it
+returns is dropped, said once if the page was saved before the stop reached it (the clip of
+a large page runs in the engine, bounded there). The dialog offers the collection last
+clipped into (remembered in the app state), else the person's first own collection: never,
+silently, a collection just added.
 """
 
 from __future__ import annotations
@@ -17,17 +18,16 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from textual import work
-from textual.worker import Worker, get_current_worker
+from textual.message import Message
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import ClipStopped, describe
 from pms_tui.core.safe_text import one_line
 
-from ..messages import ClipFailed, ClipFinished, StopRequested
 from ..sample import is_sample_path
 from ..widgets.status import Clipping
-from . import opened, while_running
-from .search_runs import SearchRuns
+from . import Part, opened, while_running
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -37,16 +37,52 @@ if TYPE_CHECKING:
 CLIP_STATE = "clip_collection"  # the collection last clipped into (state.json)
 
 
-class ClipPart(SearchRuns):
+class Clipper(Part):
     """Clipping a web page: the dialog, the worker, its progress, stopping it, what it reports."""
 
-    def init_clips(self) -> None:
-        self._clip_retry: ClipRequest | None = None  # prefills the next dialog
-        self._clip_worker: Worker | None = None
-        self._clip_started = 0.0
-        self._clip_clock: Timer | None = None
+    class Progressed(Message):
+        """Where the clip under way is: its host, its stage, the seconds it has taken."""
 
-    def clip_targets(self) -> list[str]:
+        def __init__(self, clipping: Clipping) -> None:
+            super().__init__()
+            self.clipping = clipping
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, Clipper.Progressed)
+
+    class ClipFinished(Message):
+        """The page was clipped (``result.status``: created, updated, or a duplicate)."""
+
+        def __init__(self, request: ClipRequest, result) -> None:
+            super().__init__()
+            self.request = request
+            self.result = result
+
+    class ClipFailed(Message):
+        def __init__(self, request: ClipRequest, reason: str) -> None:
+            super().__init__()
+            self.request = request
+            self.reason = reason
+
+    class ClipStopped(Message):
+        """The stop key stopped the clip under way."""
+
+    def __init__(self, kb, keymap=None, *, read_clipboard: bool = True, **kwargs) -> None:
+        super().__init__(kb, keymap, **kwargs)
+        self.read_clipboard = read_clipboard
+        self._retry: ClipRequest | None = None  # prefills the next dialog
+        self._worker: Worker | None = None
+        self._host = ""
+        self._stage = ""
+        self._started = 0.0
+        self._clock: Timer | None = None
+
+    @property
+    def running(self) -> bool:
+        """A clip is under way (until it has said how it ended)."""
+        return self._worker is not None
+
+    def targets(self) -> list[str]:
         """Collections a clip may be written into, the person's first first (the order they
         were added in): existing folders, never the bundled guide."""
         kb = self.kb
@@ -65,47 +101,65 @@ class ClipPart(SearchRuns):
             return None
         return name if isinstance(name, str) else None
 
-    def action_clip(self) -> None:
+    def ask(self) -> None:
+        """The dialog, prefilled with the request to try again, if any."""
         from ..dialogs.clip import ClipDialog  # when first asked for, not before the app's first screen
 
-        targets = self.clip_targets()
+        targets = self.targets()
         if not targets:
             self.notify(f"Clips are saved into a folder of your own: add one first with "
-                             f"{self.key('app.add_collection')}.", severity="warning", timeout=8)
+                        f"{self.key('app.add_collection')}.", severity="warning", timeout=8)
             return
-        retry = self._clip_retry
-        self._clip_retry = None
+        retry, self._retry = self._retry, None
         last = self._last_clipped()
         default = retry.collection if retry else (last if last in targets else targets[0])
         dialog = ClipDialog(targets, collection=default, url=retry.url if retry else "",
                             update=bool(retry), read_clipboard=self.read_clipboard)
-        self.app.push_screen(dialog, self._clip_requested)
+        self.app.push_screen(dialog, self._requested)
 
     @while_running
-    def _clip_requested(self, request: ClipRequest | None) -> None:
-        if request is None:
-            return
-        if self._clip_worker is not None and self._clip_worker.is_running:
+    def _requested(self, request: ClipRequest | None) -> None:
+        if request is not None:
+            self.clip(request)
+
+    def clip(self, request: ClipRequest) -> None:
+        if self.running:
             self.notify("A page is being clipped; stop it first with "
                         f"{self.key('app.stop_sync')} or wait for it.", severity="warning", timeout=6)
-            self._clip_retry = request
+            self._retry = request
             return
-        self._clip_started = time.monotonic()
-        self.clipping = Clipping(one_line(urlsplit(request.url).hostname or request.url)[:60])
-        self._clip_clock = self.set_interval(1.0, self._clip_tick, name="clip-clock")
-        self._clip_worker = self.clip_worker(request)
-        self.notify(f"Clipping {self.clipping.host}; {self.key('app.stop_sync')} stops it.", timeout=4)
+        self._started = time.monotonic()
+        self._host = one_line(urlsplit(request.url).hostname or request.url)[:60]
+        self._stage = ""
+        self._clock = self.set_interval(1.0, self._tick, name="clip-clock")
+        self._worker = self.clip_worker(request)
+        self.post_message(self.Progressed(self._clipping()))
+        self.notify(f"Clipping {self._host}; {self.key('app.stop_sync')} stops it.", timeout=4)
 
-    def _clip_tick(self) -> None:
-        if self.clipping is not None:
-            self.clipping = replace(self.clipping, seconds=int(time.monotonic() - self._clip_started))
+    def _clipping(self) -> Clipping:
+        return Clipping(self._host, self._stage, int(time.monotonic() - self._started))
 
-    def _clip_ended(self) -> None:
-        self.clipping = None
-        self._clip_worker = None
-        if self._clip_clock is not None:
-            self._clip_clock.stop()
-            self._clip_clock = None
+    def _tick(self) -> None:
+        if self.running:
+            self.post_message(self.Progressed(self._clipping()))
+
+    def stop(self) -> bool:
+        """The stop key: the clip under way stops. False when none runs."""
+        worker = self._worker
+        if worker is None:
+            return False
+        worker.cancel()
+        self._ended()
+        self.notify(f"Stopped clipping {self._host or 'the page'}; nothing was written unless the note had "
+                    "been saved.", title="Clip stopped", timeout=6)
+        self.post_message(self.ClipStopped())
+        return True
+
+    def _ended(self) -> None:
+        self._worker = None
+        if self._clock is not None:
+            self._clock.stop()
+            self._clock = None
 
     @work(thread=True, group="clip", exit_on_error=False)
     def clip_worker(self, request: ClipRequest) -> None:
@@ -113,7 +167,8 @@ class ClipPart(SearchRuns):
 
         def progress(done: int, total: int, stage: str) -> None:
             if not worker.is_cancelled:
-                self.app.call_from_thread(self._clip_stage, stage)
+                self._stage = stage
+                self.post_message(self.Progressed(self._clipping()))
 
         try:
             result = opened(self.kb).clipper.clip(request.url, request.collection, update=request.update,
@@ -122,7 +177,7 @@ class ClipPart(SearchRuns):
             return
         except Exception as exc:  # noqa: BLE001 - ClipError, CollectionError, database errors
             if not worker.is_cancelled:
-                self.post_message(ClipFailed(request, describe(exc)))
+                self.post_message(self.ClipFailed(request, describe(exc)))
             return
         if worker.is_cancelled or result.stopped:  # stopped after the note was written: it is whole
             if result.status in ("created", "updated"):
@@ -130,42 +185,41 @@ class ClipPart(SearchRuns):
                                           f"{result.message} The next sync finishes indexing it.",
                                           title="Clip stopped", timeout=8)
             return
-        self.post_message(ClipFinished(request, result))
+        self.post_message(self.ClipFinished(request, result))
 
-    def on_stop_requested(self, message: StopRequested) -> None:
-        worker = self._clip_worker
-        if worker is None or not worker.is_running:
-            return
-        worker.cancel()
-        host = self.clipping.host if self.clipping is not None else "the page"
-        self._clip_ended()
-        self.notify(f"Stopped clipping {host}; nothing was written unless the note had been saved.",
-                    title="Clip stopped", timeout=6)
-
-    def _clip_stage(self, stage: str) -> None:
-        if self.clipping is not None:
-            self.clipping = replace(self.clipping, stage=stage)
+    # -- what the clipper says of its own messages (then they reach the screen) -------------------
+    def on_clipper_progressed(self, message: Progressed) -> None:
+        if not self.running:
+            message.stop()  # posted by the thread before the stop reached it: no clip is under way
 
     @while_running
-    def on_clip_finished(self, message: ClipFinished) -> None:
+    def on_clipper_clip_finished(self, message: ClipFinished) -> None:
         result = message.result
-        self._clip_ended()
+        self._ended()
         if result.status == "duplicate":
-            self._clip_retry = replace(message.request, update=True)
+            self._retry = replace(message.request, update=True)
             self.notify(result.message_with(f"press {self.key('app.clip')} then enter"),
-                             title="Already clipped", severity="warning", timeout=10)
+                        title="Already clipped", severity="warning", timeout=10)
             return
         try:
             save_state(opened(self.kb).home, **{CLIP_STATE: message.request.collection})
         except Exception:  # noqa: BLE001 - the next dialog would only offer the first collection
             pass
         self.notify(result.message, title="Clipped", timeout=6)
-        self.refresh_collections()
-        self.refresh_stats()
-        self.request_search(immediate=True)
 
     @while_running
-    def on_clip_failed(self, message: ClipFailed) -> None:
-        self._clip_ended()
-        self._clip_retry = replace(message.request, update=False)
+    def on_clipper_clip_failed(self, message: ClipFailed) -> None:
+        self._ended()
+        self._retry = replace(message.request, update=False)
         self.notify(message.reason, title="Clip failed", severity="error", timeout=10)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The clip's worker ended without saying how (the engine stopped it, or it raised past
+        its own handling): the clip is no longer under way."""
+        if event.state == WorkerState.ERROR:
+            event.stop()
+            self.notify(describe(event.worker.error or RuntimeError("the clip failed")), title="Clip failed",
+                        severity="error", timeout=10)
+        if event.worker is self._worker and event.worker.is_finished:
+            self._ended()
+            self.post_message(self.ClipStopped())

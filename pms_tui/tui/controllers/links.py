@@ -1,10 +1,12 @@
-"""Walking the link graph from the reader: following links, back and forward, the links
-panel (outline, links, backlinks, unlinked mentions, related notes) and how links look in
-the reader (live ones as links, dangling ones struck through, embeds with their passage).
+"""The screen's link walker: following links from the reader, back and forward, the links
+panel's content (outline, links, backlinks, unlinked mentions, related notes) and how links
+look in the reader (live ones as links, dangling ones struck through, embeds with their
+passage: it is the reader's :class:`~pms_tui.tui.widgets.obsidian.ReaderLinks`).
 
-A part of :class:`pms_tui.tui.screens.search.SearchScreen`: it owns the ``links_shown``
-reactive (controllers.state), the way taken, the links of the note in the reader, the
-panel's loading worker and the messages of the reader and the panel.
+It owns the way taken, the links of the note in the reader and the panel's loading worker;
+the screen hands it what the reader shows and reacts to what it posts: a note to open
+(``LinkWalker.NoteOpened``), the way taken (``TrailChanged``), the panel's content
+(``PanelLoaded``).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ import time
 from dataclasses import replace
 from urllib.parse import quote, unquote, urlsplit
 
-from textual import on, work
-from textual.widgets import Markdown
-from textual.worker import get_current_worker
+from textual import work
+from textual.message import Message
+from textual.worker import Worker, WorkerState
 
 from pms_tui.core.errors import PmsError, describe
 from pms_tui.core.kb import KnowledgeBase, is_document_name, split_frontmatter
@@ -24,11 +26,8 @@ from pms_tui.core.results import Hit, Link
 from pms_tui.core.safe_text import one_line
 
 from ..reading_history import Place, ReadingHistory
-from ..widgets.links_panel import LinksPanel, PanelContent, PanelEntry
-from ..widgets.reader import Reader
-from ..widgets.results import ResultsList
-from . import while_running
-from .search_runs import SearchRuns
+from ..widgets.links_panel import PanelContent, PanelEntry
+from . import Part, while_running
 
 LINK_SCHEME = "pms-note:"  # what a followable link in the reader points to
 NOWHERE_SCHEME = "pms-nowhere:"  # a link the index could not resolve: clicking it says why
@@ -51,66 +50,64 @@ def refusal(link: Link) -> str:
     return f"No note named {name} in this collection."
 
 
-class LinksPart(SearchRuns):
-    """Follows links and keeps the way taken; fills the links panel for the note in the reader."""
+class LinkWalker(Part):
+    """Follows links and keeps the way taken; gathers the links panel's content for the note
+    in the reader."""
 
-    def init_links(self) -> None:
+    class NoteOpened(Message):
+        """A link (or the panel, or back / forward) leads to ``hit``'s note at ``line``: the
+        reader shows it whole there."""
+
+        def __init__(self, hit: Hit, line: int) -> None:
+            super().__init__()
+            self.hit = hit
+            self.line = line
+
+    class TrailChanged(Message):
+        """The way taken, and the note it stands at (its title; "" for none)."""
+
+        def __init__(self, trail: str, can_go_back: bool, can_go_forward: bool, title: str) -> None:
+            super().__init__()
+            self.trail = trail
+            self.can_go_back = can_go_back
+            self.can_go_forward = can_go_forward
+            self.title = title
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, LinkWalker.TrailChanged)
+
+    class PanelLoaded(Message):
+        """What the links panel lists for the note in the reader."""
+
+        def __init__(self, content: PanelContent) -> None:
+            super().__init__()
+            self.content = content
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, LinkWalker.PanelLoaded)
+
+    def __init__(self, kb, keymap=None, **kwargs) -> None:
+        super().__init__(kb, keymap, **kwargs)
         self.reading_history = ReadingHistory()
         self.links_by_line: dict[int, list[Link]] = {}  # of the note in the reader
         self.link_note: tuple[str, str] | None = None  # (collection, relpath) of the note in the reader
-        self._followed = False  # the reader shows a note reached by a link, not the results' hit
         self.link_title = ""  # its title
+        self.panel_shown = False  # the links panel is shown: it follows the reader's note
+        self._followed = False  # the reader shows a note reached by a link, not the results' hit
         self.follow_latencies_ms: list[float] = []  # link chosen -> target shown (the app's benchmark)
         self._follow_started = 0.0
         self._results_key: tuple[int | None, str | None] | None = None  # the results' last highlighted passage, query
 
-    def action_links(self, what: str) -> None:
-        """The keys: ``panel`` (show or hide it, focusing its list), ``back``, ``forward``."""
-        if what == "back":
-            self.link_back()
-        elif what == "forward":
-            self.link_forward()
-        else:
-            self.links_shown = not self.links_shown
-            if self.links_shown:
-                self.query_one("#links-list").focus()
-            elif self.focused is None or self.focused.id == "links-list":
-                self.search_bar.focus()
+    def __hash__(self) -> int:  # the reader's parser is made once per ReaderLinks (note_parser's cache)
+        return id(self)
 
-    def on_links_panel_entry_chosen(self, message: LinksPanel.EntryChosen) -> None:
-        if self.has_class("-narrow"):  # the panel stands in the reader's place (app.tcss): it steps aside
-            self.links_shown = False
-        self.open_entry(message.entry)
-
-    def on_markdown_link_clicked(self, message: Markdown.LinkClicked) -> None:
-        if self.follow_href(message.href):
-            message.stop()
-
-    def on_reader_hit_shown(self, message: Reader.HitShown) -> None:
-        """The reader finished rendering what ``open_entry`` asked for (and the screen showed
-        it at ``painted_at``, a ``time.perf_counter()``)."""
-        if self._follow_started:
-            self.follow_latencies_ms.append(((message.painted_at or time.perf_counter()) - self._follow_started)
-                                            * 1000)
-            self._follow_started = 0.0
-
-    # -- the reader ------------------------------------------------------------------------------
-    def link_href(self, link: Link) -> str:
-        """What the reader's rendered ``link`` sends when clicked: the place it leads to, or
-        (a link that leads nowhere: dangling, ambiguous, outside, a file) the sentence why."""
-        if link.resolved:
-            return LINK_SCHEME + self._ref(link)
-        return NOWHERE_SCHEME + quote(refusal(link), safe="")
-
-    @staticmethod
-    def _ref(link: Link) -> str:
-        return quote(f"{link.collection}/{link.target_path}:{link.target_line or 1}", safe="")
-
-    def links_note_shown(self, hit: Hit | None) -> None:
-        """The reader is about to show ``hit``: load its note's links, refresh the panel."""
+    # -- the reader's links (widgets.obsidian.ReaderLinks) ----------------------------------------
+    def note_shown(self, hit: Hit | None, text: str = "", first_line: int = 1) -> str:
+        """The reader is about to render ``text`` of ``hit``'s note: its links are loaded, the
+        panel follows."""
         if hit is None or self.kb is None:
             self.links_by_line, self.link_note = {}, None
-            return
+            return text
         note = (hit.collection, hit.relpath)
         if note != self.link_note:
             self.link_note = note
@@ -122,56 +119,71 @@ class LinksPart(SearchRuns):
             for link in links:
                 self.links_by_line.setdefault(link.line, []).append(link)
             self.link_title = hit.title
-            if self.links_shown:
+            if self.panel_shown:
                 self.fill_panel(hit)
-        self._show_trail()
+        self._trail_changed()
+        return text
 
-    def _show_trail(self) -> None:
+    def links(self) -> list[Link]:
+        return [link for found in self.links_by_line.values() for link in found]
+
+    def href(self, link: Link) -> str:
+        """What the reader's rendered ``link`` sends when clicked: the place it leads to, or
+        (a link that leads nowhere: dangling, ambiguous, outside, a file) the sentence why."""
+        if link.resolved:
+            return LINK_SCHEME + quote(f"{link.collection}/{link.target_path}:{link.target_line or 1}", safe="")
+        return NOWHERE_SCHEME + quote(refusal(link), safe="")
+
+    def passage(self, link: Link) -> str:
+        try:
+            return one_line(self.kb.graph.passage(link, 300)) if self.kb is not None else ""
+        except PmsError:  # (its collection just removed): the embed shows without its passage
+            return ""
+
+    def _trail_changed(self) -> None:
         history = self.reading_history
-        self.links_panel.show_trail(history.trail(), history.can_go_back, history.can_go_forward,
-                                    self.link_title if self.link_note is not None else "")
+        self.post_message(self.TrailChanged(history.trail(), history.can_go_back, history.can_go_forward,
+                                            self.link_title if self.link_note is not None else ""))
 
-    @on(ResultsList.HitHighlighted)
-    @while_running
-    def _result_highlighted(self, message: ResultsList.HitHighlighted) -> None:
-        self.show_result(message.hit, self._shown_query)
+    def note_painted(self, painted_at: float | None) -> None:
+        """The reader showed what ``open`` asked for (at ``painted_at``, a ``time.perf_counter()``)."""
+        if self._follow_started:
+            self.follow_latencies_ms.append(((painted_at or time.perf_counter()) - self._follow_started) * 1000)
+            self._follow_started = 0.0
 
-    def show_result(self, hit: Hit | None, query: str | None) -> None:
-        """Show the results' highlighted ``hit`` in the reader, unless the results were only
-        refreshed (the same query, the same passage highlighted: a sync's or an edit's new
-        rows) while the reader shows a note reached by following a link: the walk stays."""
+    def result_highlighted(self, hit: Hit | None, query: str | None, shown: Hit | None) -> bool:
+        """The results' highlighted ``hit`` (the reader shows ``shown``): True when the reader
+        should show it, False when the results were only refreshed (the same query, the same
+        passage highlighted: a sync's or an edit's new rows) and the reader shows that passage
+        already or a note reached by following a link (the walk stays)."""
         key = (hit.chunk_id if hit else None, query)
         refreshed, self._results_key = key == self._results_key, key
-        shown = self.reader.hit
-        if refreshed and hit is not None and shown is not None:
-            if shown.chunk_id == hit.chunk_id:
-                return  # the passage is shown already: the reader (its view, its scroll) stays as it is
-            if self._followed:
-                return  # a note reached by following a link: the walk stays
+        if refreshed and hit is not None and shown is not None and (shown.chunk_id == hit.chunk_id or self._followed):
+            return False
         self._followed = False
-        self.reader.show(hit)
+        return True
 
     # -- following ---------------------------------------------------------------------------------
-    def follow_href(self, href: str) -> bool:
-        """A link clicked in the reader: followed, or refused with one sentence. True when it
-        was handled (every link is)."""
+    def follow(self, href: str, shown: Hit | None) -> bool:
+        """A link clicked in the reader (which shows ``shown``): followed, or refused with one
+        sentence. True when it was handled (every link is)."""
         if href.startswith(LINK_SCHEME):
             ref = unquote(href[len(LINK_SCHEME):])
             note, _, line = ref.rpartition(":")
             collection, _, path = note.partition("/")
-            self.open_entry(PanelEntry(collection, path, int(line) if line.isdigit() else 1))
+            self.open(PanelEntry(collection, path, int(line) if line.isdigit() else 1), shown)
         elif href.startswith(NOWHERE_SCHEME):
             self._refuse(unquote(href[len(NOWHERE_SCHEME):]))
         elif href.startswith("#"):
-            self._follow_within(href[1:])
+            self._follow_within(href[1:], shown)
         else:
-            self._follow_markdown_link(href)
+            self._follow_markdown_link(href, shown)
         return True
 
     def _refuse(self, sentence: str) -> None:
         self.notify(one_line(sentence)[:300], severity="warning", timeout=4, markup=False)
 
-    def _follow_within(self, fragment: str) -> None:
+    def _follow_within(self, fragment: str, shown: Hit | None) -> None:
         """``[x](#a-heading)``: a place in the note shown."""
         line = None
         if self.link_note is not None and self.kb is not None:
@@ -182,28 +194,26 @@ class LinksPart(SearchRuns):
         if line is None:
             self._refuse(f"This note has no heading or block named {unquote(fragment)}.")
             return
-        self.open_entry(PanelEntry("", "", line))
+        self.open(PanelEntry("", "", line), shown)
 
-    def _follow_markdown_link(self, href: str) -> None:
+    def _follow_markdown_link(self, href: str, shown: Hit | None) -> None:
         """A Markdown link of the note (``[text](other%20note.md#part)``), as the index resolved
         it; a web link or a link to another kind of file is refused with a sentence."""
         if urlsplit(href).scheme or href.startswith("//"):  # the web, mail, another app
-            shown = one_line(href)[:200]
             self.app.copy_to_clipboard(href)
-            self._refuse(f"{shown} opens outside pms-tui: its address is copied to the clipboard.")
+            self._refuse(f"{one_line(href)[:200]} opens outside pms-tui: its address is copied to the clipboard.")
             return
-        links = [link for found in self.links_by_line.values() for link in found]
-        link = self.kb.graph.link_of_href(href, links) if self.kb is not None else None
+        link = self.kb.graph.link_of_href(href, self.links()) if self.kb is not None else None
         if link is None:
             self._refuse(f"{unquote(href)} is not a note of this collection.")
         elif link.resolved:
-            self.open_entry(PanelEntry(link.collection, link.target_path or "", link.target_line or 1))
+            self.open(PanelEntry(link.collection, link.target_path or "", link.target_line or 1), shown)
         else:
             self._refuse(refusal(link))
 
-    def open_entry(self, entry: PanelEntry, record: bool = True) -> None:
-        """Show ``entry``'s note in the reader, whole, at its line (an entry with no path: a
-        line of the note shown now, from the outline)."""
+    def open(self, entry: PanelEntry, shown: Hit | None, record: bool = True) -> None:
+        """Open ``entry``'s note, whole, at its line (an entry with no path: a line of the note
+        shown now, from the outline); ``shown``: what the reader shows now."""
         self._follow_started = time.perf_counter()
         if not entry.path and self.link_note is not None:
             entry = PanelEntry(self.link_note[0], self.link_note[1], entry.line)
@@ -225,58 +235,60 @@ class LinksPart(SearchRuns):
             if left is not None and (here is None or (here.collection, here.path) != left):
                 # the way starts at the note read when the first link was followed (a search
                 # result, say): back returns there, and results merely looked at are not steps
-                start = self.reader.hit.start_line if self.reader.hit is not None else 1
+                start = shown.start_line if shown is not None else 1
                 self.reading_history.visit(Place(left[0], left[1], start, self.link_title))
             self.reading_history.visit(Place(entry.collection, entry.path, entry.line, hit.title))
         self._followed = True
-        self.reader.whole_note_at(hit, entry.line)
+        self.post_message(self.NoteOpened(hit, entry.line))
 
-    def link_back(self) -> None:
+    def back(self, shown: Hit | None) -> None:
         place = self.reading_history.back()
         if place is None:
             self.notify("Nothing to go back to.", timeout=2)
             return
-        self.open_entry(PanelEntry(place.collection, place.path, place.line), record=False)
+        self.open(PanelEntry(place.collection, place.path, place.line), shown, record=False)
 
-    def link_forward(self) -> None:
+    def forward(self, shown: Hit | None) -> None:
         place = self.reading_history.forward()
         if place is None:
             self.notify("Nothing to go forward to.", timeout=2)
             return
-        self.open_entry(PanelEntry(place.collection, place.path, place.line), record=False)
+        self.open(PanelEntry(place.collection, place.path, place.line), shown, record=False)
 
     # -- the panel ---------------------------------------------------------------------------------
-    def watch_links_shown(self, shown: bool) -> None:
-        self.links_panel.set_class(shown, "-shown")
-        self.query_one("#panes").set_class(shown, "-links-shown")
+    def show_panel(self, shown: bool, hit: Hit | None) -> None:
+        """The links panel was shown (for the reader's ``hit``) or hidden."""
+        self.panel_shown = shown
         if shown:
-            self.fill_panel(self.reader.hit)
+            self.fill_panel(hit)
 
     def fill_panel(self, hit: Hit | None) -> None:
-        """Fill the panel for ``hit``'s note: its links, backlinks, mentions and related notes
-        are read in an exclusive thread worker (a newer note cancels the older load), and
-        shown only if the reader still shows that note when they arrive."""
+        """The panel's content for ``hit``'s note: its links, backlinks, mentions and related
+        notes are read in an exclusive thread worker (a newer note cancels the older load),
+        and posted only if the reader still shows that note when they arrive."""
         if hit is None or self.kb is None:
-            self.links_panel.show(PanelContent("", self.reading_history.trail(), [], [], [], [], []))
+            self.post_message(self.PanelLoaded(PanelContent("", self.reading_history.trail(), [], [], [], [], [])))
             return
         self.load_links_panel(self.kb, hit, self.reading_history.trail())
 
     @work(thread=True, exclusive=True, group=PANEL_GROUP, exit_on_error=False)
-    def load_links_panel(self, kb: KnowledgeBase, hit: Hit, trail: str) -> None:
-        try:
-            content = panel_content(kb, hit, trail)
-        except PmsError as exc:
-            self.app.call_from_thread(self.notify, describe(exc), severity="warning")
-            return
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._panel_loaded, (hit.collection, hit.relpath), content)
+    def load_links_panel(self, kb: KnowledgeBase, hit: Hit, trail: str) -> tuple[tuple[str, str], PanelContent]:
+        return (hit.collection, hit.relpath), panel_content(kb, hit, trail)
 
     @while_running
-    def _panel_loaded(self, note: tuple[str, str], content: PanelContent) -> None:
-        if note != self.link_note or not self.links_shown:
-            return  # another note is in the reader now (its own load is on its way), or the panel was hidden
-        self.links_panel.show(replace(content, trail=self.reading_history.trail()))
-        self._show_trail()
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != PANEL_GROUP:
+            return
+        if event.state == WorkerState.ERROR:
+            event.stop()
+            error = event.worker.error
+            self.notify(describe(error) if error is not None else "The note's links cannot be read.",
+                        severity="warning")
+        elif event.state == WorkerState.SUCCESS and event.worker.result is not None:
+            note, content = event.worker.result
+            if note == self.link_note and self.panel_shown:  # else another note's load is on its way
+                self.post_message(self.PanelLoaded(replace(content, trail=self.reading_history.trail())))
+                self._trail_changed()
 
 
 def panel_content(kb: KnowledgeBase, hit: Hit, trail: str) -> PanelContent:

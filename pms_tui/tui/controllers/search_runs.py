@@ -1,7 +1,7 @@
-"""Search as you type: a debounce timer, then an exclusive ``search`` worker whose answer is
-shown only if it is still the newest. A search whose query was typed over stops at its next
-step in SQLite (``KnowledgeBase.search(stop=...)``), so the newest query has the cores to
-itself; a stopped search shows nothing and says nothing.
+"""The screen's searcher: search as you type. A debounce timer, then an exclusive ``search``
+worker whose answer is posted only if it is still the newest. A search whose query was
+typed over stops at its next step in SQLite (``KnowledgeBase.search(stop=...)``), so the
+newest query has the cores to itself; a stopped search posts nothing.
 
 While a query is typed its last word also matches as a prefix ("conf" finds "config"), so
 results follow each key; once typing pauses long enough to read them (``SETTLE_SECONDS``
@@ -9,51 +9,81 @@ after they are shown), the same query runs again with its words whole, so the re
 person reads are those the CLI and MCP give for the same words. Moving to the list (down,
 enter) settles at once: the query is finished.
 
-The part of :class:`~pms_tui.tui.screens.search.SearchScreen` every other part builds on: it
-owns the ``answer`` reactive (how the shown search was answered, for the status line) and the
-last result shown; Textual finds the worker and ``on_search_completed`` on the screen.
+It owns the searches' state (the newest request, the last result shown, the timers, the
+counts the benchmarks read) and the values the search bar completes (``facet_choices``);
+the screen asks it to search and shows what it posts (``Searcher.ResultsReady``).
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import work
+from textual.message import Message
 from textual.timer import Timer
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
-from pms_tui.core.errors import describe
-from pms_tui.core.errors import SearchStopped
+from pms_tui.core.errors import SearchStopped, describe
 
-from ..messages import IndexChanged, SearchCompleted
-from . import opened, while_running
-from ..widgets.status import Answer
-from .state import SearchState
+from . import Part, opened, while_running
 
 if TYPE_CHECKING:
-    from pms_tui.core.results import SearchResult
+    from pms_tui.core.results import Hit, SearchResult
 
 RESULT_COUNT = 30
 SETTLE_SECONDS = 1.0  # a pause after results of a query being typed: it is finished
 
 
-class SearchRuns(SearchState):
-    """The screen's searches: requested, debounced, run in a thread, stopped when replaced, shown."""
+@dataclass(frozen=True)
+class SearchRequest:
+    """What to search: the query as typed, the mode, the collections (None: all), the view."""
 
-    def init_search_runs(self) -> None:
+    query: str
+    mode: str = "hybrid"
+    collections: tuple[str, ...] | None = None
+    view: str = "notes"
+
+
+class Searcher(Part):
+    """The screen's searches: requested, debounced, run in a thread, stopped when replaced, posted."""
+
+    class ResultsReady(Message):
+        """A search (or the recent-notes list for an empty query) came back, and it is the
+        newest: ``same_query`` when its query is the one shown before (the selection stays)."""
+
+        def __init__(self, generation: int, query: str, hits: list[Hit], lanes: list[str],
+                     notes: list[str], elapsed_ms: float, recent: bool, error: str | None = None,
+                     result: SearchResult | None = None) -> None:
+            super().__init__()
+            self.result = result  # the SearchResult (its parsed query, for chips and evidence); None: recent
+            self.generation = generation
+            self.query = query
+            self.hits = hits
+            self.lanes = lanes
+            self.notes = notes
+            self.elapsed_ms = elapsed_ms
+            self.recent = recent
+            self.error = error
+            self.same_query = False
+
+    def __init__(self, kb, keymap=None, **kwargs) -> None:
+        super().__init__(kb, keymap, **kwargs)
         self.search_generation = 0
         # debounce fired -> results rendered, the last 1,000 (a day of typing must not grow it)
         self.search_latencies_ms: deque[float] = deque(maxlen=1000)
         self.searches_shown = 0  # results rendered since start (benchmarks wait on it)
         self.searches_stopped = 0  # searches ended early because a newer query replaced them
+        self.settle_seconds = SETTLE_SECONDS
+        self.shown_query: str | None = None  # the query of the results shown, stripped
+        self.last_result: SearchResult | None = None  # the last SearchResult shown (None: recent notes)
+        self._request = SearchRequest("")
         self._debounce: Timer | None = None
         self._settle: Timer | None = None  # after a typed query's results: run it with its words whole
-        self.settle_seconds = SETTLE_SECONDS
         self._search_started = 0.0
-        self._shown_query: str | None = None
-        self.last_result: SearchResult | None = None  # the last SearchResult shown (None: recent notes)
+        self._facets: dict[str, list[str]] = {}
 
     @property
     def search_pending(self) -> bool:
@@ -70,9 +100,15 @@ class SearchRuns(SearchState):
         """Results of a query being typed are shown; its settled search waits for a pause."""
         return self._settle is not None
 
-    def request_search(self, immediate: bool = False) -> None:
-        """Search the current query after the debounce delay (or now); newer requests win."""
+    @property
+    def vector_ready(self) -> bool:
+        """The vector lane can answer (the engine's word: the model is loaded)."""
+        return bool(self.kb and self.kb.model.ready)
+
+    def request(self, request: SearchRequest, immediate: bool = False) -> None:
+        """Search ``request`` after the debounce delay (or now); newer requests win."""
         self.search_generation += 1
+        self._request = request
         self._stop_settle()
         if self._debounce is not None:
             self._debounce.stop()
@@ -103,15 +139,14 @@ class SearchRuns(SearchState):
     def _start_search(self, typing: bool = True) -> None:
         self._debounce = None
         self._search_started = time.perf_counter()
-        collections = [self.collection_filter] if self.collection_filter else None
-        self.search(self.search_bar.value, self.search_generation, self.mode, collections, self.vector_ready,
-                    typing)
+        self.search(self._request, self.search_generation, self.vector_ready, typing)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def search(self, query: str, generation: int, mode: str, collections: list[str] | None,
-               vector: bool, typing: bool = True) -> None:
+    def search(self, request: SearchRequest, generation: int, vector: bool, typing: bool = True) -> None:
         started = time.perf_counter()
+        query = request.query
         recent = not query.strip()
+        collections = list(request.collections) if request.collections else None
         result = None
         worker = get_current_worker()
 
@@ -124,9 +159,9 @@ class SearchRuns(SearchState):
             if recent:
                 hits, lanes, notes = opened(self.kb).recent(limit=RESULT_COUNT, collections=collections), [], []
             else:
-                result = opened(self.kb).search(query, k=RESULT_COUNT * 3 if self.view == "notes" else RESULT_COUNT, mode=mode,
-                                                collections=collections, vector=vector, stop=replaced,
-                                                typing=typing)
+                k = RESULT_COUNT * 3 if request.view == "notes" else RESULT_COUNT
+                result = opened(self.kb).search(query, k=k, mode=request.mode, collections=collections,
+                                                vector=vector, stop=replaced, typing=typing)
                 hits, lanes, notes = list(result.hits), list(result.lanes), list(result.notes)
             error = None
         except SearchStopped:
@@ -137,40 +172,26 @@ class SearchRuns(SearchState):
         if worker.is_cancelled:
             return
         elapsed = (time.perf_counter() - started) * 1000
-        self.post_message(SearchCompleted(generation, query, hits, lanes, notes, elapsed, recent, error, result))
+        self.post_message(self.ResultsReady(generation, query, hits, lanes, notes, elapsed, recent, error, result))
 
     @while_running
-    def on_search_completed(self, message: SearchCompleted) -> None:
+    def on_searcher_results_ready(self, message: ResultsReady) -> None:
         if message.generation != self.search_generation:
-            return  # a newer query is on its way: never show stale results over fresh ones
-        same_query = message.query.strip() == self._shown_query
-        self._shown_query = message.query.strip()
+            message.stop()  # a newer query is on its way: never show stale results over fresh ones
+            return
+        message.same_query = message.query.strip() == self.shown_query
+        self.shown_query = message.query.strip()
         self.last_result = message.result
-        weak = bool(message.result is not None and message.result.weak and message.hits)
-        self.results.show_hits(message.hits, recent=message.recent, empty_message=self._empty_message(message),
-                               keep_selection=same_query, view=self.view, sort=self.sort,
-                               limit=RESULT_COUNT, weak=weak)
-        parsed = message.result.query if message.result is not None else None
-        ignored = tuple(i.reason if i.text in i.reason else f"{i.text}: {i.reason}"
-                        for i in parsed.ignored) if parsed else ()
-        self.chips.show_query(parsed.chips() if parsed else [], [i.text for i in parsed.ignored] if parsed else [])
-        self.answer = Answer(lanes=tuple(message.lanes), hits=len(self.results.rows), elapsed_ms=message.elapsed_ms,
-                             recent=message.recent, ignored=ignored, weak=weak, notes=tuple(message.notes),
-                             vector_out=message.result.vector_out if message.result is not None else None,
-                             words=parsed.has_text if parsed is not None else True)
-        if message.error:
-            self.notify(message.error, severity="error")
+
+    def results_shown(self, message: ResultsReady) -> None:
+        """The screen showed ``message``'s results: a typed query settles after a pause, and
+        the time from the debounce to the paint is kept."""
         self._stop_settle()
         if message.result is not None and message.result.query.typing:  # its last word read as a prefix
             self._settle = self.set_timer(self.settle_seconds, self.settle_now, name="search-settle")
-        started = self._search_started
-        self.call_after_refresh(self._search_rendered, started)
-
-    def on_index_changed(self, message: IndexChanged) -> None:
-        """A sync (this app's or another process's) changed the index: a search shown without
-        its vector lane, waiting for vectors, runs again once none is pending."""
-        if self.answer.vector_out is not None and not self.counts.pending and not self.search_pending:
-            self.request_search(immediate=True)
+        # asked of the screen, in its queue behind this render: asked of the searcher, the request
+        # would reach the screen after this frame's paint and time the next one (a frame late)
+        self.screen.call_after_refresh(self._search_rendered, self._search_started)
 
     @while_running
     def _search_rendered(self, started: float) -> None:
@@ -178,15 +199,18 @@ class SearchRuns(SearchState):
             self.search_latencies_ms.append((time.perf_counter() - started) * 1000)
             self.searches_shown += 1
 
-    def _empty_message(self, message: SearchCompleted) -> str:
-        if message.error:
-            return message.error
-        if message.recent:
-            if not self.collection_names:
-                return f"No collections yet: press {self.key('app.add_collection')} to add a folder of notes."
-            return f"Nothing indexed yet: press {self.key('app.sync')} to sync."
-        if self.mode == "vector" and not message.lanes:
-            return "The vector lane is waiting for the embedding model to load…"
-        where = f" in {self.collection_filter}" if self.collection_filter else ""
-        return f"No matches for {message.query.strip()!r}{where}."
+    # -- completion ---------------------------------------------------------------------------
+    def facet_choices(self, kind: str) -> list[str]:
+        """The values the search bar completes after ``kind:`` (tags, folders, collections)."""
+        return self._facets.get(kind, [])
+
+    @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
+    def refresh_facets(self) -> dict[str, list[str]]:
+        return opened(self.kb).searcher.facet_values()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "facets":
+            event.stop()  # completion is a convenience: a failure leaves the values as they were
+            if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, dict):
+                self._facets = event.worker.result
 

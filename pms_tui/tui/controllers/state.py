@@ -1,10 +1,11 @@
-"""The search screen's state, declared in one place as Textual reactives, and what every
-part of the screen shares: the knowledge base, the panes, the collections and the counts.
+"""The search screen's state, declared in one place as Textual reactives, and what the
+screen's handlers share: the knowledge base, the panes, the collections and the counts.
 
-Each reactive below has one owner, the part of the screen named beside it, which alone
-sets it; the others read it. The status line is not told anything: each of its fields is
-bound to the reactive here that it shows (``data_bind`` in ``SearchScreen.compose``), so a
-change of mode, view, sync progress or answer reaches it by itself.
+Each reactive below is set in one place, named beside it: a key's action, or the handler of
+the part's message that carries it (below: the syncer's progress, the clipper's stage). The
+status line is not told anything: each of its fields is bound to the reactive here that it
+shows (``data_bind`` in ``SearchScreen.compose``), so a change of mode, view, sync progress
+or answer reaches it by itself, as a typed value (no text is parsed back).
 """
 
 from __future__ import annotations
@@ -29,36 +30,44 @@ from ..widgets.reader import Reader
 from ..widgets.results import ResultsList
 from ..widgets.search_bar import SearchBar
 from ..widgets.status import Answer, Clipping, Counts, Progress, StatusLine
+from . import while_running
+from .search_runs import SearchRequest
 
 if TYPE_CHECKING:
     from pms_tui.core.kb import KnowledgeBase
+
+    from .clip import Clipper
+    from .search_runs import Searcher
+    from .sync import Syncer
 
 INDEX_POLL_SECONDS = 2.0  # how soon the counts follow a change made by another process
 
 class SearchState(Screen[None]):
     """The state of the search screen; the screen's parts subclass it."""
 
-    # the state                                          its owner (who sets it)
-    mode = var("hybrid")                                 # search: set_mode
-    collection_filter: var[str | None] = var(None)       # search: set_collection_filter, refresh_collections
+    # the state                                          who sets it
+    mode = var("hybrid")                                 # screen: set_mode
+    collection_filter: var[str | None] = var(None)       # screen: set_collection_filter, refresh_collections
     aside = var("")                                      # refresh_collections: the guide, when it steps aside
-    model_state: var[ModelState | None] = var(ModelState.LOADING)  # search: the model's worker, its messages
+    model_state: var[ModelState | None] = var(ModelState.LOADING)  # screen: ModelLoader's messages
     counts = var(Counts())                               # refresh_stats, below
     answer = var(Answer())                               # search_runs: a search shown
-    view = var("notes", init=False)                      # controllers.query: notes or passages
-    sort = var("relevance", init=False)                  # controllers.query
-    evidence_shown = var(False, init=False)              # controllers.query: the evidence panel
-    links_shown = var(False, init=False)                 # controllers.links: the links panel
-    sync_progress: var[Progress | None] = var(None)      # controllers.sync: the running sync
-    text_progress: var[Progress | None] = var(None)      # controllers.sync: a text sync beside it
-    watch_words = var("")                                # controllers.sync: how watch mode watches
-    clipping: var[Clipping | None] = var(None)           # controllers.clip: a page being clipped
+    view = var("notes", init=False)                      # screen: its key (notes or passages)
+    sort = var("relevance", init=False)                  # screen: its key
+    evidence_shown = var(False, init=False)              # screen: its key, an explanation shown
+    links_shown = var(False, init=False)                 # screen: its key, the panel chosen from
+    sync_progress: var[Progress | None] = var(None)      # Syncer.Progressed, Finished, Failed (below)
+    text_progress: var[Progress | None] = var(None)      # Syncer.Progressed of a text sync, TextSynced
+    watch_words = var("")                                # Syncer.WatchModeChanged
+    clipping: var[Clipping | None] = var(None)           # Clipper.Progressed, and how the clip ended
 
     kb: KnowledgeBase | None
     keymap: Mapping[str, str]
+    searcher: Searcher
+    syncer: Syncer
+    clipper: Clipper
     collection_names: list[str]
     has_sample_collection: bool
-    read_clipboard: bool
 
     # -- the panes --------------------------------------------------------------------------------
     @property
@@ -89,14 +98,15 @@ class SearchState(Screen[None]):
     def links_panel(self) -> LinksPanel:
         return self.query_one("#links", LinksPanel)
 
+    def request_search(self, immediate: bool = False) -> None:
+        """Search the query in the bar, as the mode, the filter and the view say (after the
+        debounce delay, or now); the searcher runs it."""
+        collections = (self.collection_filter,) if self.collection_filter else None
+        self.searcher.request(SearchRequest(self.search_bar.value, self.mode, collections, self.view), immediate)
+
     def key(self, binding_id: str) -> str:
         """The key bound to ``binding_id`` now (remaps applied), for hints."""
         return bound_key(binding_id, self.keymap, self.app.COMMAND_PALETTE_BINDING)
-
-    @property
-    def vector_ready(self) -> bool:
-        """The vector lane can answer (the engine's word: the model is loaded)."""
-        return bool(self.kb and self.kb.model.ready)
 
     # -- what is indexed --------------------------------------------------------------------------
     def refresh_collections(self) -> None:
@@ -162,3 +172,66 @@ class SearchState(Screen[None]):
             self.refresh_collections()
         self.post_message(IndexChanged())  # completion values, saved searches, a search waiting for vectors
 
+    # -- what the parts post, into the state above ------------------------------------------------
+    @while_running
+    def on_syncer_collection_added(self, message: Syncer.CollectionAdded) -> None:
+        self.refresh_collections()
+
+    @while_running
+    def on_syncer_progressed(self, message: Syncer.Progressed) -> None:
+        if message.progress.of:
+            self.text_progress = message.progress
+        else:
+            self.sync_progress = message.progress
+
+    @while_running
+    def on_syncer_text_written(self, message: Syncer.TextWritten) -> None:
+        self.refresh_stats()
+        self.request_search(immediate=True)  # the new notes, by their words
+
+    @while_running
+    def on_syncer_text_synced(self, message: Syncer.TextSynced) -> None:
+        self.text_progress = None
+        if message.report is not None:
+            self._index_synced(message.report.changed)
+
+    @while_running
+    def on_syncer_finished(self, message: Syncer.Finished) -> None:
+        self.sync_progress = None
+        self._index_synced(message.report.changed or bool(message.report.chunks_embedded))
+
+    def _index_synced(self, changed: bool) -> None:
+        self.refresh_collections()
+        self.refresh_stats()
+        if changed:
+            self.reader.refresh_view()
+            self.request_search(immediate=True)
+            self.post_message(IndexChanged())  # saved searches, completion values (controllers.query)
+
+    @while_running
+    def on_syncer_failed(self, message: Syncer.Failed) -> None:
+        self.sync_progress = None
+
+    @while_running
+    def on_syncer_watch_mode_changed(self, message: Syncer.WatchModeChanged) -> None:
+        self.watch_words = message.mode
+
+    @while_running
+    def on_clipper_progressed(self, message: Clipper.Progressed) -> None:
+        self.clipping = message.clipping
+
+    @while_running
+    def on_clipper_clip_finished(self, message: Clipper.ClipFinished) -> None:
+        self.clipping = None
+        if message.result.status != "duplicate":
+            self.refresh_collections()
+            self.refresh_stats()
+            self.request_search(immediate=True)
+
+    @while_running
+    def on_clipper_clip_failed(self, message: Clipper.ClipFailed) -> None:
+        self.clipping = None
+
+    @while_running
+    def on_clipper_clip_stopped(self, message: Clipper.ClipStopped) -> None:
+        self.clipping = None
