@@ -145,12 +145,17 @@ class Hit:
     def breadcrumb(self) -> str:
         return " > ".join(self.heading_path)
 
+    @property
+    def id(self) -> str:
+        """Its note's id (``collection/path``: what ``show``, ``explain`` and MCP ``get`` take)."""
+        return note_id(self.collection, self.relpath)
+
     def to_json(self, with_text: bool = True) -> dict:
         """The one way a hit is written out, by the CLI's ``--json`` and the MCP server alike
         (``id`` is what ``show``, ``explain`` and MCP ``get`` take); ``with_text``: the passage's
         whole text besides its snippet."""
         data = {
-            "id": note_id(self.collection, self.relpath), "uri": note_uri(self.collection, self.relpath),
+            "id": self.id, "uri": note_uri(self.collection, self.relpath),
             "collection": self.collection, "path": self.relpath,
             "file": self.path, "title": self.title, "headings": list(self.heading_path),
             "lines": [self.start_line, self.end_line], "start_line": self.start_line, "end_line": self.end_line,

@@ -30,7 +30,7 @@ def page_label(page: int) -> str:
 def place(hit: Hit, span: bool = False) -> str:
     """``collection/path:line`` (``span``: ``:start-end``) of a note's passage; a document's
     path alone, followed by its page when it has one (``collection/file.pdf · page 54``)."""
-    where = f"{hit.collection}/{hit.relpath}"
+    where = hit.id
     if is_document_name(hit.relpath):
         return one_line(where if page_of(hit) is None else f"{where} · {hit.heading_path[0]}")
     return one_line(f"{where}:{hit.start_line}-{hit.end_line}" if span else f"{where}:{hit.start_line}")

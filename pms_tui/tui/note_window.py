@@ -144,7 +144,7 @@ def read_window(hit: Hit, kb: KnowledgeBase | None = None) -> NoteWindow:
     try:
         if kb is None:
             raise PmsError("no index is open")
-        text = kb.notes.note_text(kb.notes.note(f"{hit.collection}/{hit.relpath}"), max_bytes=max_note_bytes(kb))
+        text = kb.notes.note_text(kb.notes.note(hit.id), max_bytes=max_note_bytes(kb))
     except PmsError as exc:
         if is_document_name(hit.relpath):
             return NoteWindow(bounded(hit.text), hit.start_line, hit.end_line, False)

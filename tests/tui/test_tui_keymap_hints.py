@@ -32,9 +32,9 @@ def test_sync_remapped_to_f5_is_named_f5_in_every_hint(tmp_path):
         async with app.run_test(size=(120, 36)) as pilot:
             screen = app.search_screen
             await settle(app, pilot)
-            assert screen.results.empty_message == "Nothing indexed yet: press f5 to sync."
+            assert screen.results.empty_message == "Nothing indexed yet: press f5 to index the notes."
             shown = screen_text(app)
-            assert "press f5 to sync" in shown and "f5 Sync" in shown  # the list and the footer
+            assert "press f5 to index the notes" in shown and "f5 Sync" in shown  # the list and the footer
             assert "ctrl+s" not in shown and "^s" not in shown
             await pilot.press("f1")
             await pilot.pause()

@@ -83,8 +83,9 @@ class Clipper(Part):
         return self._worker is not None
 
     def targets(self) -> list[str]:
-        """Collections a clip may be written into, the person's first first (the order they
-        were added in): existing folders, never the bundled guide."""
+        """Collections a clip may be written into, those the person made writable first (a
+        folder of their own notes, not a shared or read-only library), then in the order they
+        were added: existing folders, never the bundled guide."""
         kb = self.kb
         if kb is None:
             return []
@@ -92,7 +93,7 @@ class Clipper(Part):
             own = [c for c in kb.collections.list() if c.exists and not is_sample_path(c.path)]
         except Exception:  # noqa: BLE001
             return []
-        return [c.name for c in sorted(own, key=lambda c: (c.created_at, c.id))]
+        return [c.name for c in sorted(own, key=lambda c: (not c.writable, c.created_at, c.id))]
 
     def _last_clipped(self) -> str | None:
         try:

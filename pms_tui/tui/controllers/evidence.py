@@ -96,7 +96,7 @@ class Explainer(Part):
 
         paths = [one_line(p) for p in opened(self.kb).notes.note_names()]  # a file name is shown: never raw escapes
         dialog = NameDialog(f"Where does a note rank for {one_line(query)[:60]!r}? Its path:",
-                            f"{current.collection}/{current.relpath}" if current is not None else "",
+                            current.id if current is not None else "",
                             title="Explain a note", placeholder="folder/note.md", ok="Explain",
                             suggester=SuggestFromList(paths, case_sensitive=False))
         self.app.push_screen(dialog, lambda note: self.explain(query, note, current, typing) if note else None)

@@ -22,7 +22,7 @@ from textual.worker import Worker, WorkerState
 from pms_tui.core.errors import PmsError, describe
 from pms_tui.core.kb import KnowledgeBase, is_document_name, split_frontmatter
 from pms_tui.core.markdown import headings
-from pms_tui.core.results import Hit, Link
+from pms_tui.core.results import Hit, Link, note_id
 from pms_tui.core.safe_text import one_line
 
 from ..reading_history import Place, ReadingHistory
@@ -112,7 +112,7 @@ class LinkWalker(Part):
         if note != self.link_note:
             self.link_note = note
             try:
-                links = self.kb.graph.links(f"{hit.collection}/{hit.relpath}")
+                links = self.kb.graph.links(hit.id)
             except PmsError:
                 links = []
             self.links_by_line = {}
@@ -131,7 +131,7 @@ class LinkWalker(Part):
         """What the reader's rendered ``link`` sends when clicked: the place it leads to, or
         (a link that leads nowhere: dangling, ambiguous, outside, a file) the sentence why."""
         if link.resolved:
-            return LINK_SCHEME + quote(f"{link.collection}/{link.target_path}:{link.target_line or 1}", safe="")
+            return LINK_SCHEME + quote(f"{note_id(link.collection, link.target_path or '')}:{link.target_line or 1}", safe="")
         return NOWHERE_SCHEME + quote(refusal(link), safe="")
 
     def passage(self, link: Link) -> str:
@@ -220,13 +220,13 @@ class LinkWalker(Part):
         if self.kb is None:
             return
         try:
-            note = self.kb.notes.note(f"{entry.collection}/{entry.path}")  # the engine's one resolver
+            note = self.kb.notes.note(note_id(entry.collection, entry.path))  # the engine's one resolver
             chunks = self.kb.chunks_of(note.collection, note.relpath)
         except PmsError as exc:
             self.notify(describe(exc), severity="warning")
             return
         if not chunks:
-            self.notify(f"{entry.collection}/{entry.path} is not indexed; sync first.", severity="warning")
+            self.notify(f"{note_id(entry.collection, entry.path)} is not indexed; sync first.", severity="warning")
             return
         hit = next((c for c in chunks if c.start_line <= entry.line <= c.end_line), chunks[0])
         if record:
@@ -294,7 +294,7 @@ class LinkWalker(Part):
 def panel_content(kb: KnowledgeBase, hit: Hit, trail: str) -> PanelContent:
     """What the links panel lists for ``hit``'s note (read from the index and the note's file:
     run off the UI thread). Raises PmsError when the note cannot be read."""
-    name = f"{hit.collection}/{hit.relpath}"
+    name = hit.id
     links = kb.graph.links(name)
     backlinks = kb.graph.backlinks(name)
     mentions = kb.graph.mentions(name, limit=20)
@@ -343,7 +343,7 @@ def _note_text(hit: Hit, kb: KnowledgeBase) -> tuple[str, int]:
     """The note's body (frontmatter left out) and the file line before its first line, read as
     the engine reads a note (only from inside its collection's folder); a PDF's or Word file's
     text from the index (its outline is its pages)."""
-    text = kb.notes.note_text(kb.notes.note(f"{hit.collection}/{hit.relpath}"))
+    text = kb.notes.note_text(kb.notes.note(hit.id))
     if is_document_name(hit.relpath):
         return text, 0
     _, body, offset = split_frontmatter(text)

@@ -167,7 +167,7 @@ class Syncer(Part):
         elif not message.quiet:  # a quiet sync (watch mode, after the editor) tells only problems
             self.notify(
                 f"+{len(report.added)} new, ~{len(report.modified)} modified, -{len(report.deleted)} deleted, "
-                f"{len(report.skipped)} skipped ({report.unchanged} unchanged) in {report.seconds:.1f} s.",
+                f"{report.skips} ({report.unchanged} unchanged) in {report.seconds:.1f} s.",
                 title="Sync done", timeout=6,
             )
         if report.documents and not message.quiet:  # PDF and Word files: which were read (skips below)

@@ -20,7 +20,8 @@ from textual.worker import Worker, WorkerState
 
 from pms_tui.core.config import load_state, save_state
 from pms_tui.core.errors import describe
-from pms_tui.core.results import MODES, Hit, ModelState
+from pms_tui.core.results import MODES, Hit, ModelState, no_collections_notice, nothing_indexed_notice
+from pms_tui.core.safe_text import one_line
 
 from ..commands import ScreenCommands
 from ..controllers import opened, while_running
@@ -190,12 +191,12 @@ class SearchScreen(SearchState):
             return message.error
         if message.recent:
             if not self.collection_names:
-                return f"No collections yet: press {self.key('app.add_collection')} to add a folder of notes."
-            return f"Nothing indexed yet: press {self.key('app.sync')} to sync."
+                return no_collections_notice(f"press {self.key('app.add_collection')}")
+            return nothing_indexed_notice(f"press {self.key('app.sync')}")
         if self.mode == "vector" and not message.lanes:
             return "The vector lane is waiting for the embedding model to load…"
         where = f" in {self.collection_filter}" if self.collection_filter else ""
-        return f"No matches for {message.query.strip()!r}{where}."
+        return f"No matches for “{one_line(message.query.strip())}”{where}."
 
     def on_index_changed(self, message: IndexChanged) -> None:
         """A sync (this app's or another process's) changed the index: a search shown without
@@ -269,8 +270,7 @@ class SearchScreen(SearchState):
             self.refresh_collections()
             if not self.collection_names and not embed_only:
                 if not quiet:
-                    self.notify(f"No collections yet: press {self.key('app.add_collection')} to add a folder "
-                                "of notes.", severity="warning")
+                    self.notify(no_collections_notice(f"press {self.key('app.add_collection')}"), severity="warning")
                 return
         self.syncer.start(collections, quiet, embed_only)
 
@@ -446,7 +446,7 @@ class SearchScreen(SearchState):
         if hit is None or not self.search_bar.value.strip():
             self.notify("Type a query and highlight a note to explain its rank.", severity="warning")
             return
-        self.explainer.explain(self.search_bar.value, f"{hit.collection}/{hit.relpath}", hit,
+        self.explainer.explain(self.search_bar.value, hit.id, hit,
                                self.searcher.shown_typing)
 
     def action_explain_any_note(self) -> None:
