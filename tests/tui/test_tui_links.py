@@ -3,6 +3,7 @@ panel), back and forward, the panel's backlinks, outline and related notes."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -339,3 +340,33 @@ def test_the_links_panel_loads_off_the_ui_thread_and_drops_a_superseded_note(vau
         run(scenario())
     finally:
         gate.set()
+
+
+def test_a_link_added_to_the_note_in_the_reader_is_a_link_once_the_note_is_synced(tmp_path: Path):
+    """The reader reads a note's links again when the note was synced since (its file time in
+    the index moved), not only when another note is shown."""
+    import os
+
+    from pms_tui.tui.widgets.links_panel import PanelEntry
+
+    folder = tmp_path / "vault"
+    write_note(folder, "Alpha.md", "# Alpha\n\nAlpha text.\n")
+    code = write_note(folder, "Code.md", "# Code\n\nNo links yet.\n")
+    home = text_only_home(tmp_path, folder)
+
+    async def scenario():
+        app = make_app(home, load_model=False)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(app, pilot)
+            screen = app.search_screen
+            screen.open_entry(PanelEntry("v", "Code.md", 1))
+            await settle(app, pilot)
+            assert reader_shown(screen.reader)[1] == []
+            code.write_text("# Code\n\nNow a link: [[Alpha]].\n", encoding="utf-8")
+            os.utime(code, (code.stat().st_mtime + 10, code.stat().st_mtime + 10))
+            await asyncio.to_thread(screen.kb.sync, embed=False)
+            screen.open_entry(PanelEntry("v", "Code.md", 1))
+            await settle(app, pilot)
+            text, links, _ = reader_shown(screen.reader)
+            assert [label for label, _ in links] == ["Alpha"] and "[[Alpha]]" not in text
+    run(scenario())

@@ -92,6 +92,7 @@ class LinkWalker(Part):
         self.links_by_line: dict[int, list[Link]] = {}  # of the note in the reader
         self.link_note: tuple[str, str] | None = None  # (collection, relpath) of the note in the reader
         self.link_title = ""  # its title
+        self._links_of: tuple[str, str, float | None] | None = None  # the note and version its links were read for
         self.panel_shown = False  # the links panel is shown: it follows the reader's note
         self._followed = False  # the reader shows a note reached by a link, not the results' hit
         self.follow_latencies_ms: list[float] = []  # link chosen -> target shown (the app's benchmark)
@@ -106,11 +107,11 @@ class LinkWalker(Part):
         """The reader is about to render ``text`` of ``hit``'s note: its links are loaded, the
         panel follows."""
         if hit is None or self.kb is None:
-            self.links_by_line, self.link_note = {}, None
+            self.links_by_line, self.link_note, self._links_of = {}, None, None
             return text
         note = (hit.collection, hit.relpath)
-        if note != self.link_note:
-            self.link_note = note
+        if (*note, hit.modified) != self._links_of:  # another note, or this one synced since
+            self.link_note, self._links_of = note, (*note, hit.modified)
             try:
                 links = self.kb.graph.links(hit.id)
             except PmsError:
@@ -188,7 +189,7 @@ class LinkWalker(Part):
         line = None
         if self.link_note is not None and self.kb is not None:
             try:
-                line = self.kb.graph.anchor_line(f"{self.link_note[0]}/{self.link_note[1]}", fragment)
+                line = self.kb.graph.anchor_line(note_id(*self.link_note), fragment)
             except PmsError:
                 line = None
         if line is None:
