@@ -35,17 +35,24 @@ def group(hits: Sequence[Hit]) -> list[list[Hit]]:
     return list(groups.values())
 
 
+def _newest_first(hit: Hit) -> tuple[bool, float]:
+    """Newest first among the hits that hold the query's words (BM25 ranked them), then the
+    ones the model alone found: a date never lifts a passage of no shared word above the note
+    holding the word typed."""
+    return hit.bm25_rank is None, -(hit.modified or 0.0)
+
+
 def layout(hits: Sequence[Hit], view: str = "notes", sort: str = "relevance",
            expanded: Collection[tuple[str, str]] = (), limit: int | None = None) -> list[Row]:
     """The rows to show. ``limit`` caps the notes (or passages) listed, not the extra rows."""
     if view == "passages":
         ordered = list(hits)
         if sort == "modified":
-            ordered.sort(key=lambda h: -(h.modified or 0.0))  # stable: relevance breaks ties
+            ordered.sort(key=_newest_first)  # stable: relevance breaks ties
         return [Row(h) for h in ordered[:limit]]
     groups = group(hits)
     if sort == "modified":
-        groups.sort(key=lambda g: -(g[0].modified or 0.0))
+        groups.sort(key=lambda g: _newest_first(g[0]))
     rows: list[Row] = []
     for g in groups[:limit]:
         rows.append(Row(g[0], more=len(g) - 1))
