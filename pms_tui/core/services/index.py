@@ -314,26 +314,12 @@ class Index:
     def writer_at_work(self) -> int | None:
         """The pid of the process writing to this index now; None: nobody (or a read-only home,
         where nobody can)."""
-        try:
-            with self._writer_lock.hold(wait=False):
-                return None
-        except WriterBusy as exc:
-            return exc.pid
-        except OSError:
-            return None
+        return _at_work(self._writer_lock)
 
     def embedder_at_work(self) -> int | None:
         """The pid of the process embedding this index's waiting texts now (a sync, watch or
         the app); None: nobody."""
-        if self._embed_lock.held:
-            return os.getpid()
-        try:
-            with self._embed_lock.hold(wait=False):
-                return None
-        except WriterBusy as exc:
-            return exc.pid
-        except OSError:
-            return None
+        return os.getpid() if self._embed_lock.held else _at_work(self._embed_lock)
 
     def data_version(self) -> int:
         """A number that moves when another connection commits to the index (another process's
@@ -357,3 +343,14 @@ class Index:
     def document_counts(self) -> dict[str, DocumentCounts]:
         """{collection: its PDF and Word files read, by kind, and those skipped with the reason}."""
         return {c.name: document_counts(self._store.conn, c.id) for c in self._collections.list()}
+
+
+def _at_work(lock: WriterLock) -> int | None:
+    """The pid holding ``lock`` (another process), or None when it is free or cannot be asked."""
+    try:
+        with lock.hold(wait=False):
+            return None
+    except WriterBusy as exc:
+        return exc.pid
+    except OSError:
+        return None
