@@ -26,7 +26,7 @@ def test_hostile_links_never_leave_the_collection(home, notes, tmp_path):
     report = json.loads(cli(home, "sync", "--no-embed", "--json").stdout)
     assert sorted(report["added"]) == ["notes/A.md", "notes/B.md", "notes/many.md"]
     assert any("many.md" in s["path"] and "first 10,000 links" in s["reason"] for s in report["skipped"])
-    links = json.loads(cli(home, "links", "notes/A.md", "--json").stdout)
+    links = json.loads(cli(home, "links", "notes/A.md", "--json").stdout)["links"]
     status = {link["target"]: link["status"] for link in links}
     for target in ("../../etc/passwd", "/etc/passwd", "../outside/secret.md", "/etc/passwd.md", "C:/Windows/win"):
         assert status[target] == "outside", (target, status)
@@ -34,12 +34,12 @@ def test_hostile_links_never_leave_the_collection(home, notes, tmp_path):
     assert status["Missing"] == "dangling" and status["pic.png"] == "file" and status["doc.pdf"] == "file"
     assert status["B"] == "resolved" and status["A"] == "resolved" and status[""] == "resolved"
     assert not any(link["target_path"] and "secret" in link["target_path"] for link in links)
-    back = json.loads(cli(home, "backlinks", "A", "--json").stdout)
+    back = json.loads(cli(home, "backlinks", "A", "--json").stdout)["backlinks"]
     assert {b["source"] for b in back} == {"B.md"}  # the cycle; A's own [[A]] and [[#A]] are not backlinks
     shown = text(cli(home, "links", "notes/A.md").stdout)
     assert "\x1b" not in shown and "^[" in shown  # escape sequences are shown inert
     assert "zebrasecret" not in text(cli(home, "search", "zebrasecret", "--mode", "bm25").stdout)
-    many = json.loads(cli(home, "links", "many", "--json").stdout)
+    many = json.loads(cli(home, "links", "many", "--json").stdout)["links"]
     assert len(many) == 10_000 and all(link["status"] == "dangling" for link in many[:5])
     status_text = text(cli(home, "status").stdout)
     assert "dangling" in status_text and "leaving the folder" in status_text

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from ..store import chunks as chunk_rows
 from ..store.chunks import HitRow
-from .fusion import Fused
+from .fusion import Fused, fuse
 from .query import STOPWORDS
 from .query_syntax import ParsedQuery
 
@@ -141,17 +141,26 @@ def worth_deeper(parsed: ParsedQuery, exact: Exact, bm25_found: int, depth: int,
             and pieces(parsed) is not None)
 
 
-def deeper(conn, parsed: ParsedQuery, ranked: Sequence[int], rows: dict[int, HitRow], max_notes: int) -> Exact:
-    """:func:`find` among BM25's deeper ranking ``ranked`` (chunk ids, best first); only the
+def deeper(conn, parsed: ParsedQuery, deep: Sequence[tuple[int, float]], fused: list[Fused],
+           rows: dict[int, HitRow], bm25_scores: dict[int, float], fusion, lanes: Sequence[str],
+           max_notes: int) -> tuple[Exact, list[Fused], dict[int, float]]:
+    """:func:`find` among BM25's deeper ranking ``deep`` ((chunk id, bm25) best first): the
+    rule's answer, ``fused`` with the passages found past the lanes' depth appended as BM25
+    ranked them (scored by ``fusion`` over ``lanes``, the search's, as the others), and the BM25 scores with theirs. Only the
     passages whose text holds each piece's letters are read whole (SQL's ``instr`` first, on
-    text folded as SQLite folds it), and those rows are added to ``rows``."""
+    text folded as SQLite folds it); the rows read are added to ``rows``."""
     runs = pieces(parsed)
-    if runs is None or not ranked:
-        return Exact()
+    if runs is None or not deep:
+        return Exact(), fused, bm25_scores
+    ranked = [c for c, _ in deep]
     longest = [max(run.split(), key=len) for run in runs]
-    if all(word.isascii() for word in longest):
-        candidates = chunk_rows.ids_holding(conn, ranked, longest)
-    else:  # letters SQLite's lower() does not fold: every passage is read
-        candidates = list(ranked)
+    # letters SQLite's lower() does not fold: every passage is read
+    candidates = chunk_rows.ids_holding(conn, ranked, longest) if all(w.isascii() for w in longest) else ranked
     rows.update(chunk_rows.hits_by_ids(conn, [c for c in candidates if c not in rows]))
-    return find(parsed, {c: rows[c] for c in candidates if c in rows}, max_notes)
+    exact = find(parsed, {c: rows[c] for c in candidates if c in rows}, max_notes)
+    if not exact.applied:
+        return exact, fused, bm25_scores
+    ranks = {name: ranked if name == "bm25" else [] for name in lanes}  # the search's lanes: one scale
+    known = {f.chunk_id for f in fused}
+    extra = [f for f in fuse(ranks, fusion.k, fusion.weights) if f.chunk_id in exact.passages and f.chunk_id not in known]
+    return exact, fused + extra, {**dict(deep), **bm25_scores}

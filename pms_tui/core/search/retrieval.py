@@ -220,14 +220,9 @@ class Retrieval:
                                     max(k, self.settings.lane_depth), self.settings.exact_notes):
             deep = without(self.bm25.ranked(parsed.match_text, exact_match.DEEP + len(hidden), None, filters),
                            hidden, exact_match.DEEP)
-            exact = exact_match.deeper(self.store.conn, parsed, [c for c, _ in deep], lanes.rows,
-                                       self.settings.exact_notes)
-            if exact.applied:  # its passages join the fused list as BM25 ranked them, scored alike
-                ranked = fuse({name: [c for c, _ in deep] if name == "bm25" else [] for name in lanes.ranked},
-                              fusion.k, fusion.weights)
-                known = {f.chunk_id for f in fused}
-                fused = fused + [f for f in ranked if f.chunk_id in exact.passages and f.chunk_id not in known]
-                bm25_scores = {**dict(deep), **bm25_scores}
+            exact, fused, bm25_scores = exact_match.deeper(self.store.conn, parsed, deep, fused, lanes.rows,
+                                                           bm25_scores, fusion, tuple(lanes.ranked),
+                                                           self.settings.exact_notes)
         if exact.applied:
             fusion = replace(fusion, reasons=(*fusion.reasons, exact.reason()))
         fused = distinct(self.store.conn, exact_match.first(fused, exact), k)
