@@ -138,8 +138,12 @@ def test_sort_by_modified(query_home):
             await type_query(app, pilot, "commit")
             await pilot.press("f12")
             await settle(app, pilot)
-            times = [r.hit.modified for r in screen.results.rows]
-            assert times == sorted(times, reverse=True) and screen.sort == "modified"
+            rows = [r.hit for r in screen.results.rows]
+            worded = [h for h in rows if h.bm25_rank is not None]  # the notes holding the word
+            assert rows[:len(worded)] == worded and screen.sort == "modified"  # first, then the model's alone
+            for group in (worded, rows[len(worded):]):
+                times = [h.modified for h in group]
+                assert times == sorted(times, reverse=True)
             assert notes_listed(screen)[0] == "work/plans.md"
 
     run(scenario())
