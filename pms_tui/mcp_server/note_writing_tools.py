@@ -33,8 +33,9 @@ def _client(runner) -> str:
 
 def _done(runner, result) -> dict:
     data: dict = inert(result.to_json())
-    if runner.kb.model.ready:
-        runner.embed_behind()
+    ready = runner.kb.model.ready
+    runner.embed_behind()  # now, or once the model has loaded
+    if ready:
         data["searchable"] = "by its words now; by meaning once its passages are embedded, in seconds"
     else:
         data["searchable"] = "by its words now; by meaning once the embedding model has loaded"

@@ -38,6 +38,7 @@ class KbRunner:
         self.allow_writes = allow_writes
         self.kb: KnowledgeBase | None = None
         self._model_done = threading.Event()
+        self._embed_once_loaded = False  # a write came while the model loaded: embed when it has
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="pms-mcp-read")
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="pms-mcp-write")
         self._cancels: list[threading.Event] = []  # all set on shutdown: writers stop between notes
@@ -70,6 +71,8 @@ class KbRunner:
             print(safe_text(f"pms-tui mcp: {exc}"), file=sys.stderr, flush=True)
         finally:
             self._model_done.set()
+        if self._embed_once_loaded and self._kb.model.ready:
+            self.embed_behind()
         try:
             self._reader.submit(self._warm_up)
         except RuntimeError:  # shut down meanwhile
@@ -110,7 +113,15 @@ class KbRunner:
         return event
 
     def embed_behind(self) -> None:
-        """Embed the queued passages on a thread of their own (one at a time per process)."""
+        """Embed the queued passages on a thread of their own (one at a time per process); asked
+        while the model still loads, once it has loaded (a note written in the server's first
+        seconds is found by meaning too)."""
+        if not self._model_done.is_set():
+            self._embed_once_loaded = True
+            if not self._model_done.is_set():  # else the loader may have looked already: go on
+                return
+        if not self._kb.model.ready:
+            return
         if self._embedding is not None and self._embedding.is_alive():
             return
         cancel = self.cancel_event()

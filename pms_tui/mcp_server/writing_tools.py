@@ -33,8 +33,9 @@ def sync(runner, args: dict) -> dict:
         raise SyncBusyError(f"Another pms-tui ({who}) is writing to this index; what it indexes is searchable "
                             f"as it commits, and sync can run again when it is done.")
     data: dict = inert(report.to_json())
+    if report.vectors_pending:
+        runner.embed_behind()  # now, or once the model has loaded
     if report.vectors_pending and kb.model.ready:
-        runner.embed_behind()
         data["vectors"] = (f"{report.vectors_pending} passages are being embedded in the background; "
                            f"they are searchable by their words already.")
     return data
