@@ -49,19 +49,23 @@ class CollectionSummary:
     last_sync: float | None  # epoch seconds
 
     @classmethod
-    def of(cls, col: Any, counts: tuple[int, int], default_search: bool = True) -> CollectionSummary:
-        """``counts``: (documents, chunks) the index holds of ``col`` (``kb.collections.counts``)."""
+    def of(cls, col: Any, counts: tuple[int, int], default_search: bool = True,
+           files: tuple[int, int] | None = None) -> CollectionSummary:
+        """``counts``: (documents, chunks) the index holds of ``col`` (``kb.collections.counts``);
+        ``files``: (notes, documents) in its folder when a sync's plan walked it already."""
         indexed, chunks = counts
-        notes, documents = col.file_counts()
+        notes, documents = files if files is not None else col.file_counts()
         return cls(col.name, col.description, str(col.path), col.exists, col.writable, default_search,
                    notes + documents, notes, documents, indexed, chunks, col.last_sync)
 
     @classmethod
-    def all_of(cls, kb: Any, names: Sequence[str] | None = None) -> list[CollectionSummary]:
-        """The collections ``names`` (default: all), each as listed."""
+    def all_of(cls, kb: Any, names: Sequence[str] | None = None,
+               files: dict[str, tuple[int, int]] | None = None) -> list[CollectionSummary]:
+        """The collections ``names`` (default: all), each as listed; ``files``: their folders'
+        counts by name, from a plan that walked them already."""
         aside = kb.scope.guide_aside()
-        return [cls.of(col, kb.collections.counts(col), aside is None or col.id != aside.id)
-                for col in kb.collections.select(names)]
+        return [cls.of(col, kb.collections.counts(col), aside is None or col.id != aside.id,
+                       (files or {}).get(col.name)) for col in kb.collections.select(names)]
 
     def to_json(self) -> dict:
         return {"name": self.name, "description": self.description, "folder": self.folder,
@@ -93,9 +97,10 @@ class IndexStatus:
 
     @classmethod
     def of(cls, kb: Any, names: Sequence[str] | None = None) -> IndexStatus:
-        cols = CollectionSummary.all_of(kb, names)
+        plans = {col.name: kb.check_sync_status([col.name]) for col in kb.collections.select(names)}
+        # each folder walked once: by its plan, whose walk also counts its files
+        cols = CollectionSummary.all_of(kb, names, {name: plan.files[name] for name, plan in plans.items()})
         stats = kb.stats()
-        plans = {col.name: kb.check_sync_status([col.name]) for col in cols}  # each folder scanned once
         return cls(cols, stats["documents"], stats["chunks"], stats["vectors"], stats["vectors_pending"],
                    stats["model"], str(kb.model.state), kb.model.mismatch or kb.model.error, stats["db_bytes"],
                    kb.index.read_only, plans, kb.graph.link_counts(), kb.index.document_counts(),

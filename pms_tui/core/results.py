@@ -265,10 +265,12 @@ class SyncStatus(_StatusFields):
     """
 
     skipped: list[tuple[PendingFile, str]]
+    files: dict[str, tuple[int, int]]  # collection -> (notes, documents) its folder holds
 
     def __new__(cls, to_add, to_delete, to_update, skipped=None):
         self = super().__new__(cls, to_add, to_delete, to_update)
         self.skipped = list(skipped or [])
+        self.files = {}
         return self
 
     @property

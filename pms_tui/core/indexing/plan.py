@@ -43,6 +43,8 @@ class CollectionPlan:
     stale_skips: list[str] = field(default_factory=list)
     # skipped files in ``new`` because their next try is due, as rel -> reason and when
     due_skips: dict[str, str] = field(default_factory=dict)
+    # (notes, documents) the walk found: what ``Collection.file_counts`` counts, without a second walk
+    files: tuple[int, int] = (0, 0)
 
 
 def plan_collection(
@@ -101,6 +103,8 @@ def plan_collection(
             plan.touched.append((state, row.id))
         else:
             plan.modified.append(state)
+    documents = sum(1 for rel in seen if document_rules.is_document_name(rel))
+    plan.files = (len(seen) - documents, documents)
     for rel, row in rows.items():
         if rel not in seen and (only_paths is None or rel in only_paths):
             plan.deleted.append((rel, row.id))
@@ -139,4 +143,5 @@ def sync_status(conn, collections: list[Collection], follow_external_links: bool
         result.to_add.extend(PendingFile(collection.name, s.rel) for s in plan.new if s.rel not in plan.due_skips)
         result.to_update.extend(PendingFile(collection.name, s.rel) for s in plan.modified)
         result.to_delete.extend(PendingFile(collection.name, rel) for rel, _ in plan.deleted)
+        result.files[collection.name] = plan.files
     return result
